@@ -1,0 +1,279 @@
+"""What every registered game must satisfy, as plain checks the tests (and anyone adding a game) can run.
+
+`card_refs` finds every card a message shows: fields marked `[(manaforge.v1.card) = true]` in the schema hold card
+ids, or card messages whose `id` is the card. `check_playout` plays one seeded random game and checks the
+invariants of the Game protocol at every step.
+"""
+
+from __future__ import annotations
+
+import random as _pyrandom  # chooses moves in test playouts only; the rules never draw from it
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from google.protobuf.descriptor import FieldDescriptor
+from google.protobuf.message import Message
+from manaforge.v1 import common_pb2
+from manaforge.v1.common_pb2 import Event, GameConfig
+
+from engine_core.errors import GameOverError, NotYourTurnError, RulesError
+from engine_core.game import Game
+
+_CARD = common_pb2.card
+
+
+def _is_card_field(fd: FieldDescriptor) -> bool:
+    opts = fd.GetOptions()
+    return bool(opts.HasExtension(_CARD) and opts.Extensions[_CARD])
+
+
+def card_refs(message: Message) -> set[int]:
+    """Every card id that `message` shows, through its card-marked fields, at any depth."""
+    found: set[int] = set()
+    _collect(message, found)
+    return found
+
+
+def _collect(message: Message, found: set[int]) -> None:
+    for fd, value in message.ListFields():
+        is_card = _is_card_field(fd)
+        repeated = fd.is_repeated
+        values = list(value) if repeated else [value]
+        if fd.type == FieldDescriptor.TYPE_MESSAGE:
+            if fd.message_type.GetOptions().map_entry:
+                values = list(value.values())
+                if fd.message_type.fields_by_name["value"].type != FieldDescriptor.TYPE_MESSAGE:
+                    if is_card:
+                        found.update(int(v) for v in values)
+                    continue
+            for item in values:
+                if is_card and "id" in item.DESCRIPTOR.fields_by_name:
+                    found.add(int(item.id))
+                _collect(item, found)
+        elif is_card:
+            found.update(int(v) for v in values)
+
+
+def visible_events(events: list[Event], seat: int | None) -> list[Event]:
+    """The events `seat` may see: public ones and its own (a spectator: public only)."""
+    return [e for e in events if not e.HasField("audience") or (seat is not None and e.audience == seat)]
+
+
+@dataclass
+class PlayoutReport:
+    actions: int = 0
+    finished: bool = False
+    log: list[tuple[int, bytes]] = field(default_factory=list)
+
+
+class ConformanceError(AssertionError):
+    pass
+
+
+def _fail(game: Game[Any, Any], seed: int, step: int, what: str) -> ConformanceError:
+    return ConformanceError(f"{game.info.name} seed {seed} step {step}: {what}")
+
+
+def mutate(action: Message, rand: _pyrandom.Random) -> Message:
+    """A copy of `action` with one field set at random: the raw material of illegal actions."""
+    copy = type(action)()
+    copy.CopyFrom(action)
+    target = copy
+    fields = list(target.DESCRIPTOR.fields)
+    if not fields:
+        return copy
+    fd = rand.choice(fields)
+    if fd.type == FieldDescriptor.TYPE_MESSAGE and not fd.is_repeated:
+        inner = getattr(target, fd.name)
+        inner_fields = list(inner.DESCRIPTOR.fields)
+        if not inner_fields:
+            target.ClearField(fd.name)
+            return copy
+        target, fd = inner, rand.choice(inner_fields)
+    _randomize(target, fd, rand)
+    return copy
+
+
+def _random_scalar(fd: FieldDescriptor, rand: _pyrandom.Random) -> Any:
+    if fd.type == FieldDescriptor.TYPE_BOOL:
+        return rand.random() < 0.5
+    if fd.type == FieldDescriptor.TYPE_STRING:
+        return rand.choice(["", "x", "<b>bold</b>", "a" * 5000, "\x00\x07", "Urza"])
+    if fd.type == FieldDescriptor.TYPE_BYTES:
+        return b"\x00" * rand.randint(0, 4)
+    if fd.type == FieldDescriptor.TYPE_ENUM:
+        return rand.choice([v.number for v in fd.enum_type.values])
+    if fd.type in (FieldDescriptor.TYPE_DOUBLE, FieldDescriptor.TYPE_FLOAT):
+        return rand.uniform(-5, 50)
+    unsigned = fd.type in (
+        FieldDescriptor.TYPE_UINT32,
+        FieldDescriptor.TYPE_UINT64,
+        FieldDescriptor.TYPE_FIXED32,
+        FieldDescriptor.TYPE_FIXED64,
+    )
+    return rand.choice([0, 1, 2, 3, 5, 7, 12, 40, 99, 1000]) if unsigned else rand.randint(-3, 60)
+
+
+def _randomize(target: Message, fd: FieldDescriptor, rand: _pyrandom.Random) -> None:
+    if fd.type == FieldDescriptor.TYPE_MESSAGE:
+        target.ClearField(fd.name)
+        return
+    if fd.is_repeated:
+        values = getattr(target, fd.name)
+        if values and rand.random() < 0.5:
+            del values[rand.randrange(len(values))]
+        else:
+            values.append(_random_scalar(fd, rand))
+        return
+    setattr(target, fd.name, _random_scalar(fd, rand))
+
+
+def check_playout(
+    game: Game[Any, Any],
+    seats: int,
+    seed: int,
+    options: dict[str, str] | None = None,
+    *,
+    full: bool = True,
+    choose: Callable[[_pyrandom.Random, list[Any]], Any] | None = None,
+) -> PlayoutReport:
+    """Play one seeded random game, checking the Game protocol's invariants at every step.
+
+    full=False keeps the cheap checks (legal actions exist and apply, conservation, termination) and samples the
+    expensive ones (views, fuzzed actions, round trips) on a few steps.
+    """
+    rand = _pyrandom.Random(seed)
+    config = GameConfig(game=game.info.name, seats=seats, options=options or {})
+    state = game.new_game(config, seed)
+    initial = game.new_game(config, seed)
+    if state.SerializeToString(deterministic=True) != initial.SerializeToString(deterministic=True):
+        raise _fail(game, seed, 0, "the same seed gave two different initial states")
+    deck = sorted(game.cards(state))
+    report = PlayoutReport()
+    for step in range(game.info.max_actions + 1):
+        deep = full or step % 37 == 0
+        if deep:
+            _check_views(game, state, seats, seed, step)
+        if game.is_terminal(state):
+            _check_finished(game, state, seats, seed, step)
+            report.finished = True
+            break
+        pending = game.pending_seats(state)
+        if not pending:
+            raise _fail(game, seed, step, "the game is not over but no seat has a decision pending")
+        seat = rand.choice(pending)
+        legal = game.legal_actions(state, seat)
+        if not legal:
+            raise _fail(game, seed, step, f"seat {seat} is pending but has no legal action")
+        if deep:
+            _check_legal_apply(game, state, seat, legal, seed, step, rand)
+            _check_out_of_turn(game, state, seats, pending, legal[0], seed, step)
+            _check_fuzz(game, state, seat, legal, seed, step, rand)
+        action = choose(rand, legal) if choose else rand.choice(legal)
+        before = state.SerializeToString(deterministic=True)
+        new_state, events = game.apply(state, seat, action)
+        if state.SerializeToString(deterministic=True) != before:
+            raise _fail(game, seed, step, "apply changed its input state")
+        if deep:
+            _check_events(game, new_state, events, seats, seed, step)
+        state = new_state
+        report.log.append((seat, action.SerializeToString(deterministic=True)))
+        report.actions += 1
+        if sorted(game.cards(state)) != deck:
+            raise _fail(game, seed, step, f"cards not conserved after {game.describe(state, action)}")
+    else:
+        raise _fail(game, seed, game.info.max_actions, f"no end within {game.info.max_actions} actions")
+    _check_replay(game, config, seed, report, state)
+    return report
+
+
+def _check_views(game: Game[Any, Any], state: Any, seats: int, seed: int, step: int) -> None:
+    data = state.SerializeToString(deterministic=True)
+    if game.state_from_bytes(data) != state:
+        raise _fail(game, seed, step, "state does not survive a serialize/parse round trip")
+    for seat in [None, *range(seats)]:
+        view = game.view(state, seat)
+        if view.header.HasField("rng"):
+            raise _fail(game, seed, step, f"the view of seat {seat} holds the rng")
+        leaked = card_refs(view) & game.hidden_cards(state, seat)
+        if leaked:
+            raise _fail(game, seed, step, f"the view of seat {seat} shows hidden cards {sorted(leaked)}")
+        game.render(view, seat)
+
+
+def _check_events(game: Game[Any, Any], state: Any, events: list[Event], seats: int, seed: int, step: int) -> None:
+    for seat in [None, *range(seats)]:
+        shown: set[int] = set()
+        for e in visible_events(events, seat):
+            shown |= card_refs(e)
+        leaked = shown & game.hidden_cards(state, seat)
+        if leaked:
+            raise _fail(game, seed, step, f"events seen by seat {seat} show hidden cards {sorted(leaked)}")
+
+
+def _check_legal_apply(
+    game: Game[Any, Any], state: Any, seat: int, legal: list[Any], seed: int, step: int, rand: _pyrandom.Random
+) -> None:
+    sample = legal if len(legal) <= 24 else rand.sample(legal, 24)
+    for action in sample:
+        try:
+            game.apply(state, seat, action)
+        except RulesError as exc:
+            raise _fail(game, seed, step, f"legal action {game.describe(state, action)!r} was refused: {exc}") from exc
+
+
+def _check_out_of_turn(
+    game: Game[Any, Any], state: Any, seats: int, pending: list[int], action: Any, seed: int, step: int
+) -> None:
+    for other in range(seats):
+        if other in pending:
+            continue
+        if game.legal_actions(state, other):
+            raise _fail(game, seed, step, f"seat {other} is not pending but has legal actions")
+        try:
+            game.apply(state, other, action)
+        except NotYourTurnError:
+            continue
+        raise _fail(game, seed, step, f"seat {other} acted out of turn")
+
+
+def _check_fuzz(
+    game: Game[Any, Any], state: Any, seat: int, legal: list[Any], seed: int, step: int, rand: _pyrandom.Random
+) -> None:
+    before = state.SerializeToString(deterministic=True)
+    for _ in range(4):
+        candidate = mutate(rand.choice(legal), rand)
+        try:
+            game.apply(state, seat, candidate)
+        except RulesError as exc:
+            if not str(exc):
+                raise _fail(game, seed, step, "a refusal without a message") from exc
+            continue
+        finally:
+            if state.SerializeToString(deterministic=True) != before:
+                raise _fail(game, seed, step, "a refused action changed the state")
+        if not game.info.free_text and candidate not in legal:
+            raise _fail(game, seed, step, f"accepted an action not among the legal ones: {candidate}")
+
+
+def _check_finished(game: Game[Any, Any], state: Any, seats: int, seed: int, step: int) -> None:
+    outcome = game.outcome(state)
+    if any(not 0 <= w < seats for w in outcome.winners):
+        raise _fail(game, seed, step, f"winners out of range: {list(outcome.winners)}")
+    for seat in range(seats):
+        if game.legal_actions(state, seat):
+            raise _fail(game, seed, step, "legal actions after the game ended")
+    try:
+        game.apply(state, 0, game.action_type())
+    except GameOverError:
+        return
+    raise _fail(game, seed, step, "an action was accepted after the game ended")
+
+
+def _check_replay(game: Game[Any, Any], config: GameConfig, seed: int, report: PlayoutReport, final: Any) -> None:
+    state = game.new_game(config, seed)
+    for seat, data in report.log:
+        state, _ = game.apply(state, seat, game.action_from_bytes(data))
+    if state.SerializeToString(deterministic=True) != final.SerializeToString(deterministic=True):
+        raise _fail(game, seed, report.actions, "replaying the seed and actions gave a different final state")

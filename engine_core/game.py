@@ -1,0 +1,284 @@
+"""The Game protocol every engine implements, and the helpers games share.
+
+A game is a `Game` subclass in its own folder under `engine_core/games/`. Its state is the protobuf message
+`<Name>State` whose field 1 is the common `Header` (config, version, rng, pending decision, outcome); its actions
+are `<Name>Action` messages. The base class does the bookkeeping every game shares (config and options, turn
+checks, copying, version, views without the rng) and calls the game's hooks, which only handle the case where the
+game is in progress and the seat may act:
+
+    _setup(state)                        deal, shuffle, set the first pending decision
+    _legal_actions(state, seat)          every action the seat may take now
+    _apply(state, seat, action)          validate (raise IllegalActionError naming the rule), mutate, return events
+    _redact(view, seat)                  remove what `seat` (None: a spectator) may not see
+    describe(state, action)              one line of plain text for an action
+    render(view, seat)                   a view as plain text for the terminal
+
+plus, for the conformance tests: `cards(state)` (every card id, wherever it is) and `hidden_cards(state, seat)`.
+`apply` never mutates its input: it works on a copy, so a rejected action leaves the state untouched.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
+
+from google.protobuf.any_pb2 import Any as AnyMessage
+from google.protobuf.message import DecodeError, Message
+from manaforge.v1.common_pb2 import DecisionKind, Event, GameConfig, Header, Outcome
+
+from engine_core.errors import (
+    GameOverError,
+    InvalidConfigError,
+    MalformedActionError,
+    NotYourTurnError,
+)
+from engine_core.rng import new_rng
+
+TURN = DecisionKind.DECISION_KIND_TURN
+RESPONSE = DecisionKind.DECISION_KIND_RESPONSE
+SIMULTANEOUS = DecisionKind.DECISION_KIND_SIMULTANEOUS
+
+
+class GameState(Protocol):
+    """What every game's state message has: the common header as field 1."""
+
+    @property
+    def header(self) -> Header: ...
+
+
+S = TypeVar("S", bound=Message)
+A = TypeVar("A", bound=Message)
+
+
+@dataclass(frozen=True)
+class Option:
+    """A named variant option. Values travel as strings (`GameConfig.options`)."""
+
+    name: str
+    default: str
+    choices: tuple[str, ...] = ()
+    description: str = ""
+
+    def parse(self, value: str) -> str:
+        if self.choices and value not in self.choices:
+            raise InvalidConfigError(
+                f"option {self.name}", f"{value!r} is not one of {', '.join(self.choices)} ({self.description})"
+            )
+        return value
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """Static facts about a game."""
+
+    name: str  # registry name, lower_snake_case
+    title: str
+    min_seats: int
+    max_seats: int
+    description: str = ""
+    options: tuple[Option, ...] = ()
+    max_actions: int = 20_000  # every game ends within this many actions (checked by the conformance tests)
+    free_text: bool = False  # actions carry free text: legal_actions lists examples, not every accepted action
+    card_message: str = ""  # the full name of the message type that carries card faces, if any
+    extra: Mapping[str, str] = field(default_factory=dict)
+
+    def option(self, name: str) -> Option:
+        for option in self.options:
+            if option.name == name:
+                return option
+        raise InvalidConfigError("options", f"{self.title} has no option {name!r}")
+
+
+class Game(ABC, Generic[S, A]):
+    """A rules engine: pure functions over protobuf states. Subclasses set the class attributes and hooks."""
+
+    info: ClassVar[GameInfo]
+    state_type: type[S]
+    action_type: type[A]
+
+    # ----- the public API -------------------------------------------------------------------------------------
+
+    def new_game(self, config: GameConfig, seed: int) -> S:
+        """A new game from a config (seat count, options) and a seed (chosen by the server)."""
+        state = self.state_type()
+        header = self.header(state)
+        header.config.CopyFrom(self.check_config(config))
+        header.rng.CopyFrom(new_rng(seed))
+        self._setup(state)
+        return state
+
+    def check_config(self, config: GameConfig) -> GameConfig:
+        """The config with every option filled in; InvalidConfigError when it cannot be played."""
+        info = self.info
+        if config.game and config.game != info.name:
+            raise InvalidConfigError("game", f"config names {config.game!r}, not {info.name!r}")
+        if not info.min_seats <= config.seats <= info.max_seats:
+            raise InvalidConfigError(
+                "player count", f"{info.title} is for {info.min_seats}-{info.max_seats} players, not {config.seats}"
+            )
+        checked = GameConfig(game=info.name, seats=config.seats)
+        for name in config.options:
+            info.option(name)  # unknown option names are refused
+        for option in info.options:
+            checked.options[option.name] = option.parse(config.options.get(option.name, option.default))
+        return checked
+
+    def legal_actions(self, state: S, seat: int) -> list[A]:
+        """Every action `seat` may take now; empty when it is not the seat's decision or the game is over."""
+        header = self.header(state)
+        if header.outcome.finished or seat not in header.pending.seats:
+            return []
+        return self._legal_actions(state, seat)
+
+    def apply(self, state: S, seat: int, action: A) -> tuple[S, list[Event]]:
+        """The state after `seat` takes `action`, and the events it caused. `state` itself is never changed."""
+        header = self.header(state)
+        if header.outcome.finished:
+            raise GameOverError()
+        if seat not in header.pending.seats:
+            raise NotYourTurnError(seat, list(header.pending.seats))
+        if not isinstance(action, self.action_type):
+            raise MalformedActionError(
+                "action type", f"{self.info.title} takes {self.action_type.DESCRIPTOR.full_name} actions"
+            )
+        new = self.copy(state)
+        events = self._apply(new, seat, action)
+        new_header = self.header(new)
+        new_header.version += 1
+        for event in events:
+            event.version = new_header.version
+        return new, events
+
+    def view(self, state: S, seat: int | None) -> S:
+        """What `seat` may see (None: a spectator). The only way a state leaves the server."""
+        view = self.copy(state)
+        self.header(view).ClearField("rng")
+        self._redact(view, seat)
+        return view
+
+    def outcome(self, state: S) -> Outcome:
+        return self.header(state).outcome
+
+    def is_terminal(self, state: S) -> bool:
+        return self.header(state).outcome.finished
+
+    def pending_seats(self, state: S) -> list[int]:
+        header = self.header(state)
+        return [] if header.outcome.finished else list(header.pending.seats)
+
+    @staticmethod
+    def header(state: Message) -> Header:
+        return state.header  # type: ignore[attr-defined, no-any-return]
+
+    def copy(self, state: S) -> S:
+        new = self.state_type()
+        new.CopyFrom(state)
+        return new
+
+    # ----- parse/format pairs -----------------------------------------------------------------------------------
+
+    def state_from_bytes(self, data: bytes) -> S:
+        return self._parse(self.state_type, data, "state")
+
+    def action_from_bytes(self, data: bytes) -> A:
+        return self._parse(self.action_type, data, "action")
+
+    def action_from_any(self, packed: AnyMessage) -> A:
+        if not packed.Is(self.action_type.DESCRIPTOR):
+            raise MalformedActionError(
+                "action type",
+                f"{self.info.title} takes {self.action_type.DESCRIPTOR.full_name}, not {packed.TypeName()}",
+            )
+        return self.action_from_bytes(packed.value)
+
+    def state_from_any(self, packed: AnyMessage) -> S:
+        if not packed.Is(self.state_type.DESCRIPTOR):
+            raise MalformedActionError("state type", f"expected {self.state_type.DESCRIPTOR.full_name}")
+        return self.state_from_bytes(packed.value)
+
+    @staticmethod
+    def _parse(message_type: type[Any], data: bytes, what: str) -> Any:
+        try:
+            return message_type.FromString(data)
+        except DecodeError as exc:
+            raise MalformedActionError(f"{what} encoding", f"not a valid {message_type.DESCRIPTOR.full_name}") from exc
+
+    # ----- hooks ------------------------------------------------------------------------------------------------
+
+    @abstractmethod
+    def _setup(self, state: S) -> None:
+        """Deal and set the first pending decision. Options are in `options(state)`, randomness in the header rng."""
+
+    @abstractmethod
+    def _legal_actions(self, state: S, seat: int) -> list[A]:
+        """Every legal action; called only while the game runs and `seat` is pending."""
+
+    @abstractmethod
+    def _apply(self, state: S, seat: int, action: A) -> list[Event]:
+        """Validate and apply in place; called only while the game runs and `seat` is pending."""
+
+    @abstractmethod
+    def _redact(self, view: S, seat: int | None) -> None:
+        """Remove in place what `seat` may not see (the rng is already gone)."""
+
+    @abstractmethod
+    def describe(self, state: S, action: A) -> str:
+        """One line of plain text for an action, as a player would say it."""
+
+    @abstractmethod
+    def render(self, view: S, seat: int | None) -> str:
+        """A view as plain text, for the terminal client and golden playthroughs."""
+
+    def cards(self, state: S) -> list[int]:
+        """Every card id of the game, wherever it lies (hands, decks, piles, play). Conserved by every action."""
+        return []
+
+    def hidden_cards(self, state: S, seat: int | None) -> set[int]:
+        """Card ids `seat` may not see now (other hands, decks, face-down cards)."""
+        return set()
+
+
+# ----- helpers for games ------------------------------------------------------------------------------------------
+
+
+def options(state: GameState) -> Mapping[str, str]:
+    return state.header.config.options
+
+
+def seat_count(state: GameState) -> int:
+    return state.header.config.seats
+
+
+def set_pending(state: GameState, seats: Iterable[int], kind: DecisionKind.ValueType = TURN, prompt: str = "") -> None:
+    pending = state.header.pending
+    del pending.seats[:]
+    pending.seats.extend(seats)
+    pending.kind = kind
+    pending.prompt = prompt
+
+
+def finish(state: GameState, winners: Sequence[int], scores: Sequence[float] = (), reason: str = "") -> None:
+    outcome = state.header.outcome
+    outcome.finished = True
+    outcome.winners[:] = winners
+    outcome.scores[:] = scores
+    outcome.reason = reason
+    set_pending(state, [], DecisionKind.DECISION_KIND_UNSPECIFIED, "")
+
+
+def event(
+    type_: str, text: str, *, actor: int | None = None, audience: int | None = None, cards: Iterable[int] = ()
+) -> Event:
+    """A past-tense event. `audience` None: public; otherwise private to that seat."""
+    made = Event(type=type_, text=text, cards=cards)
+    if actor is not None:
+        made.actor = actor
+    if audience is not None:
+        made.audience = audience
+    return made
+
+
+def seat_name(seat: int) -> str:
+    return f"seat {seat}"

@@ -1,0 +1,12 @@
+"""The registry: one line per game. A new game is one folder here plus one line below."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine_core.game import Game
+from engine_core.games import cardbench
+
+GAMES: list[Game[Any, Any]] = [
+    cardbench.GAME,
+]

@@ -1,0 +1,117 @@
+"""cardbench: the standard comparison workload, small enough to measure the platform rather than the rules.
+
+A seeded 52-card deck (card id = 13 * suit + rank - 1), 2 players with hidden 5-card hands. A move plays a card
+from the mover's hand to the public pile and draws a replacement; when the deck is empty the pile but its top card
+is shuffled into a new deck. Turns alternate; a match is 100 moves. Each seat scores the ranks it played; the
+higher total wins, equal totals draw.
+"""
+
+from __future__ import annotations
+
+from manaforge.v1.common_pb2 import Event
+from manaforge.v1.games.cardbench_pb2 import CardbenchAction, CardbenchState
+
+from engine_core import rng
+from engine_core.errors import IllegalActionError
+from engine_core.game import Game, GameInfo, event, finish, set_pending
+
+MOVES_PER_MATCH = 100
+HAND_SIZE = 5
+SUITS = "CDHS"
+
+
+def rank(card: int) -> int:
+    return card % 13 + 1
+
+
+def card_name(card: int) -> str:
+    return f"{'A23456789TJQK'[card % 13]}{SUITS[card // 13]}"
+
+
+class Cardbench(Game[CardbenchState, CardbenchAction]):
+    info = GameInfo(
+        name="cardbench",
+        title="cardbench",
+        min_seats=2,
+        max_seats=2,
+        description="Benchmark workload: play a card, draw a card, 100 moves.",
+        max_actions=MOVES_PER_MATCH,
+    )
+    state_type = CardbenchState
+    action_type = CardbenchAction
+
+    def _setup(self, state: CardbenchState) -> None:
+        state.deck.extend(range(52))
+        rng.shuffle(state.header.rng, state.deck)
+        for _ in range(2):
+            hand = state.hands.add()
+            hand.cards.extend(state.deck[-HAND_SIZE:])
+            del state.deck[-HAND_SIZE:]
+            hand.size = HAND_SIZE
+        state.deck_size = len(state.deck)
+        set_pending(state, [0], prompt="play a card")
+
+    def _legal_actions(self, state: CardbenchState, seat: int) -> list[CardbenchAction]:
+        return [CardbenchAction(card=card) for card in state.hands[seat].cards]
+
+    def _apply(self, state: CardbenchState, seat: int, action: CardbenchAction) -> list[Event]:
+        hand = state.hands[seat]
+        if action.card not in hand.cards:
+            raise IllegalActionError("play from hand", f"card {action.card} is not in seat {seat}'s hand")
+        hand.cards.remove(action.card)
+        hand.score += rank(action.card)
+        state.pile.append(action.card)
+        events = [event("CardPlayed", f"seat {seat} played {card_name(action.card)}", actor=seat, cards=[action.card])]
+        if not state.deck and len(state.pile) > 1:
+            state.deck.extend(state.pile[:-1])
+            del state.pile[:-1]
+            rng.shuffle(state.header.rng, state.deck)
+            events.append(event("PileReshuffled", "the pile but its top card was shuffled into a new deck"))
+        if state.deck:
+            drawn = state.deck.pop()
+            hand.cards.append(drawn)
+            events.append(event("CardDrawn", f"you drew {card_name(drawn)}", audience=seat, cards=[drawn]))
+        hand.size = len(hand.cards)
+        state.deck_size = len(state.deck)
+        state.moves += 1
+        if state.moves >= MOVES_PER_MATCH:
+            scores = [h.score for h in state.hands]
+            best = max(scores)
+            winners = [s for s, score in enumerate(scores) if score == best]
+            finish(state, winners, [float(s) for s in scores], f"{MOVES_PER_MATCH} moves played")
+            events.append(event("MatchEnded", f"match over: scores {scores[0]}-{scores[1]}"))
+        else:
+            set_pending(state, [1 - seat], prompt="play a card")
+        return events
+
+    def _redact(self, view: CardbenchState, seat: int | None) -> None:
+        del view.deck[:]
+        for other, hand in enumerate(view.hands):
+            if other != seat:
+                del hand.cards[:]
+
+    def describe(self, state: CardbenchState, action: CardbenchAction) -> str:
+        return f"play {card_name(action.card)}"
+
+    def render(self, view: CardbenchState, seat: int | None) -> str:
+        lines = [
+            f"move {view.moves}/{MOVES_PER_MATCH}, deck {view.deck_size}, pile top "
+            f"{card_name(view.pile[-1]) if view.pile else '-'}"
+        ]
+        for s, hand in enumerate(view.hands):
+            cards = " ".join(card_name(c) for c in hand.cards) if hand.cards else f"{hand.size} hidden cards"
+            lines.append(f"seat {s}: score {hand.score}; hand {cards}")
+        return "\n".join(lines)
+
+    def cards(self, state: CardbenchState) -> list[int]:
+        return [*state.deck, *state.pile, *(c for hand in state.hands for c in hand.cards)]
+
+    def hidden_cards(self, state: CardbenchState, seat: int | None) -> set[int]:
+        hidden = set(state.deck)
+        for other, hand in enumerate(state.hands):
+            if other != seat:
+                hidden.update(hand.cards)
+        return hidden
+
+
+GAME = Cardbench()
