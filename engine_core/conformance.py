@@ -41,9 +41,10 @@ def _collect(message: Message, found: set[int]) -> None:
         repeated = fd.is_repeated
         values = list(value) if repeated else [value]
         if fd.type == FieldDescriptor.TYPE_MESSAGE:
-            if fd.message_type.GetOptions().map_entry:
+            entry = fd.message_type
+            if entry is not None and entry.GetOptions().map_entry:
                 values = list(value.values())
-                if fd.message_type.fields_by_name["value"].type != FieldDescriptor.TYPE_MESSAGE:
+                if entry.fields_by_name["value"].type != FieldDescriptor.TYPE_MESSAGE:
                     if is_card:
                         found.update(int(v) for v in values)
                     continue
@@ -80,13 +81,13 @@ def mutate(action: Message, rand: _pyrandom.Random) -> Message:
     copy = type(action)()
     copy.CopyFrom(action)
     target = copy
-    fields = list(target.DESCRIPTOR.fields)
+    fields: list[FieldDescriptor] = list(target.DESCRIPTOR.fields)  # type: ignore[arg-type]
     if not fields:
         return copy
     fd = rand.choice(fields)
     if fd.type == FieldDescriptor.TYPE_MESSAGE and not fd.is_repeated:
         inner = getattr(target, fd.name)
-        inner_fields = list(inner.DESCRIPTOR.fields)
+        inner_fields: list[FieldDescriptor] = list(inner.DESCRIPTOR.fields)
         if not inner_fields:
             target.ClearField(fd.name)
             return copy
@@ -103,7 +104,7 @@ def _random_scalar(fd: FieldDescriptor, rand: _pyrandom.Random) -> Any:
     if fd.type == FieldDescriptor.TYPE_BYTES:
         return b"\x00" * rand.randint(0, 4)
     if fd.type == FieldDescriptor.TYPE_ENUM:
-        return rand.choice([v.number for v in fd.enum_type.values])
+        return rand.choice([v.number for v in fd.enum_type.values]) if fd.enum_type else 0
     if fd.type in (FieldDescriptor.TYPE_DOUBLE, FieldDescriptor.TYPE_FLOAT):
         return rand.uniform(-5, 50)
     unsigned = fd.type in (

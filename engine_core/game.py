@@ -180,13 +180,15 @@ class Game(ABC, Generic[S, A]):
     # ----- parse/format pairs -----------------------------------------------------------------------------------
 
     def state_from_bytes(self, data: bytes) -> S:
-        return self._parse(self.state_type, data, "state")
+        state: S = self._parse(self.state_type, data, "state")
+        return state
 
     def action_from_bytes(self, data: bytes) -> A:
-        return self._parse(self.action_type, data, "action")
+        action: A = self._parse(self.action_type, data, "action")
+        return action
 
     def action_from_any(self, packed: AnyMessage) -> A:
-        if not packed.Is(self.action_type.DESCRIPTOR):
+        if packed.TypeName() != self.action_type.DESCRIPTOR.full_name:
             raise MalformedActionError(
                 "action type",
                 f"{self.info.title} takes {self.action_type.DESCRIPTOR.full_name}, not {packed.TypeName()}",
@@ -194,7 +196,7 @@ class Game(ABC, Generic[S, A]):
         return self.action_from_bytes(packed.value)
 
     def state_from_any(self, packed: AnyMessage) -> S:
-        if not packed.Is(self.state_type.DESCRIPTOR):
+        if packed.TypeName() != self.state_type.DESCRIPTOR.full_name:
             raise MalformedActionError("state type", f"expected {self.state_type.DESCRIPTOR.full_name}")
         return self.state_from_bytes(packed.value)
 
@@ -230,6 +232,13 @@ class Game(ABC, Generic[S, A]):
     @abstractmethod
     def render(self, view: S, seat: int | None) -> str:
         """A view as plain text, for the terminal client and golden playthroughs."""
+
+    def timeout_action(self, state: S, seat: int) -> A | None:
+        """The action taken for a pending seat that does not answer in time (e.g. pass in a response window).
+
+        None: the decision waits for the seat. The gateway schedules a server-side timer whenever this is not None.
+        """
+        return None
 
     def cards(self, state: S) -> list[int]:
         """Every card id of the game, wherever it lies (hands, decks, piles, play). Conserved by every action."""

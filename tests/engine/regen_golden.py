@@ -19,7 +19,9 @@ SEED = 7
 
 def golden_cases(game: Game[Any, Any]) -> list[tuple[str, int, dict[str, str]]]:
     """(file stem, seats, options): the defaults at the minimum player count, plus any case the game lists."""
-    cases = [(game.info.name, max(game.info.min_seats, min(3, game.info.max_seats)), {})]
+    cases: list[tuple[str, int, dict[str, str]]] = [
+        (game.info.name, max(game.info.min_seats, min(3, game.info.max_seats)), {})
+    ]
     for extra in game.info.extra.get("golden", "").split(";"):
         if extra:
             stem, seats, *pairs = extra.split(",")
