@@ -26,7 +26,7 @@ from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from google.protobuf.any_pb2 import Any as AnyMessage
 from google.protobuf.message import DecodeError, Message
-from manaforge.v1.common_pb2 import DecisionKind, Event, GameConfig, Header, Outcome
+from manaforge.v1.common_pb2 import DecisionKind, Event, GameConfig, Header, Outcome, Rng
 
 from engine_core.errors import (
     GameOverError,
@@ -239,6 +239,19 @@ class Game(ABC, Generic[S, A]):
         None: the decision waits for the seat. The gateway schedules a server-side timer whenever this is not None.
         """
         return None
+
+    # ----- bot hooks (engine_core.bots) --------------------------------------------------------------------------
+
+    def sample_world(self, view: S, seat: int, rng: Rng) -> S:
+        """A full state consistent with `seat`'s view, for ISMCTS: every card hidden from the seat dealt again at
+        random (with `rng`) from the cards the seat has not seen, hidden choices of others filled in plausibly, and a
+        fresh header rng drawn from `rng`. It must conserve cards (same `cards()` multiset as the true state) and
+        play to the end. Never reads anything but `view`."""
+        raise NotImplementedError(f"{self.info.name} has no sample_world")
+
+    def heuristic_action(self, view: S, seat: int, legal: list[A], rng: Rng) -> A:
+        """The `heuristic` bot level: a fast hand-written strategy over the seat's view and legal actions."""
+        raise NotImplementedError(f"{self.info.name} has no heuristic bot")
 
     def cards(self, state: S) -> list[int]:
         """Every card id of the game, wherever it lies (hands, decks, piles, play). Conserved by every action."""
