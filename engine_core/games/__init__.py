@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from engine_core.game import Game
-from engine_core.games import cardbench
+from engine_core.games import cardbench, manufactory
 
 GAMES: list[Game[Any, Any]] = [
     cardbench.GAME,
+    manufactory.GAME,
 ]

@@ -1,0 +1,364 @@
+"""Mishra's Manufactory (The Brothers' War minigame, 2-4 players): a draft from a conveyor belt.
+
+One booster per player is shuffled into a deck; four cards are revealed as the conveyor belt, front first (the two
+at the front are free, the two at the back, closest to the deck, cost a discard from your collection). A turn
+drafts one belt card into one of your six face-up groups (the five colours and colorless; lands are wild and
+multicoloured cards take one of their colours, declared when drafted); the cards behind slide forward and the deck
+refills the back. When every card is collected, each colour's largest group scores 3 and the second largest 2
+(ties: highest mana value, then half the points rounded up), plus 2/4/6 points for holding 4/5/6 groups.
+Rules, decisions and tests: RULES.md beside this file.
+"""
+
+from __future__ import annotations
+
+from manaforge.v1.cards_pb2 import MagicCard
+from manaforge.v1.common_pb2 import Event, Rng
+from manaforge.v1.games.manufactory_pb2 import (
+    ManufactoryAction,
+    ManufactoryColor,
+    ManufactoryPlayer,
+    ManufactoryState,
+)
+
+from engine_core import rng as random
+from engine_core.cards import CARD_SET_OPTION, find_set, is_land, open_packs
+from engine_core.errors import IllegalActionError, MalformedActionError
+from engine_core.game import Game, GameInfo, Option, event, finish, options, seat_count, set_pending
+from engine_core.games.manufactory.scoring import (
+    GROUPS,
+    SECOND_STILL_SCORES,
+    USES_SECOND_PLACE,
+    Collection,
+    final_points,
+    winners,
+)
+
+BELT_SIZE = 4
+FRONT = 2  # belt positions 0 and 1 are the front of the line; the rest is the back
+MAX_CARDS = 400  # a game lasts exactly one turn per card; four boosters are about 60 cards
+PROMPT = "draft a card from the conveyor belt"
+
+COLOR_OF_GROUP: dict[str, ManufactoryColor.ValueType] = {
+    group: ManufactoryColor.Value(f"MANUFACTORY_COLOR_{name}")
+    for group, name in zip(GROUPS, ("WHITE", "BLUE", "BLACK", "RED", "GREEN", "COLORLESS"), strict=True)
+}
+GROUP_OF_COLOR = {color: group for group, color in COLOR_OF_GROUP.items()}
+GROUP_NAMES = {"W": "white", "U": "blue", "B": "black", "R": "red", "G": "green", "C": "colorless"}
+
+FIRST_PLACE_TIE_OPTION = Option(
+    "first_place_tie",
+    USES_SECOND_PLACE,
+    (USES_SECOND_PLACE, SECOND_STILL_SCORES),
+    "when players tie for a colour's largest group (each gets 2 of the 3 points): uses_second_place: the tied "
+    "players fill first and second place, so nobody else scores second; second_still_scores: the next largest "
+    "group still scores 2 points",
+)
+WIN_TIE_OPTION = Option(
+    "win_tie",
+    "shared",
+    ("shared", "most_cards"),
+    "players tied for the most points: shared: all of them win; most_cards: the one who collected the most cards "
+    "wins (still tied: shared)",
+)
+
+
+# ----- cards and groups ------------------------------------------------------------------------------------------
+
+
+def card_of(state: ManufactoryState, card_id: int) -> MagicCard:
+    """A catalogue entry by id (in a full state id = index; a view keeps only the entries its seat may see)."""
+    catalogue = state.catalogue
+    if 0 <= card_id < len(catalogue) and catalogue[card_id].id == card_id:
+        return catalogue[card_id]
+    for card in catalogue:
+        if card.id == card_id:
+            return card
+    raise KeyError(card_id)
+
+
+def card_groups(card: MagicCard) -> tuple[str, ...]:
+    """The groups a card may join: lands are wild (any, colorless included), a multicoloured card any of its
+    colours, any other card its colour, or colorless."""
+    if is_land(card):
+        return GROUPS
+    colors = tuple(group for group in GROUPS if group in card.colors)
+    return colors or ("C",)
+
+
+def format_card(card: MagicCard) -> str:
+    colors = "".join(card.colors) or "colorless"
+    land = " land" if is_land(card) else ""
+    return f"{card.name} ({colors}{land}, mv {card.mana_value})"
+
+
+def collected(player: ManufactoryPlayer) -> list[int]:
+    """Every card id a player has collected, group by group."""
+    return [card for group in player.groups for card in group.cards]
+
+
+def collection(state: ManufactoryState, player: ManufactoryPlayer) -> Collection:
+    """A player's six groups as mana values, for scoring."""
+    return [[card_of(state, card).mana_value for card in group.cards] for group in player.groups]
+
+
+def group_index(player: ManufactoryPlayer, card_id: int) -> int:
+    for index, group in enumerate(player.groups):
+        if card_id in group.cards:
+            return index
+    raise KeyError(card_id)
+
+
+def is_front(position: int) -> bool:
+    return position < FRONT
+
+
+def points(state: ManufactoryState) -> list[int]:
+    """Every player's points if the game ended now (the final score once it has)."""
+    first_place_tie = options(state)[FIRST_PLACE_TIE_OPTION.name]
+    return final_points([collection(state, player) for player in state.players], first_place_tie)
+
+
+# ----- the game ----------------------------------------------------------------------------------------------------
+
+
+class Manufactory(Game[ManufactoryState, ManufactoryAction]):
+    info = GameInfo(
+        name="manufactory",
+        title="Mishra's Manufactory",
+        min_seats=2,
+        max_seats=4,
+        description="Draft cards from a conveyor belt fed by the players' boosters; collect the biggest colour groups.",
+        options=(CARD_SET_OPTION, FIRST_PLACE_TIE_OPTION, WIN_TIE_OPTION),
+        max_actions=MAX_CARDS,
+        card_message=MagicCard.DESCRIPTOR.full_name,
+    )
+    state_type = ManufactoryState
+    action_type = ManufactoryAction
+
+    # ----- setup ----------------------------------------------------------------------------------------------
+
+    def _setup(self, state: ManufactoryState) -> None:
+        header = state.header
+        seats = seat_count(state)
+        pool = open_packs(find_set(options(state)[CARD_SET_OPTION.name]), header.rng, seats)
+        random.shuffle(header.rng, pool)  # ids in shuffled order: an id tells nothing of its pack or slot
+        for card_id, card in enumerate(pool[:MAX_CARDS]):
+            card.id = card_id
+            state.catalogue.append(card)
+        state.deck.extend(range(len(state.catalogue)))
+        random.shuffle(header.rng, state.deck)
+        for _ in range(BELT_SIZE):
+            self._refill(state)
+        for _ in range(seats):
+            player = state.players.add()
+            for group in GROUPS:
+                player.groups.add(color=COLOR_OF_GROUP[group])
+        state.first_seat = random.randbelow(header.rng, seats)
+        set_pending(state, [state.first_seat], prompt=PROMPT)
+
+    def _refill(self, state: ManufactoryState) -> int | None:
+        """A card from the deck added to the back of the line; None when the deck is empty."""
+        if not state.deck:
+            return None
+        card_id = state.deck.pop()
+        state.belt.append(card_id)
+        state.deck_size = len(state.deck)
+        return card_id
+
+    # ----- actions --------------------------------------------------------------------------------------------
+
+    def _legal_actions(self, state: ManufactoryState, seat: int) -> list[ManufactoryAction]:
+        discards = collected(state.players[seat])
+        legal: list[ManufactoryAction] = []
+        for position, card_id in enumerate(state.belt):
+            for group in card_groups(card_of(state, card_id)):
+                color = COLOR_OF_GROUP[group]
+                if is_front(position):
+                    legal.append(ManufactoryAction(card=card_id, color=color))
+                else:
+                    legal += [ManufactoryAction(card=card_id, color=color, discard=d) for d in discards]
+        return legal
+
+    def _check(self, state: ManufactoryState, seat: int, action: ManufactoryAction) -> None:
+        if action.color not in GROUP_OF_COLOR:
+            raise MalformedActionError("declare a colour", "the action names no group (a colour or colorless)")
+        if action.card not in state.belt:
+            raise IllegalActionError("draft from the conveyor belt", f"card {action.card} is not on the conveyor belt")
+        card = card_of(state, action.card)
+        group = GROUP_OF_COLOR[action.color]
+        if group not in card_groups(card):
+            raise IllegalActionError(
+                "declare a colour",
+                f"{card.name} cannot join the {GROUP_NAMES[group]} group: lands are wild, and a multicolored card "
+                "can be any of its colors; any other card goes to its own colour (or colorless)",
+            )
+        if is_front(list(state.belt).index(action.card)):
+            if action.HasField("discard"):
+                raise IllegalActionError(
+                    "front of the line", "the two cards at the front of the line are free: discard nothing"
+                )
+        elif not action.HasField("discard"):
+            raise IllegalActionError(
+                "back of the line",
+                "a player must discard a card they've already collected to draft a card from the back of the line",
+            )
+        elif action.discard not in collected(state.players[seat]):
+            raise IllegalActionError(
+                "back of the line", f"card {action.discard} is not a card you have already collected"
+            )
+
+    def _apply(self, state: ManufactoryState, seat: int, action: ManufactoryAction) -> list[Event]:
+        self._check(state, seat, action)
+        player = state.players[seat]
+        events: list[Event] = []
+        if action.HasField("discard"):
+            group = player.groups[group_index(player, action.discard)]
+            group.cards.remove(action.discard)
+            state.discards.append(action.discard)
+            events.append(
+                event(
+                    "CardDiscarded",
+                    f"seat {seat} discarded {card_of(state, action.discard).name} from their "
+                    f"{GROUP_NAMES[GROUP_OF_COLOR[group.color]]} group",
+                    actor=seat,
+                    cards=[action.discard],
+                )
+            )
+        where = "front" if is_front(list(state.belt).index(action.card)) else "back"
+        state.belt.remove(action.card)  # the cards behind slide forward
+        player.groups[GROUPS.index(GROUP_OF_COLOR[action.color])].cards.append(action.card)
+        events.append(
+            event(
+                "CardDrafted",
+                f"seat {seat} drafted {format_card(card_of(state, action.card))} from the {where} of the line "
+                f"into their {GROUP_NAMES[GROUP_OF_COLOR[action.color]]} group",
+                actor=seat,
+                cards=[action.card],
+            )
+        )
+        added = self._refill(state)
+        if added is not None:
+            events.append(
+                event(
+                    "CardRevealed",
+                    f"{format_card(card_of(state, added))} joined the back of the conveyor belt",
+                    cards=[added],
+                )
+            )
+        if state.belt:
+            set_pending(state, [(seat + 1) % seat_count(state)], prompt=PROMPT)  # play passes clockwise
+        else:
+            events.append(self._finish(state))
+        return events
+
+    def _finish(self, state: ManufactoryState) -> Event:
+        totals = points(state)
+        for player, total in zip(state.players, totals, strict=True):
+            player.points = total
+        counts = [len(collected(player)) for player in state.players]
+        won = winners(totals, counts, options(state)[WIN_TIE_OPTION.name])
+        summary = ", ".join(f"seat {seat} {total}" for seat, total in enumerate(totals))
+        finish(state, won, [float(total) for total in totals], f"all cards collected: {summary}")
+        return event("GameEnded", f"all cards have been collected; points: {summary}; won: {won}")
+
+    # ----- views ----------------------------------------------------------------------------------------------
+
+    def _redact(self, view: ManufactoryState, seat: int | None) -> None:
+        hidden = set(view.deck)
+        for index in reversed(range(len(view.catalogue))):
+            if view.catalogue[index].id in hidden:
+                del view.catalogue[index]
+        del view.deck[:]
+
+    def cards(self, state: ManufactoryState) -> list[int]:
+        groups = [card for player in state.players for card in collected(player)]
+        return [*state.deck, *state.belt, *groups, *state.discards]
+
+    def hidden_cards(self, state: ManufactoryState, seat: int | None) -> set[int]:
+        return set(state.deck)
+
+    # ----- text -----------------------------------------------------------------------------------------------
+
+    def describe(self, state: ManufactoryState, action: ManufactoryAction) -> str:
+        name = card_of(state, action.card).name if action.card in state.belt else f"card {action.card}"
+        text = f"draft {name} as {GROUP_NAMES.get(GROUP_OF_COLOR.get(action.color, ''), 'no colour')}"
+        if action.HasField("discard"):
+            try:
+                text += f", discarding {card_of(state, action.discard).name}"
+            except KeyError:
+                text += f", discarding card {action.discard}"
+        return text
+
+    def render(self, view: ManufactoryState, seat: int | None) -> str:
+        belt = [format_card(card_of(view, card)) for card in view.belt]
+        lines = [
+            f"deck {view.deck_size} cards, {len(view.discards)} discarded; seat {view.first_seat} went first",
+            f"belt front: {' | '.join(belt[:FRONT]) or '-'}",
+            f"belt back:  {' | '.join(belt[FRONT:]) or '-'}",
+        ]
+        totals = points(view)
+        for index, player in enumerate(view.players):
+            groups = [
+                f"{GROUP_NAMES[GROUP_OF_COLOR[group.color]]}: "
+                + ", ".join(format_card(card_of(view, card)) for card in group.cards)
+                for group in player.groups
+                if group.cards
+            ]
+            you = " (you)" if index == seat else ""
+            lines.append(f"seat {index}{you}: {totals[index]} points; " + ("; ".join(groups) or "nothing collected"))
+        return "\n".join(lines)
+
+    # ----- bots -----------------------------------------------------------------------------------------------
+
+    def sample_world(self, view: ManufactoryState, seat: int, rng: Rng) -> ManufactoryState:
+        """The deck dealt again: its ids keep their places, their faces come from fresh boosters of the same set
+        (the seat has seen none of the deck), in a random order; a fresh header rng."""
+        world = self.copy(view)
+        known = {card.id for card in view.catalogue}
+        deck = [card_id for card_id in range(len(known) + view.deck_size) if card_id not in known]
+        faces = self._unseen_faces(view, len(deck), rng)
+        catalogue = {card.id: card for card in view.catalogue}
+        for card_id, face in zip(deck, faces, strict=True):
+            face.id = card_id
+            catalogue[card_id] = face
+        del world.catalogue[:]
+        world.catalogue.extend(catalogue[card_id] for card_id in sorted(catalogue))
+        random.shuffle(rng, deck)
+        world.deck[:] = deck
+        world.header.rng.CopyFrom(random.new_rng(random.next_u64(rng)))
+        return world
+
+    def _unseen_faces(self, view: ManufactoryState, count: int, rng: Rng) -> list[MagicCard]:
+        card_set = find_set(options(view)[CARD_SET_OPTION.name])
+        faces: list[MagicCard] = []
+        while len(faces) < count:
+            faces += open_packs(card_set, rng, max(1, seat_count(view)))
+        random.shuffle(rng, faces)
+        return faces[:count]
+
+    def heuristic_action(
+        self, view: ManufactoryState, seat: int, legal: list[ManufactoryAction], rng: Rng
+    ) -> ManufactoryAction:
+        """Greedy: the action that leaves the best lead (own points minus the best rival's) if the game ended now,
+        then the most own points; ties broken at random."""
+        first_place_tie = options(view)[FIRST_PLACE_TIE_OPTION.name]
+        base = [collection(view, player) for player in view.players]
+        best: list[ManufactoryAction] = []
+        best_value: tuple[int, int] | None = None
+        for action in legal:
+            mine = [list(group) for group in base[seat]]
+            if action.HasField("discard"):
+                index = group_index(view.players[seat], action.discard)
+                mine[index].remove(card_of(view, action.discard).mana_value)
+            mine[GROUPS.index(GROUP_OF_COLOR[action.color])].append(card_of(view, action.card).mana_value)
+            totals = final_points([mine if s == seat else c for s, c in enumerate(base)], first_place_tie)
+            rivals = max(total for s, total in enumerate(totals) if s != seat)
+            value = (totals[seat] - rivals, totals[seat])
+            if best_value is None or value > best_value:
+                best, best_value = [action], value
+            elif value == best_value:
+                best.append(action)
+        return random.choice(rng, best)
+
+
+GAME = Manufactory()
