@@ -1,0 +1,76 @@
+"""Facts about one Magic card (`MagicCard`): the predicates the booster games ask, and a card's parsing helpers."""
+
+from __future__ import annotations
+
+import re
+
+from manaforge.v1.cards_pb2 import MagicCard
+
+COLORS = ("W", "U", "B", "R", "G")
+COLOR_NAMES = {"W": "white", "U": "blue", "B": "black", "R": "red", "G": "green"}
+SUPERTYPES = frozenset({"Basic", "Legendary", "Snow", "World", "Host", "Ongoing"})
+RARITIES = ("common", "uncommon", "rare", "mythic")
+
+_SYMBOL = re.compile(r"\{([^}]*)\}")
+
+
+def is_land(card: MagicCard) -> bool:
+    return "Land" in card.types
+
+
+def is_basic_land(card: MagicCard) -> bool:
+    return is_land(card) and "Basic" in card.supertypes
+
+
+def is_creature(card: MagicCard) -> bool:
+    return "Creature" in card.types
+
+
+def is_artifact(card: MagicCard) -> bool:
+    return "Artifact" in card.types
+
+
+def is_colorless(card: MagicCard) -> bool:
+    return not card.colors
+
+
+def is_multicolored(card: MagicCard) -> bool:
+    return len(card.colors) > 1
+
+
+def is_monocolored(card: MagicCard) -> bool:
+    return len(card.colors) == 1
+
+
+def has_type(card: MagicCard, card_type: str) -> bool:
+    return card_type in card.types
+
+
+def mana_value_of(mana_cost: str) -> int:
+    """The mana value of a printed cost: generic numbers count their value, X counts 0, every other symbol 1
+    (a hybrid or Phyrexian symbol is one mana)."""
+    total = 0
+    for symbol in _SYMBOL.findall(mana_cost):
+        if symbol.isdigit():
+            total += int(symbol)
+        elif symbol not in ("X", "Y", "Z"):
+            total += 1
+    return total
+
+
+def parse_type_line(type_line: str) -> tuple[list[str], list[str], list[str]]:
+    """(types, subtypes, supertypes) of a type line such as "Legendary Artifact Creature — Human Artificer"."""
+    left, _, right = type_line.partition("—")
+    words = left.split()
+    supertypes = [word for word in words if word in SUPERTYPES]
+    types = [word for word in words if word not in SUPERTYPES]
+    return types, right.split(), supertypes
+
+
+def format_card(card: MagicCard) -> str:
+    """One line for a terminal: name, cost, type line, P/T, and a star for a foil."""
+    parts = [card.name]
+    if card.mana_cost:
+        parts.append(card.mana_cost)
+    parts.append(f"({card.type_line}{', ' + card.power + '/' + card.toughness if card.power else ''})")
+    return " ".join(parts) + (" *foil*" if card.foil else "")
