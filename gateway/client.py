@@ -1,0 +1,97 @@
+"""A small Python client of the gateway, used by the terminal client, the demo, the benchmarks and the tests."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Iterator
+
+import grpc
+from google.protobuf.any_pb2 import Any as AnyMessage
+from google.protobuf.message import Message
+from manaforge.v1 import gateway_pb2 as gw
+from manaforge.v1.common_pb2 import GameConfig
+from manaforge.v1.gateway_pb2_grpc import GatewayStub
+from manaforge.v1.rules_pb2 import GameInfo, ListGamesRequest
+
+
+def pack(message: Message) -> AnyMessage:
+    packed = AnyMessage()
+    packed.Pack(message)
+    return packed
+
+
+class Client:
+    def __init__(self, address: str) -> None:
+        self.address = address
+        self.channel = grpc.insecure_channel(address)
+        self.stub = GatewayStub(self.channel)
+
+    def close(self) -> None:
+        self.channel.close()
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def games(self) -> list[GameInfo]:
+        return list(self.stub.ListGames(ListGamesRequest()).games)
+
+    def create_table(
+        self,
+        game: str,
+        seats: int,
+        bots: dict[int, str] | None = None,
+        options: dict[str, str] | None = None,
+        player_name: str = "",
+    ) -> gw.CreateTableResponse:
+        bots = bots or {}
+        requests = [gw.SeatRequest(bot=i in bots, bot_level=bots.get(i, "")) for i in range(seats)]
+        config = GameConfig(game=game, seats=seats, options=options or {})
+        return self.stub.CreateTable(gw.CreateTableRequest(config=config, seats=requests, player_name=player_name))
+
+    def join(self, table_id: str, name: str, seat: int | None = None) -> gw.JoinTableResponse:
+        request = gw.JoinTableRequest(table_id=table_id, player_name=name)
+        if seat is not None:
+            request.seat = seat
+        return self.stub.JoinTable(request)
+
+    def submit(
+        self,
+        table_id: str,
+        token: str,
+        action: AnyMessage,
+        client_action_id: str | None = None,
+        expected_version: int | None = None,
+    ) -> gw.SubmitActionResponse:
+        request = gw.SubmitActionRequest(
+            table_id=table_id, seat_token=token, action=action, client_action_id=client_action_id or uuid.uuid4().hex
+        )
+        if expected_version is not None:
+            request.expected_version = expected_version
+        return self.stub.SubmitAction(request)
+
+    def view(self, table_id: str, token: str = "") -> gw.SeatView:
+        return self.stub.GetView(gw.GetViewRequest(table_id=table_id, seat_token=token))
+
+    def table(self, table_id: str) -> gw.Table:
+        return self.stub.GetTable(gw.GetTableRequest(table_id=table_id))
+
+    def watch(self, table_id: str, token: str = "", after_seq: int = 0) -> Iterator[gw.WatchUpdate]:
+        return iter(self.stub.Watch(gw.WatchRequest(table_id=table_id, seat_token=token, after_seq=after_seq)))
+
+    def log(self, table_id: str) -> gw.GameLog:
+        return self.stub.GetLog(gw.GetLogRequest(table_id=table_id))
+
+    def wait_finished(self, table_id: str, timeout: float = 120.0, verdict: bool = True) -> gw.Table:
+        """Poll until the game is finished (and, with `verdict`, replay-validated)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            table = self.table(table_id)
+            if table.outcome.finished and (table.replay_verdict or not verdict):
+                return table
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"table {table_id} not finished after {timeout}s (version {table.version})")
+            time.sleep(0.05)

@@ -1,0 +1,96 @@
+"""The stateless rules service: engine_core over gRPC. Every call carries the whole state; nothing is kept.
+
+python -m services.rules.server --address 127.0.0.1:50061
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+from concurrent import futures
+from typing import Any
+
+import grpc
+from google.protobuf.any_pb2 import Any as AnyMessage
+from manaforge.v1 import rules_pb2, rules_pb2_grpc
+from manaforge.v1.common_pb2 import Outcome
+
+from engine_core import GAMES, find_game
+from engine_core.errors import MalformedActionError
+from engine_core.registry import AnyGame
+from gateway.grpc_errors import unary
+from gateway.server import add_health_and_reflection
+from gateway.tables import game_info, pack
+
+
+def _game_of(state: AnyMessage) -> AnyGame:
+    """The registered game whose state message type `state` holds."""
+    for game in GAMES:
+        if state.TypeName() == game.state_type.DESCRIPTOR.full_name:
+            return game
+    raise MalformedActionError("state type", f"{state.TypeName() or 'an empty state'} is no registered game's state")
+
+
+class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
+    @unary
+    def ListGames(self, request: rules_pb2.ListGamesRequest, context: Any) -> rules_pb2.ListGamesResponse:
+        return rules_pb2.ListGamesResponse(games=[game_info(g) for g in GAMES])
+
+    @unary
+    def NewGame(self, request: rules_pb2.NewGameRequest, context: Any) -> rules_pb2.NewGameResponse:
+        game = find_game(request.config.game)
+        return rules_pb2.NewGameResponse(state=pack(game.new_game(request.config, request.seed)))
+
+    @unary
+    def Apply(self, request: rules_pb2.ApplyRequest, context: Any) -> rules_pb2.ApplyResponse:
+        game = _game_of(request.state)
+        state, events = game.apply(
+            game.state_from_any(request.state), request.seat, game.action_from_any(request.action)
+        )
+        return rules_pb2.ApplyResponse(state=pack(state), events=events)
+
+    @unary
+    def LegalActions(self, request: rules_pb2.LegalActionsRequest, context: Any) -> rules_pb2.LegalActionsResponse:
+        game = _game_of(request.state)
+        state = game.state_from_any(request.state)
+        return rules_pb2.LegalActionsResponse(
+            actions=[
+                rules_pb2.LegalAction(action=pack(a), text=game.describe(state, a))
+                for a in game.legal_actions(state, request.seat)
+            ]
+        )
+
+    @unary
+    def View(self, request: rules_pb2.ViewRequest, context: Any) -> rules_pb2.ViewResponse:
+        game = _game_of(request.state)
+        seat = request.seat if request.HasField("seat") else None
+        view = game.view(game.state_from_any(request.state), seat)
+        return rules_pb2.ViewResponse(view=pack(view), text=game.render(view, seat))
+
+    @unary
+    def GetOutcome(self, request: rules_pb2.GetOutcomeRequest, context: Any) -> Outcome:
+        game = _game_of(request.state)
+        return game.outcome(game.state_from_any(request.state))
+
+
+def serve(address: str, max_workers: int = 16) -> tuple[grpc.Server, int]:
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=max_workers))
+    rules_pb2_grpc.add_RulesServiceServicer_to_server(RulesServicer(), server)
+    add_health_and_reflection(server, rules_pb2.DESCRIPTOR.services_by_name["RulesService"].full_name)
+    port = server.add_insecure_port(address)
+    server.start()
+    return server, port
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="Manaforge rules service")
+    parser.add_argument("--address", default="127.0.0.1:50061")
+    args = parser.parse_args()
+    server, port = serve(args.address)
+    print(f"rules service on port {port}", flush=True)
+    signal.signal(signal.SIGTERM, lambda *_: server.stop(2))
+    server.wait_for_termination()
+
+
+if __name__ == "__main__":
+    main()
