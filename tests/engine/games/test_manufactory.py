@@ -36,8 +36,8 @@ def land(name: str) -> MagicCard:
     return card(name, "", 0, "Land")
 
 
-def new_game(seats: int = 2, seed: int = 1, **opts: str) -> ManufactoryState:
-    return GAME.new_game(GameConfig(game="manufactory", seats=seats, options=opts), seed)
+def new_game(seats: int = 2, seed: int = 1, options: Mapping[str, str] | None = None) -> ManufactoryState:
+    return GAME.new_game(GameConfig(game="manufactory", seats=seats, options=options or {}), seed)
 
 
 def scenario(
@@ -48,10 +48,10 @@ def scenario(
     deck: Sequence[int] = (),
     groups: Mapping[int, Mapping[str, Sequence[int]]] | None = None,
     to_move: int = 0,
-    **opts: str,
+    options: Mapping[str, str] | None = None,
 ) -> ManufactoryState:
     """A hand-made state: `cards` get ids 0..n-1; `deck` lists ids bottom to top; `groups` {seat: {"W": ids}}."""
-    state = new_game(seats, **opts)
+    state = new_game(seats, options=options)
     del state.catalogue[:]
     for card_id, face in enumerate(cards):
         face.id = card_id
@@ -60,8 +60,8 @@ def scenario(
     state.deck_size = len(deck)
     state.belt[:] = belt
     for player in state.players:
-        for group in player.groups:
-            del group.cards[:]
+        for pile in player.groups:
+            del pile.cards[:]
     for seat, by_group in (groups or {}).items():
         for group, ids in by_group.items():
             state.players[seat].groups[GROUPS.index(group)].cards.extend(ids)
@@ -85,8 +85,9 @@ def group_of(state: ManufactoryState, seat: int, group: str) -> list[int]:
 BELT_CARDS = [card("Aeronaut", "W"), card("Air Marshal", "U"), card("Locust", "B"), card("Blast-Runner", "R")]
 
 
-def five_card_state(**kwargs: object) -> ManufactoryState:
-    return scenario([*BELT_CARDS, card("Courser", "G", 5), card("Kept", "W", 2)], belt=[0, 1, 2, 3], deck=[4], **kwargs)  # type: ignore[arg-type]
+def five_card_state(groups: Mapping[int, Mapping[str, Sequence[int]]] | None = None) -> ManufactoryState:
+    cards = [*BELT_CARDS, card("Courser", "G", 5), card("Kept", "W", 2)]
+    return scenario(cards, belt=[0, 1, 2, 3], deck=[4], groups=groups)
 
 
 # ----- GET READY ---------------------------------------------------------------------------------------------------
@@ -299,7 +300,7 @@ EXAMPLE = {
 }
 
 
-def example_state(**opts: str) -> ManufactoryState:
+def example_state(options: Mapping[str, str] | None = None) -> ManufactoryState:
     cards: list[MagicCard] = []
     groups: dict[int, dict[str, list[int]]] = {}
     for seat, by_group in EXAMPLE.items():
@@ -310,7 +311,7 @@ def example_state(**opts: str) -> ManufactoryState:
             cards += [card(f"{group}{mv}", group if group != "C" else "", mv) for mv in mana_values]
             groups.setdefault(seat, {})[group] = ids
     cards.append(card("Gaea's Courser", "G", 4))
-    return scenario(cards, seats=3, belt=[len(cards) - 1], groups=groups, to_move=2, **opts)
+    return scenario(cards, seats=3, belt=[len(cards) - 1], groups=groups, to_move=2, options=options)
 
 
 def test_worked_example_final_score() -> None:
@@ -324,7 +325,7 @@ def test_worked_example_final_score() -> None:
 
 def test_worked_example_when_second_still_scores() -> None:
     # Variant `first_place_tie=second_still_scores`: seat 0's blue group now takes second place (+2).
-    state = example_state(first_place_tie=SECOND_STILL_SCORES)
+    state = example_state({"first_place_tie": SECOND_STILL_SCORES})
     state = draft(state, 2, len(state.catalogue) - 1, G)
     assert list(GAME.outcome(state).scores) == [12.0, 14.0, 17.0]
 
@@ -340,7 +341,7 @@ def test_most_points_wins_and_ties_share_or_go_to_most_cards() -> None:
     cards = [card("a", "W"), card("b", "W"), card("c", "W"), card("d", "U", 2)]
     tied = scenario(cards, belt=[3], groups={0: {"W": [0, 1, 2]}}, to_move=1)
     assert list(GAME.outcome(draft(tied, 1, 3, U)).winners) == [0, 1]
-    tied = scenario(cards, belt=[3], groups={0: {"W": [0, 1, 2]}}, to_move=1, win_tie="most_cards")
+    tied = scenario(cards, belt=[3], groups={0: {"W": [0, 1, 2]}}, to_move=1, options={"win_tie": "most_cards"})
     assert list(GAME.outcome(draft(tied, 1, 3, U)).winners) == [0]
 
 
