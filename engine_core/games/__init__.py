@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from engine_core.game import Game
-from engine_core.games import cardbench, manufactory
+from engine_core.games import cardbench, manufactory, rnd
 
 GAMES: list[Game[Any, Any]] = [
     cardbench.GAME,
     manufactory.GAME,
+    rnd.GAME,
 ]

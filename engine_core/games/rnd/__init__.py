@@ -1,0 +1,535 @@
+"""Look at Us, We're R&D (The Brothers' War minigame, 3+ players): design, illustrate and name Magic cards together.
+
+One booster is opened and shuffled face down. There is one round per seat: in round r seat r is the artist, the next
+seat the writer and the others designers. Designers take turns, clockwise from the writer's left: a random card is
+drawn (face up, for all to see) and the designer copies one open category from it — casting cost, card type, card
+text, power and toughness (only once a creature or vehicle type is copied) — or, when it lacks the category they
+want, draws another. A card with none of the open categories is put aside and another drawn at once. Drawn cards go
+to a face-up pile, shuffled back into the pack when it runs out. The artist then draws the art (text or an ASCII
+sketch), the writer names the card and writes its flavor. After the last round every seat votes, secretly and all
+at once, for the most powerful, least functional and most flavorful card; the results list the winners.
+Rules, decisions and tests: RULES.md beside this file.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+
+from manaforge.v1.cards_pb2 import MagicCard
+from manaforge.v1.common_pb2 import Event, Rng
+from manaforge.v1.games.rnd_pb2 import (
+    RndAction,
+    RndBallot,
+    RndCategory,
+    RndDesign,
+    RndPhase,
+    RndState,
+    RndVote,
+    RndWriting,
+)
+
+from engine_core import rng as random
+from engine_core.cards import CARD_SET_OPTION, find_set, format_card, open_packs
+from engine_core.errors import IllegalActionError, MalformedActionError
+from engine_core.game import (
+    SIMULTANEOUS,
+    Game,
+    GameInfo,
+    Option,
+    event,
+    finish,
+    options,
+    seat_count,
+    set_pending,
+)
+from engine_core.games.rnd import bot
+from engine_core.games.rnd.design import (
+    ART_LINES,
+    ART_WIDTH,
+    AWARD_NAMES,
+    AWARDS,
+    CATEGORIES,
+    CATEGORY_NAMES,
+    card_text,
+    check_art,
+    check_flavour,
+    check_name,
+    copy_category,
+    design_title,
+    has_category,
+    offered,
+    open_categories,
+)
+from engine_core.games.rnd.frame import card_frame
+
+DESIGN = RndPhase.RND_PHASE_DESIGN
+ART = RndPhase.RND_PHASE_ART
+WRITING = RndPhase.RND_PHASE_WRITING
+VOTING = RndPhase.RND_PHASE_VOTING
+RESULTS = RndPhase.RND_PHASE_RESULTS
+PHASE_NAMES = {DESIGN: "design", ART: "art", WRITING: "writing", VOTING: "voting", RESULTS: "results"}
+
+MAX_SEATS = 8
+PACK_BOUND = 20  # cards in one draft booster, with room to spare for imported sets
+VOTE_PROMPT = "vote in secret: most powerful, least functional, most flavorful"
+
+PACKS_OPTION = Option(
+    "packs",
+    "1",
+    ("1", "2"),
+    "boosters opened into the pack (the rulebook says 1; a second gives more variety to a large table)",
+)
+SELF_VOTES_OPTION = Option(
+    "self_votes",
+    "allowed",
+    ("allowed", "forbidden"),
+    "allowed: vote for any card; forbidden: not for a card you drew the art for or wrote (every seat works on "
+    "every card, so those two are the closest to 'your own')",
+)
+TIES_OPTION = Option(
+    "ties",
+    "shared",
+    ("shared", "random"),
+    "cards tied for the most votes of an award: shared: all of them win it; random: one of them, drawn at random",
+)
+
+
+def designers(seats: int, round_: int) -> list[int]:
+    """The designers of a round, in turn order: clockwise from the writer's left."""
+    return [(round_ + 2 + k) % seats for k in range(seats - 2)]
+
+
+def artist_of(round_: int) -> int:
+    return round_
+
+
+def writer_of(seats: int, round_: int) -> int:
+    return (round_ + 1) % seats
+
+
+class Rnd(Game[RndState, RndAction]):
+    info = GameInfo(
+        name="rnd",
+        title="Look at Us, We're R&D",
+        min_seats=3,
+        max_seats=MAX_SEATS,
+        description="Design, illustrate and name Magic cards from the parts of a booster; vote for the best.",
+        options=(CARD_SET_OPTION, PACKS_OPTION, SELF_VOTES_OPTION, TIES_OPTION),
+        # per design: at most 4 turns of (every card of the pack drawn + one copy); art, words; 3 votes a seat
+        max_actions=MAX_SEATS * (4 * (PACK_BOUND * 2 + 1) + 2 + 3),
+        free_text=True,
+        card_message="manaforge.v1.MagicCard",
+        extra={"golden": "rnd_5_forbidden,5,self_votes=forbidden"},
+    )
+    state_type = RndState
+    action_type = RndAction
+
+    # ----- setup ------------------------------------------------------------------------------------------------
+
+    def _setup(self, state: RndState) -> None:
+        opts = options(state)
+        faces = open_packs(find_set(opts[CARD_SET_OPTION.name]), state.header.rng, int(opts[PACKS_OPTION.name]))
+        state.faces.extend(faces)
+        state.card_count = len(faces)
+        state.pack.extend(face.id for face in faces)
+        random.shuffle(state.header.rng, state.pack)
+        seats = seat_count(state)
+        for round_ in range(seats):
+            state.designs.add(artist=artist_of(round_), writer=writer_of(seats, round_))
+        for _ in range(seats):
+            state.ballots.add()
+        self._start_round(state, 0, [])
+
+    def _start_round(self, state: RndState, round_: int, events: list[Event]) -> None:
+        state.round = round_
+        state.phase = DESIGN
+        state.design_turns = 0
+        design = state.designs[round_]
+        events.append(
+            event(
+                "RoundStarted",
+                f"card {round_ + 1} of {len(state.designs)}: seat {design.artist} is the artist, seat "
+                f"{design.writer} the writer, seat(s) {', '.join(map(str, designers(seat_count(state), round_)))} "
+                "the designers",
+            )
+        )
+        self._fill_blanks(state, events)
+        self._start_turn(state, events)
+
+    # ----- design phase -----------------------------------------------------------------------------------------
+
+    def _start_turn(self, state: RndState, events: list[Event]) -> None:
+        order = designers(seat_count(state), state.round)
+        state.designer = order[state.design_turns % len(order)]
+        state.draws_this_turn = 0
+        self._draw_useful(state, events)
+        design = state.designs[state.round]
+        wanted = ", ".join(CATEGORY_NAMES[c] for c in open_categories(design))
+        set_pending(state, [state.designer], prompt=f"copy one of: {wanted} (or draw another)")
+
+    def _draw(self, state: RndState, events: list[Event]) -> MagicCard:
+        self._put_aside(state)
+        if not state.pack:
+            state.pack.extend(state.discard)
+            del state.discard[:]
+            random.shuffle(state.header.rng, state.pack)
+            events.append(event("PackReshuffled", "the pack ran out: the drawn cards were shuffled into a new pack"))
+        card_id = state.pack.pop()
+        state.drawn.append(card_id)
+        state.pack_size = len(state.pack)
+        state.draws_this_turn += 1
+        card = state.faces[card_id]
+        text = card_text(card)
+        events.append(
+            event(
+                "CardDrawn",
+                f"seat {state.designer} drew {format_card(card)}{'; text: ' + text if text else ''}",
+                actor=state.designer,
+            )
+        )
+        return card
+
+    def _draw_useful(self, state: RndState, events: list[Event]) -> None:
+        """Draw until the card offers an open category. Ends: every open category is on some card of the pack
+        (`_fill_blanks`), and a pass through the pack and then the reshuffled pile sees every card."""
+        design = state.designs[state.round]
+        card = self._draw(state, events)
+        while not offered(design, card):
+            events.append(event("CardPutAside", f"{card.name} has none of the open categories: drew another"))
+            card = self._draw(state, events)
+
+    def _put_aside(self, state: RndState) -> None:
+        state.discard.extend(state.drawn)
+        del state.drawn[:]
+
+    def _fill_blanks(self, state: RndState, events: list[Event]) -> None:
+        """An open category that no card of the pack has can never be drawn: it is left blank."""
+        design = state.designs[state.round]
+        for category in open_categories(design):
+            if not any(has_category(face, category) for face in state.faces):
+                design.copies.add(category=category, designer=-1)
+                events.append(
+                    event("CategoryLeftBlank", f"no card in the pack has a {CATEGORY_NAMES[category]}: left blank")
+                )
+
+    def _may_draw_another(self, state: RndState, card: MagicCard) -> bool:
+        lacks_one = len(offered(state.designs[state.round], card)) < len(open_categories(state.designs[state.round]))
+        return lacks_one and state.draws_this_turn < state.card_count
+
+    def _apply_copy(self, state: RndState, seat: int, category: RndCategory.ValueType) -> list[Event]:
+        design = state.designs[state.round]
+        card = state.faces[state.drawn[0]]
+        if category not in CATEGORIES:
+            raise MalformedActionError("category", "copy one of: casting cost, card type, card text, power/toughness")
+        if category not in open_categories(design):
+            raise IllegalActionError(
+                "fill each category once",
+                f"the {CATEGORY_NAMES[category]} is already filled"
+                if category in {c.category for c in design.copies}
+                else "power & toughness only 'if the card has a type that requires it' (copy a creature type first)",
+            )
+        if not has_category(card, category):
+            raise IllegalActionError(
+                "draw another",
+                f"{card.name} has no {CATEGORY_NAMES[category]}: 'if it's missing the category you want, draw another'",
+            )
+        copy_category(design, card, category, seat)
+        events = [
+            event(
+                "CategoryCopied",
+                f"seat {seat} copied the {CATEGORY_NAMES[category]} from {card.name}",
+                actor=seat,
+            )
+        ]
+        self._put_aside(state)
+        self._fill_blanks(state, events)
+        if open_categories(design):
+            state.design_turns += 1
+            self._start_turn(state, events)
+        else:
+            design.complete = True
+            state.phase = ART
+            events.append(event("DesignCompleted", f"card {state.round + 1}'s design is complete"))
+            set_pending(
+                state, [design.artist], prompt=f"draw the art: up to {ART_LINES} lines of {ART_WIDTH} characters"
+            )
+        return events
+
+    def _apply_draw_another(self, state: RndState, seat: int) -> list[Event]:
+        card = state.faces[state.drawn[0]]
+        if not self._may_draw_another(state, card):
+            if len(offered(state.designs[state.round], card)) == len(open_categories(state.designs[state.round])):
+                raise IllegalActionError(
+                    "draw another",
+                    f"{card.name} has every open category: copy one ('draw another' is for a "
+                    "card missing the category you want)",
+                )
+            raise IllegalActionError(
+                "draw another",
+                f"you have drawn {state.draws_this_turn} cards this turn, the whole pack: copy from {card.name}",
+            )
+        events = [event("AnotherDrawn", f"seat {seat} put {card.name} aside to draw another", actor=seat)]
+        self._draw_useful(state, events)
+        return events
+
+    # ----- art and words ----------------------------------------------------------------------------------------
+
+    def _apply_art(self, state: RndState, seat: int, art: str) -> list[Event]:
+        check_art(art)
+        design = state.designs[state.round]
+        design.art = art
+        state.phase = WRITING
+        set_pending(state, [design.writer], prompt="name the card and write its flavor text")
+        return [event("ArtDrawn", f"seat {seat} drew the art of card {state.round + 1}", actor=seat)]
+
+    def _apply_writing(self, state: RndState, seat: int, writing: RndWriting) -> list[Event]:
+        check_name(writing.name)
+        check_flavour(writing.flavour)
+        design = state.designs[state.round]
+        design.name, design.flavour = writing.name, writing.flavour
+        events = [event("CardNamed", f"seat {seat} named card {state.round + 1} {writing.name!r}", actor=seat)]
+        if state.round + 1 < len(state.designs):
+            self._start_round(state, state.round + 1, events)
+        else:
+            state.phase = VOTING
+            set_pending(state, range(seat_count(state)), SIMULTANEOUS, VOTE_PROMPT)
+            events.append(event("VotingOpened", "every card is finished: the vote is open"))
+        return events
+
+    # ----- voting -----------------------------------------------------------------------------------------------
+
+    def _may_vote_for(self, state: RndState, seat: int, design: RndDesign) -> bool:
+        if options(state)[SELF_VOTES_OPTION.name] == "allowed":
+            return True
+        return seat not in (design.artist, design.writer)
+
+    def _apply_vote(self, state: RndState, seat: int, vote: RndVote) -> list[Event]:
+        if vote.award not in AWARDS:
+            raise MalformedActionError("award", "vote for most powerful, least functional or most flavorful")
+        if not 0 <= vote.design < len(state.designs):
+            raise MalformedActionError("design", f"cards are numbered 0 to {len(state.designs) - 1}")
+        ballot = state.ballots[seat]
+        if any(cast.award == vote.award for cast in ballot.votes):
+            raise IllegalActionError("one vote per award", f"you already voted for {AWARD_NAMES[vote.award]}")
+        if not self._may_vote_for(state, seat, state.designs[vote.design]):
+            raise IllegalActionError(
+                "self-votes (option self_votes=forbidden)",
+                f"you drew the art for or wrote {design_title(state.designs[vote.design], vote.design)}",
+            )
+        ballot.votes.add().CopyFrom(vote)
+        ballot.votes_cast = len(ballot.votes)
+        title = design_title(state.designs[vote.design], vote.design)
+        events = [
+            event("VoteCast", f"seat {seat} voted for {AWARD_NAMES[vote.award]}", actor=seat),
+            event("VoteRecorded", f"your {AWARD_NAMES[vote.award]} vote: {title}", audience=seat),
+        ]
+        waiting = [s for s, b in enumerate(state.ballots) if b.votes_cast < len(AWARDS)]
+        if waiting:
+            set_pending(state, waiting, SIMULTANEOUS, VOTE_PROMPT)
+        else:
+            events += self._reveal(state)
+        return events
+
+    def _reveal(self, state: RndState) -> list[Event]:
+        events = [
+            event("VotesRevealed", f"seat {s}: {self._ballot_text(state, ballot)}")
+            for s, ballot in enumerate(state.ballots)
+        ]
+        credits = [0.0] * seat_count(state)
+        for award in AWARDS:
+            counts = Counter(v.design for b in state.ballots for v in b.votes if v.award == award)
+            top = max(counts.values())
+            tied = sorted(d for d, n in counts.items() if n == top)
+            if len(tied) > 1 and options(state)[TIES_OPTION.name] == "random":
+                tied = [random.choice(state.header.rng, tied)]
+            state.results.add(award=award, designs=tied, votes=top)
+            for d in tied:
+                for s in {state.designs[d].artist, state.designs[d].writer}:
+                    credits[s] += 1
+            names = " and ".join(design_title(state.designs[d], d) for d in tied)
+            events.append(event("AwardWon", f"{AWARD_NAMES[award]}: {names} ({top} vote{'s' * (top != 1)})"))
+        state.phase = RESULTS
+        summary = "; ".join(f"{AWARD_NAMES[r.award]}: {self._winners_text(state, r.designs)}" for r in state.results)
+        finish(state, range(seat_count(state)), credits, f"the table designed {len(state.designs)} cards; {summary}")
+        return events
+
+    def _ballot_text(self, state: RndState, ballot: RndBallot) -> str:
+        return ", ".join(
+            f"{AWARD_NAMES[v.award]}: {design_title(state.designs[v.design], v.design)}"
+            for v in sorted(ballot.votes, key=lambda v: v.award)
+        )
+
+    def _winners_text(self, state: RndState, designs: Iterable[int]) -> str:
+        return " and ".join(design_title(state.designs[d], d) for d in designs)
+
+    # ----- the protocol hooks -----------------------------------------------------------------------------------
+
+    def _legal_actions(self, state: RndState, seat: int) -> list[RndAction]:
+        if state.phase == DESIGN:
+            card = state.faces[state.drawn[0]]
+            actions = [RndAction(copy=c) for c in offered(state.designs[state.round], card)]
+            if self._may_draw_another(state, card):
+                actions.append(RndAction(draw_another=True))
+            return actions
+        design = state.designs[state.round]
+        example = random.new_rng(state.round)
+        if state.phase == ART:
+            return [RndAction(art=bot.sketch(design))]
+        if state.phase == WRITING:
+            return [RndAction(writing=RndWriting(name=bot.card_name(design, example), flavour=bot.flavour(example)))]
+        voted = {v.award for v in state.ballots[seat].votes}
+        return [
+            RndAction(vote=RndVote(award=award, design=d))
+            for award in AWARDS
+            if award not in voted
+            for d, candidate in enumerate(state.designs)
+            if self._may_vote_for(state, seat, candidate)
+        ]
+
+    def _apply(self, state: RndState, seat: int, action: RndAction) -> list[Event]:
+        choice = action.WhichOneof("choice")
+        expected = {DESIGN: ("copy", "draw_another"), ART: ("art",), WRITING: ("writing",), VOTING: ("vote",)}
+        if choice is None:
+            raise MalformedActionError("action choice", "an action copies, draws another, draws art, writes or votes")
+        if choice not in expected[state.phase]:
+            raise IllegalActionError(
+                "roles", f"in the {PHASE_NAMES[state.phase]} phase the action is {' or '.join(expected[state.phase])}"
+            )
+        if choice == "copy":
+            return self._apply_copy(state, seat, action.copy)
+        if choice == "draw_another":
+            if not action.draw_another:
+                raise MalformedActionError("draw another", "draw_another must be true")
+            return self._apply_draw_another(state, seat)
+        if choice == "art":
+            return self._apply_art(state, seat, action.art)
+        if choice == "writing":
+            return self._apply_writing(state, seat, action.writing)
+        return self._apply_vote(state, seat, action.vote)
+
+    def _redact(self, view: RndState, seat: int | None) -> None:
+        hidden = set(view.pack)
+        seen = [face for face in view.faces if face.id not in hidden]
+        del view.faces[:]
+        view.faces.extend(seen)
+        del view.pack[:]
+        if view.phase == VOTING:
+            for other, ballot in enumerate(view.ballots):
+                if other != seat:
+                    del ballot.votes[:]
+
+    def describe(self, state: RndState, action: RndAction) -> str:
+        choice = action.WhichOneof("choice")
+        if choice == "copy":
+            source = state.faces[state.drawn[0]].name if state.drawn else "the drawn card"
+            return f"copy the {CATEGORY_NAMES.get(action.copy, 'category')} from {source}"
+        if choice == "draw_another":
+            return "draw another card"
+        if choice == "art":
+            return f"draw the art ({len(action.art.splitlines())} lines)"
+        if choice == "writing":
+            return f"name the card {action.writing.name!r}"
+        if choice == "vote":
+            return f"vote in secret for {AWARD_NAMES.get(action.vote.award, 'an award')}"
+        return "no action"
+
+    def render(self, view: RndState, seat: int | None) -> str:
+        if view.phase == RESULTS:
+            return self._render_results(view)
+        if view.phase == VOTING:
+            return self._render_voting(view, seat)
+        design = view.designs[view.round]
+        lines = [
+            f"Look at Us, We're R&D: card {view.round + 1} of {len(view.designs)}, {PHASE_NAMES[view.phase]} phase",
+            f"artist seat {design.artist}, writer seat {design.writer}, designers seat(s) "
+            + ", ".join(map(str, designers(len(view.designs), view.round))),
+            f"pack: {view.pack_size} face down, {len(view.discard)} drawn and put aside",
+        ]
+        if view.phase == DESIGN and view.drawn:
+            card = next(face for face in view.faces if face.id == view.drawn[0])
+            text = card_text(card)
+            lines.append(f"seat {view.designer} holds: {format_card(card)}{'; text: ' + text if text else ''}")
+            lines.append("open: " + ", ".join(CATEGORY_NAMES[c] for c in open_categories(design)))
+        return "\n".join([*lines, *card_frame(design)])
+
+    def _render_voting(self, view: RndState, seat: int | None) -> str:
+        lines = [f"Look at Us, We're R&D: the vote ({VOTE_PROMPT})"]
+        for s, ballot in enumerate(view.ballots):
+            mine = f" — {self._ballot_text(view, ballot)}" if s == seat and ballot.votes else ""
+            lines.append(f"seat {s}: {ballot.votes_cast}/{len(AWARDS)} votes cast{mine}")
+        return "\n".join(lines + self._render_cards(view))
+
+    def _render_results(self, view: RndState) -> str:
+        lines = ["Look at Us, We're R&D: RESULTS"]
+        for result in view.results:
+            votes = f"{result.votes} vote{'s' * (result.votes != 1)}"
+            lines.append(f"  {AWARD_NAMES[result.award]}: {self._winners_text(view, result.designs)} ({votes})")
+        lines += [f"seat {s}: {self._ballot_text(view, ballot)}" for s, ballot in enumerate(view.ballots)]
+        return "\n".join(lines + self._render_cards(view))
+
+    def _render_cards(self, view: RndState) -> list[str]:
+        lines: list[str] = []
+        for index, design in enumerate(view.designs):
+            lines += ["", f"card {index + 1}:", *card_frame(design)]
+        return lines
+
+    def cards(self, state: RndState) -> list[int]:
+        return [*state.pack, *state.discard, *state.drawn]
+
+    def hidden_cards(self, state: RndState, seat: int | None) -> set[int]:
+        return set(state.pack)
+
+    # ----- bots -------------------------------------------------------------------------------------------------
+
+    def heuristic_action(self, view: RndState, seat: int, legal: list[RndAction], rng: Rng) -> RndAction:
+        design = view.designs[view.round]
+        if view.phase == DESIGN:
+            card = next(face for face in view.faces if face.id == view.drawn[0])
+            copies = [a for a in legal if a.WhichOneof("choice") == "copy"]
+            best = max(copies, key=lambda a: bot.category_score(card, a.copy))
+            if bot.category_score(card, best.copy) < 2 and len(copies) < len(legal):
+                return RndAction(draw_another=True)
+            return best
+        if view.phase == ART:
+            return RndAction(art=bot.sketch(design))
+        if view.phase == WRITING:
+            return RndAction(writing=RndWriting(name=bot.card_name(design, rng), flavour=bot.flavour(rng)))
+        award = legal[0].vote.award
+        candidates = [a for a in legal if a.vote.award == award]
+        judge = {1: bot.power_score, 2: bot.dysfunction_score, 3: bot.flavour_score}[award]
+        top = max(judge(view.designs[a.vote.design]) for a in candidates)
+        return random.choice(rng, [a for a in candidates if judge(view.designs[a.vote.design]) == top])
+
+    def sample_world(self, view: RndState, seat: int, rng: Rng) -> RndState:
+        """The pack's faces are unseen: a fresh booster from the same set deals them; other ballots still hidden
+        get plausible votes (a random card each award, within the self-vote rule)."""
+        world = self.copy(view)
+        opts = options(view)
+        seen = {face.id for face in view.faces}
+        unseen = [card_id for card_id in range(view.card_count) if card_id not in seen]
+        fresh = open_packs(find_set(opts[CARD_SET_OPTION.name]), rng, int(opts[PACKS_OPTION.name]))
+        for index, card_id in enumerate(unseen):
+            face = MagicCard()
+            face.CopyFrom(fresh[index % len(fresh)])
+            face.id = card_id
+            world.faces.append(face)
+        ordered = sorted(world.faces, key=lambda face: face.id)
+        del world.faces[:]
+        world.faces.extend(ordered)
+        world.pack.extend(unseen)
+        random.shuffle(rng, world.pack)
+        if view.phase == VOTING:
+            for other, ballot in enumerate(world.ballots):
+                if other != seat and not ballot.votes:
+                    self._sample_ballot(world, other, ballot, rng)
+        world.header.rng.CopyFrom(random.new_rng(random.next_u64(rng)))
+        return world
+
+    def _sample_ballot(self, world: RndState, seat: int, ballot: RndBallot, rng: Rng) -> None:
+        eligible = [d for d, design in enumerate(world.designs) if self._may_vote_for(world, seat, design)]
+        for award in AWARDS[: ballot.votes_cast]:
+            ballot.votes.add(award=award, design=random.choice(rng, eligible))
+
+
+GAME = Rnd()

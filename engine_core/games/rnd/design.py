@@ -1,0 +1,132 @@
+"""The parts of a design: the four categories, what a drawn card offers, and the free-text limits.
+
+Pure helpers over `MagicCard` and `RndDesign`, shared by the rules, the card frame and the bot.
+"""
+
+from __future__ import annotations
+
+from manaforge.v1.cards_pb2 import MagicCard
+from manaforge.v1.games.rnd_pb2 import RndAward, RndCategory, RndDesign
+
+from engine_core.cards import is_creature
+from engine_core.errors import MalformedActionError
+
+COST = RndCategory.RND_CATEGORY_COST
+TYPE = RndCategory.RND_CATEGORY_TYPE
+TEXT = RndCategory.RND_CATEGORY_TEXT
+POWER_TOUGHNESS = RndCategory.RND_CATEGORY_POWER_TOUGHNESS
+CATEGORIES = (COST, TYPE, TEXT, POWER_TOUGHNESS)
+CATEGORY_NAMES = {
+    COST: "casting cost",
+    TYPE: "card type",
+    TEXT: "card text",
+    POWER_TOUGHNESS: "power and toughness",
+}
+
+MOST_POWERFUL = RndAward.RND_AWARD_MOST_POWERFUL
+LEAST_FUNCTIONAL = RndAward.RND_AWARD_LEAST_FUNCTIONAL
+MOST_FLAVORFUL = RndAward.RND_AWARD_MOST_FLAVORFUL
+AWARDS = (MOST_POWERFUL, LEAST_FUNCTIONAL, MOST_FLAVORFUL)
+AWARD_NAMES = {
+    MOST_POWERFUL: "most powerful",
+    LEAST_FUNCTIONAL: "least functional",
+    MOST_FLAVORFUL: "most flavorful",
+}
+
+# Free-text limits. The art box of the card frame is ART_WIDTH x ART_LINES characters.
+NAME_MAX = 30
+FLAVOUR_MAX = 160
+ART_WIDTH = 32
+ART_LINES = 8
+
+
+def card_text(card: MagicCard) -> str:
+    """The card's "card text": its rules text from an imported set file, else (built-in pool) its keywords."""
+    return card.text or ", ".join(card.keywords)
+
+
+def type_needs_power_toughness(card: MagicCard) -> bool:
+    """A creature, or a vehicle (an artifact that becomes a creature), has a power and toughness box."""
+    return is_creature(card) or "Vehicle" in card.subtypes
+
+
+def has_category(card: MagicCard, category: RndCategory.ValueType) -> bool:
+    if category == COST:
+        return bool(card.mana_cost)
+    if category == TYPE:
+        return bool(card.type_line)
+    if category == TEXT:
+        return bool(card_text(card))
+    if category == POWER_TOUGHNESS:
+        return bool(card.power and card.toughness)
+    return False
+
+
+def filled(design: RndDesign) -> set[int]:
+    return {copy.category for copy in design.copies}
+
+
+def open_categories(design: RndDesign) -> list[RndCategory.ValueType]:
+    """The categories still to fill; power and toughness opens once a type that needs it is copied."""
+    done = filled(design)
+    wanted = [COST, TYPE, TEXT]
+    if design.needs_power_toughness:
+        wanted.append(POWER_TOUGHNESS)
+    return [category for category in wanted if category not in done]
+
+
+def offered(design: RndDesign, card: MagicCard) -> list[RndCategory.ValueType]:
+    """The open categories this card can be copied for."""
+    return [category for category in open_categories(design) if has_category(card, category)]
+
+
+def copy_category(design: RndDesign, card: MagicCard, category: RndCategory.ValueType, designer: int) -> None:
+    if category == COST:
+        design.mana_cost = card.mana_cost
+    elif category == TYPE:
+        design.type_line = card.type_line
+        design.needs_power_toughness = type_needs_power_toughness(card)
+    elif category == TEXT:
+        design.text = card_text(card)
+    elif category == POWER_TOUGHNESS:
+        design.power, design.toughness = card.power, card.toughness
+    design.copies.add(category=category, designer=designer, source=card.name)
+
+
+def check_text(what: str, text: str, max_chars: int, *, max_lines: int = 1, max_width: int = 0) -> None:
+    """Free text is plain data: printable characters (newlines only where several lines are allowed), not blank,
+    bounded in size. Raises MalformedActionError naming the limit."""
+    if len(text) > max_chars:
+        raise MalformedActionError("text length", f"the {what} is at most {max_chars} characters, not {len(text)}")
+    for char in text:
+        if char == "\n" and max_lines > 1:
+            continue
+        if not char.isprintable():
+            raise MalformedActionError(
+                "text characters",
+                f"the {what} holds only printable characters"
+                f"{'' if max_lines > 1 else ' on one line'}; U+{ord(char):04X} is not allowed",
+            )
+    if not text.strip():
+        raise MalformedActionError("text required", f"the {what} may not be blank")
+    lines = text.split("\n")
+    if len(lines) > max_lines:
+        raise MalformedActionError("text lines", f"the {what} is at most {max_lines} lines, not {len(lines)}")
+    if max_width and any(len(line) > max_width for line in lines):
+        raise MalformedActionError("text width", f"each line of the {what} is at most {max_width} characters")
+
+
+def check_art(art: str) -> None:
+    check_text("art", art, ART_WIDTH * ART_LINES + ART_LINES, max_lines=ART_LINES, max_width=ART_WIDTH)
+
+
+def check_name(name: str) -> None:
+    check_text("card name", name, NAME_MAX)
+
+
+def check_flavour(flavour: str) -> None:
+    check_text("flavor text", flavour, FLAVOUR_MAX)
+
+
+def design_title(design: RndDesign, index: int) -> str:
+    return design.name or f"card {index + 1}"
