@@ -1,0 +1,44 @@
+"""Small helpers for tests against the real stack."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import grpc
+from google.protobuf.any_pb2 import Any as AnyMessage
+from manaforge.v1.games.cardbench_pb2 import CardbenchAction, CardbenchState
+
+from gateway.client import Client
+
+
+def rpc_error(call: Any, *args: Any, **kwargs: Any) -> grpc.RpcError:
+    try:
+        call(*args, **kwargs)
+    except grpc.RpcError as exc:
+        return exc
+    raise AssertionError("the call succeeded but should have been refused")
+
+
+def hand(client: Client, table_id: str, token: str) -> list[int]:
+    view = CardbenchState()
+    client.view(table_id, token).view.Unpack(view)
+    seat = client.view(table_id, token).seat
+    return list(view.hands[seat].cards)
+
+
+def play(card: int) -> AnyMessage:
+    packed = AnyMessage()
+    packed.Pack(CardbenchAction(card=card))
+    return packed
+
+
+def cardbench_table(client: Client) -> tuple[str, str, str]:
+    """A 2-seat cardbench table with two humans: (table id, token of seat 0, token of seat 1)."""
+    created = client.create_table("cardbench", 2, player_name="ann")
+    joined = client.join(created.table.table_id, "bob")
+    assert (created.seat, joined.seat) == (0, 1)
+    return created.table.table_id, created.seat_token, joined.seat_token
+
+
+def first_legal(client: Client, table_id: str, token: str) -> AnyMessage:
+    return client.view(table_id, token).legal_actions[0].action
