@@ -81,8 +81,9 @@ def card_groups(card: MagicCard) -> tuple[str, ...]:
     colours, any other card its colour, or colorless."""
     if is_land(card):
         return GROUPS
-    colors = tuple(group for group in GROUPS if group in card.colors)
-    return colors or ("C",)
+    if not card.colors:
+        return ("C",)
+    return tuple(group for group in GROUPS if group in card.colors)
 
 
 def format_card(card: MagicCard) -> str:
