@@ -1,0 +1,82 @@
+"""The stateless rules service over gRPC, and the gateway driven by grpcurl through reflection (an outside client)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import grpc
+from google.protobuf.any_pb2 import Any as AnyMessage
+from manaforge.v1 import rules_pb2
+from manaforge.v1.common_pb2 import GameConfig
+from manaforge.v1.games.cardbench_pb2 import CardbenchAction, CardbenchState
+from manaforge.v1.rules_pb2_grpc import RulesServiceStub
+
+from deploy.launcher import Stack
+from tests.stack.helpers import rpc_error
+
+GRPCURL = shutil.which("grpcurl") or str(Path(sys.executable).parent / "grpcurl")
+
+
+def test_rules_service_plays_statelessly(stack: Stack) -> None:
+    with grpc.insecure_channel(stack.rules_address) as channel:
+        rules = RulesServiceStub(channel)
+        state = rules.NewGame(rules_pb2.NewGameRequest(config=GameConfig(game="cardbench", seats=2), seed=5)).state
+        again = rules.NewGame(rules_pb2.NewGameRequest(config=GameConfig(game="cardbench", seats=2), seed=5)).state
+        assert state == again  # the same seed, the same deal
+        legal = rules.LegalActions(rules_pb2.LegalActionsRequest(state=state, seat=0)).actions
+        assert len(legal) == 5 and legal[0].text.startswith("play ")
+        assert rules.LegalActions(rules_pb2.LegalActionsRequest(state=state, seat=1)).actions == []
+        applied = rules.Apply(rules_pb2.ApplyRequest(state=state, seat=0, action=legal[0].action))
+        assert [e.type for e in applied.events] == ["CardPlayed", "CardDrawn"]
+        view = rules.View(rules_pb2.ViewRequest(state=applied.state, seat=1))
+        seen = CardbenchState()
+        view.view.Unpack(seen)
+        assert list(seen.hands[0].cards) == [] and len(seen.hands[1].cards) == 5 and not seen.deck
+        assert not seen.header.HasField("rng")
+        out_of_turn = rpc_error(rules.Apply, rules_pb2.ApplyRequest(state=state, seat=1, action=legal[0].action))
+        assert out_of_turn.code() == grpc.StatusCode.FAILED_PRECONDITION and "turn order" in out_of_turn.details()
+        bad = AnyMessage()
+        bad.Pack(CardbenchAction(card=99))
+        illegal = rpc_error(rules.Apply, rules_pb2.ApplyRequest(state=state, seat=0, action=bad))
+        assert illegal.code() == grpc.StatusCode.FAILED_PRECONDITION and "play from hand" in illegal.details()
+        unknown = rpc_error(rules.NewGame, rules_pb2.NewGameRequest(config=GameConfig(game="chess", seats=2)))
+        assert unknown.code() == grpc.StatusCode.INVALID_ARGUMENT and "unknown game" in unknown.details()
+        too_many = rpc_error(rules.NewGame, rules_pb2.NewGameRequest(config=GameConfig(game="cardbench", seats=3)))
+        assert too_many.code() == grpc.StatusCode.INVALID_ARGUMENT and "player count" in too_many.details()
+
+
+def grpcurl(address: str, *args: str) -> str:
+    """grpcurl -plaintext [flags...] ADDRESS [method]: the last argument is the method (or `list`)."""
+    command = [GRPCURL, "-plaintext", *args[:-1], address, args[-1]]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_grpcurl_drives_the_gateway_through_reflection(stack: Stack) -> None:
+    address = stack.gateway_addresses[0]
+    services = grpcurl(address, "list")
+    assert "manaforge.v1.Gateway" in services and "grpc.health.v1.Health" in services
+    games = json.loads(grpcurl(address, "manaforge.v1.Gateway/ListGames"))
+    assert "cardbench" in [g["name"] for g in games["games"]]
+    request = json.dumps({"config": {"game": "cardbench", "seats": 2}, "player_name": "curl"})
+    created = json.loads(grpcurl(address, "-d", request, "manaforge.v1.Gateway/CreateTable"))
+    table_id, token = created["table"]["table_id"], created["seat_token"]
+    joined = json.loads(
+        grpcurl(address, "-d", json.dumps({"table_id": table_id, "player_name": "b"}), "manaforge.v1.Gateway/JoinTable")
+    )
+    assert joined["seat"] == 1
+    view = json.loads(
+        grpcurl(address, "-d", json.dumps({"table_id": table_id, "seat_token": token}), "manaforge.v1.Gateway/GetView")
+    )
+    action = view["legal_actions"][0]["action"]  # an Any, resolved through reflection
+    assert action["@type"] == "type.googleapis.com/manaforge.v1.games.CardbenchAction"
+    submit = {"table_id": table_id, "seat_token": token, "client_action_id": "curl-1", "action": action}
+    done = json.loads(grpcurl(address, "-d", json.dumps(submit), "manaforge.v1.Gateway/SubmitAction"))
+    assert done["version"] == "1"
+    health = json.loads(grpcurl(address, "grpc.health.v1.Health/Check"))
+    assert health["status"] == "SERVING"
