@@ -11,11 +11,25 @@ from manaforge.v1.games.cardbench_pb2 import CardbenchAction, CardbenchState
 from gateway.client import Client
 
 
-def rpc_error(call: Any, *args: Any, **kwargs: Any) -> grpc.RpcError:
+class Refusal:
+    """A refused call: its gRPC status and message."""
+
+    def __init__(self, exc: grpc.RpcError) -> None:
+        self._code: grpc.StatusCode = exc.code()
+        self._details: str = exc.details() or ""
+
+    def code(self) -> grpc.StatusCode:
+        return self._code
+
+    def details(self) -> str:
+        return self._details
+
+
+def rpc_error(call: Any, *args: Any, **kwargs: Any) -> Refusal:
     try:
         call(*args, **kwargs)
     except grpc.RpcError as exc:
-        return exc
+        return Refusal(exc)
     raise AssertionError("the call succeeded but should have been refused")
 
 
