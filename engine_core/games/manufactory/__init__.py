@@ -210,47 +210,41 @@ class Manufactory(Game[ManufactoryState, ManufactoryAction]):
 
     def _apply(self, state: ManufactoryState, seat: int, action: ManufactoryAction) -> list[Event]:
         self._check(state, seat, action)
-        player = state.players[seat]
-        events: list[Event] = []
-        if action.HasField("discard"):
-            group = player.groups[group_index(player, action.discard)]
-            group.cards.remove(action.discard)
-            state.discards.append(action.discard)
-            events.append(
-                event(
-                    "CardDiscarded",
-                    f"seat {seat} discarded {card_of(state, action.discard).name} from their "
-                    f"{GROUP_NAMES[GROUP_OF_COLOR[group.color]]} group",
-                    actor=seat,
-                    cards=[action.discard],
-                )
-            )
-        where = "front" if is_front(list(state.belt).index(action.card)) else "back"
-        state.belt.remove(action.card)  # the cards behind slide forward
-        player.groups[GROUPS.index(GROUP_OF_COLOR[action.color])].cards.append(action.card)
-        events.append(
-            event(
-                "CardDrafted",
-                f"seat {seat} drafted {format_card(card_of(state, action.card))} from the {where} of the line "
-                f"into their {GROUP_NAMES[GROUP_OF_COLOR[action.color]]} group",
-                actor=seat,
-                cards=[action.card],
-            )
-        )
+        events = [self._discard(state, seat, action.discard)] if action.HasField("discard") else []
+        events.append(self._draft(state, seat, action))
         added = self._refill(state)
         if added is not None:
-            events.append(
-                event(
-                    "CardRevealed",
-                    f"{format_card(card_of(state, added))} joined the back of the conveyor belt",
-                    cards=[added],
-                )
-            )
+            text = f"{format_card(card_of(state, added))} joined the back of the conveyor belt"
+            events.append(event("CardRevealed", text, cards=[added]))
         if state.belt:
             set_pending(state, [(seat + 1) % seat_count(state)], prompt=PROMPT)  # play passes clockwise
         else:
             events.append(self._finish(state))
         return events
+
+    def _discard(self, state: ManufactoryState, seat: int, card_id: int) -> Event:
+        """The price of a back-of-the-line card: a collected card leaves the game, face up."""
+        player = state.players[seat]
+        group = player.groups[group_index(player, card_id)]
+        group.cards.remove(card_id)
+        state.discards.append(card_id)
+        text = (
+            f"seat {seat} discarded {card_of(state, card_id).name} from their "
+            f"{GROUP_NAMES[GROUP_OF_COLOR[group.color]]} group"
+        )
+        return event("CardDiscarded", text, actor=seat, cards=[card_id])
+
+    def _draft(self, state: ManufactoryState, seat: int, action: ManufactoryAction) -> Event:
+        """The card leaves the belt (the cards behind slide forward) for the declared group."""
+        where = "front" if is_front(list(state.belt).index(action.card)) else "back"
+        state.belt.remove(action.card)
+        group = GROUP_OF_COLOR[action.color]
+        state.players[seat].groups[GROUPS.index(group)].cards.append(action.card)
+        text = (
+            f"seat {seat} drafted {format_card(card_of(state, action.card))} from the {where} of the line "
+            f"into their {GROUP_NAMES[group]} group"
+        )
+        return event("CardDrafted", text, actor=seat, cards=[action.card])
 
     def _finish(self, state: ManufactoryState) -> Event:
         totals = points(state)
