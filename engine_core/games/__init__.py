@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from engine_core.game import Game
-from engine_core.games import cardbench, manufactory, rnd
+from engine_core.games import cardbench, manasurge, manufactory, rnd
 
 GAMES: list[Game[Any, Any]] = [
     cardbench.GAME,
     manufactory.GAME,
     rnd.GAME,
+    manasurge.GAME,
 ]

@@ -1,0 +1,202 @@
+"""ManaSurge (Daily Magic Games), 2-5 players, from the Vietnamese rulebook (seeds/001; RULES.md beside this file).
+
+The Caster opens each round with a spell card bearing the Caster Token and a purple stone: that card sets the
+round's spell rule. In turn, players follow with a card of the same number (which reverses the direction, at most
+twice a round), a card of the top card's spell with a higher number (lower in a Flying Dagger round), or any Magic
+card. A card of the round's spell above the Caster card takes a stone and its ability. The first player who cannot
+follow takes as many face-down penalty cards as there are stones on the table and loses the stones on their own
+cards; the others score the stones on theirs. Emptying your hand is a ManaSurge: 2 stones, penalty cards to hand,
+draw up to 5. First to 12 stones (10 with 5 players) at a round's end wins; most stones breaks a tie.
+
+The rules live in `rules.py` (plays, abilities, Magic effects, the end of a round), the cards in `cards.py`, the bot
+hooks in `bots.py`; this module is the Game protocol over them.
+"""
+
+from __future__ import annotations
+
+from manaforge.v1.common_pb2 import Event, Rng
+from manaforge.v1.games.manasurge_pb2 import (
+    ManasurgeAction,
+    ManasurgeMove,
+    ManasurgeState,
+)
+
+from engine_core.errors import IllegalActionError, MalformedActionError
+from engine_core.game import Game, GameInfo, Option
+from engine_core.games.manasurge import bots, rules
+from engine_core.games.manasurge.cards import (
+    DECK_SIZE,
+    MAGIC_NAMES,
+    ROLE_NAMES,
+    Magic,
+    Role,
+    Spell,
+    card_name,
+    is_magic,
+    spell_name,
+    stones_text,
+)
+from engine_core.games.manasurge.rules import MAX_ROUNDS, Move, numbers_of
+
+# Every round ends within 2 actions per card on the table (a play and its follow-up) plus the concession.
+ACTIONS_PER_ROUND = 2 * DECK_SIZE + 2
+
+
+class Manasurge(Game[ManasurgeState, ManasurgeAction]):
+    info = GameInfo(
+        name="manasurge",
+        title="ManaSurge",
+        min_seats=2,
+        max_seats=5,
+        description="Shed rising runs of one spell; the player who cannot follow takes the stones as penalty cards.",
+        options=(
+            Option(
+                "numbers",
+                "1-8",
+                ("1-8", "1-12"),
+                "numbers on the 12 cards of a spell: 1-8 with 3-6 doubled (the retail game), or 1-12",
+            ),
+            Option("roles", "off", ("off", "on"), "deal each player one of the 6 wizard role cards"),
+            Option(
+                "redraw",
+                "replace",
+                ("replace", "add"),
+                "a Caster without a spell card discards the hand and draws 5 (replace) or draws 5 more (add)",
+            ),
+        ),
+        max_actions=MAX_ROUNDS * ACTIONS_PER_ROUND,
+        extra={"golden": "manasurge_variants,4,numbers=1-12,roles=on"},
+    )
+    state_type = ManasurgeState
+    action_type = ManasurgeAction
+
+    def _setup(self, state: ManasurgeState) -> None:
+        rules.setup(state)
+        rules.sync_sizes(state)
+
+    def _legal_actions(self, state: ManasurgeState, seat: int) -> list[ManasurgeAction]:
+        return rules.legal_actions(state, seat)
+
+    def _apply(self, state: ManasurgeState, seat: int, action: ManasurgeAction) -> list[Event]:
+        if action not in rules.legal_actions(state, seat):
+            raise refusal(state, seat, action)
+        events = rules.apply(state, seat, action)
+        rules.sync_sizes(state)
+        return events
+
+    def _redact(self, view: ManasurgeState, seat: int | None) -> None:
+        del view.deck[:]
+        for other, player in enumerate(view.players):
+            del player.penalty[:]
+            if other != seat:
+                del player.hand[:]
+
+    def describe(self, state: ManasurgeState, action: ManasurgeAction) -> str:
+        numbers = numbers_of(state)
+        move = action.move
+        if move == Move.MANASURGE_MOVE_OPEN:
+            way = "clockwise" if action.clockwise else "counter-clockwise"
+            return f"open the round with {card_name(action.card, numbers)}, {way}"
+        if move == Move.MANASURGE_MOVE_PLAY:
+            return f"play {card_name(action.card, numbers)}"
+        if move == Move.MANASURGE_MOVE_GIVE:
+            return "give a card to the next player"
+        if move == Move.MANASURGE_MOVE_DISCARD:
+            return f"discard {card_name(action.card, numbers)}"
+        if move == Move.MANASURGE_MOVE_TARGET:
+            return f"choose seat {action.target}"
+        if move == Move.MANASURGE_MOVE_DECLINE:
+            return "decline the ability"
+        if move == Move.MANASURGE_MOVE_CONCEDE:
+            return "take the penalty: no valid card"
+        return "an unknown move"
+
+    def render(self, view: ManasurgeState, seat: int | None) -> str:
+        numbers = numbers_of(view)
+        target = rules.winning_stones(view)
+        lines = [
+            f"ManaSurge round {view.round}: first to {target} stones; draw pile {view.deck_size}, "
+            f"discard {len(view.discard)}"
+        ]
+        if view.table:
+            rule = spell_name(view.caster_spell, view.caster_number)
+            way = "descending" if view.caster_spell == Spell.FLYING_DAGGER else "rising"
+            direction = "clockwise" if view.clockwise else "counter-clockwise"
+            lines.append(
+                f"Caster seat {view.caster}, spell rule {rule} ({way}); direction {direction}, "
+                f"reversals {view.reversals}/{rules.REVERSAL_LIMIT}; top {spell_name(view.top_spell, view.top_number)}"
+            )
+            lines.append("table: " + ", ".join(played_text(p, numbers) for p in view.table))
+        else:
+            lines.append(f"Caster seat {view.caster}; no card on the table")
+        for s, player in enumerate(view.players):
+            hand = ", ".join(card_name(c, numbers) for c in player.hand) if player.hand else f"{player.hand_size} cards"
+            role = f"; role {ROLE_NAMES[Role(player.role)]}" if player.role else ""
+            lines.append(
+                f"seat {s}: stones {stones_text(player.stones)}; hand {hand}; "
+                f"penalty {player.penalty_size} face down{role}"
+            )
+        if view.header.pending.seats:
+            lines.append(f"to act: seat {view.header.pending.seats[0]} ({view.header.pending.prompt})")
+        return "\n".join(lines)
+
+    def cards(self, state: ManasurgeState) -> list[int]:
+        held = [c for p in state.players for c in (*p.hand, *p.penalty)]
+        return [*state.deck, *state.discard, *(p.id for p in state.table), *held]
+
+    def hidden_cards(self, state: ManasurgeState, seat: int | None) -> set[int]:
+        hidden = set(state.deck)
+        for other, player in enumerate(state.players):
+            hidden.update(player.penalty)
+            if other != seat:
+                hidden.update(player.hand)
+        return hidden
+
+    def sample_world(self, view: ManasurgeState, seat: int, rng: Rng) -> ManasurgeState:
+        return bots.sample_world(view, seat, rng)
+
+    def heuristic_action(
+        self, view: ManasurgeState, seat: int, legal: list[ManasurgeAction], rng: Rng
+    ) -> ManasurgeAction:
+        return bots.heuristic_action(view, seat, legal, rng)
+
+
+def played_text(played: rules.Played, numbers: str) -> str:
+    name = card_name(played.id, numbers)
+    if is_magic(played.id) and played.spell:
+        name += f" as {spell_name(played.spell, played.number)}"
+    elif is_magic(played.id) and played.magic != Magic.SHADOW_MIRROR and name != MAGIC_NAMES[Magic(played.magic)]:
+        name += f" as {MAGIC_NAMES[Magic(played.magic)]}"
+    stones = f" [{played.stones}]" if played.stones else ""
+    return f"{name} (seat {played.seat}){stones}"
+
+
+def refusal(state: ManasurgeState, seat: int, action: ManasurgeAction) -> IllegalActionError | MalformedActionError:
+    """Why `action` is not legal now, naming the rule it breaks."""
+    step, move = state.step, action.move
+    if move not in ManasurgeMove.values() or move == Move.MANASURGE_MOVE_UNSPECIFIED:
+        return MalformedActionError("move", "choose a move: open, play, give, discard, target, decline or concede")
+    hand = state.players[seat].hand
+    numbers = numbers_of(state)
+    if move in rules.CARD_MOVES and action.card not in hand:
+        return IllegalActionError("play from hand", f"card {action.card} is not in seat {seat}'s hand")
+    if move not in rules.MOVES_BY_STEP[step]:
+        return IllegalActionError("order of play", f"now: {rules.PROMPTS.get(step, 'wait')}")
+    if move == Move.MANASURGE_MOVE_OPEN and is_magic(action.card):
+        return IllegalActionError(
+            "opening card", "the rulebook: 'the first player may not start the round with a Magic card'"
+        )
+    if move == Move.MANASURGE_MOVE_PLAY:
+        return IllegalActionError(
+            "valid cards",
+            f"{card_name(action.card, numbers)} does not follow {spell_name(state.top_spell, state.top_number)}: "
+            "'play a spell card with an equal number, or a spell card of the same spell with a greater number'",
+        )
+    if move == Move.MANASURGE_MOVE_CONCEDE:
+        return IllegalActionError("must play", "'the next player must place a valid card', and you hold one")
+    if move == Move.MANASURGE_MOVE_TARGET:
+        return IllegalActionError("target", f"seat {action.target} cannot be chosen")
+    return MalformedActionError("action fields", "set only the fields this move uses (card, target, clockwise)")
+
+
+GAME = Manasurge()

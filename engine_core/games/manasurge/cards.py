@@ -1,0 +1,167 @@
+"""ManaSurge's cards: the five spells and their numbers, the twelve Magic cards and the six wizard roles.
+
+Card ids: 0-59 are spell cards (12 per spell, spell = id // 12 + 1), 60-71 the Magic cards (one of each kind,
+kind = id - 59). The numbers a spell card carries depend on the `numbers` option (see RULES.md, "Card numbers").
+The Magic cards other than Shadow Mirror and all the roles are a reconstruction (RULES.md, "Designed content").
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+SPELL_CARDS = 60
+MAGIC_CARDS = 12
+DECK_SIZE = SPELL_CARDS + MAGIC_CARDS
+PER_SPELL = 12
+
+
+class Spell(IntEnum):
+    """The five spells, in the rulebook's order (section "Lá Phép")."""
+
+    FLYING_DAGGER = 1
+    FIREBALL = 2
+    FREEZE = 3
+    THUNDER = 4
+    EARTHQUAKE = 5
+
+
+SPELL_NAMES = {
+    Spell.FLYING_DAGGER: "Flying Dagger",
+    Spell.FIREBALL: "Fireball",
+    Spell.FREEZE: "Freeze",
+    Spell.THUNDER: "Thunder",
+    Spell.EARTHQUAKE: "Earthquake",
+}
+
+# The penalty bonus of a round's spell rule: "Lá phạt = số đá tím + 1" (Flying Dagger), "+2" (Fireball).
+PENALTY_BONUS = {Spell.FLYING_DAGGER: 1, Spell.FIREBALL: 2}
+
+# Numbers on the 12 cards of each spell. "1-8": the retail game's 1 to 8 with the middle numbers doubled, symmetric
+# so that descending Flying Dagger runs are as long as rising ones; "1-12": one card of each number.
+NUMBERS: dict[str, tuple[int, ...]] = {
+    "1-8": (1, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 8),
+    "1-12": tuple(range(1, 13)),
+}
+
+
+class Magic(IntEnum):
+    """The twelve Magic cards. Only Shadow Mirror is named by the rulebook; the rest are a reconstruction."""
+
+    SHADOW_MIRROR = 1  # copy the card just used
+    SPELL_SHIFT = 2  # the Caster Token moves to the top spell card: it sets the round's spell rule
+    BACKLASH = 3  # reverse the direction of play (one of the round's 2 reversals)
+    TIME_STOP = 4  # the next player is skipped
+    MANA_CRYSTAL = 5  # put 2 purple stones on this card
+    SIPHON = 6  # take 1 scored stone from another player
+    MIND_SWAP = 7  # exchange hands with another player
+    HEX = 8  # the next player draws 2 cards into hand
+    PURGE = 9  # you may discard 1 card from your hand
+    WARD = 10  # if you take the penalty this round, draw 3 fewer penalty cards
+    RESONANCE = 11  # put 1 purple stone on each of your spell cards on the table
+    WILD_SURGE = 12  # you may at once play any spell card from your hand as valid
+
+
+MAGIC_NAMES = {
+    Magic.SHADOW_MIRROR: "Shadow Mirror",
+    Magic.SPELL_SHIFT: "Spell Shift",
+    Magic.BACKLASH: "Backlash",
+    Magic.TIME_STOP: "Time Stop",
+    Magic.MANA_CRYSTAL: "Mana Crystal",
+    Magic.SIPHON: "Siphon",
+    Magic.MIND_SWAP: "Mind Swap",
+    Magic.HEX: "Hex",
+    Magic.PURGE: "Purge",
+    Magic.WARD: "Ward",
+    Magic.RESONANCE: "Resonance",
+    Magic.WILD_SURGE: "Wild Surge",
+}
+
+MAGIC_TEXT = {
+    Magic.SHADOW_MIRROR: "copy the card just used",
+    Magic.SPELL_SHIFT: "move the Caster Token to the top spell card: its spell and number set the round's rule",
+    Magic.BACKLASH: "reverse the direction of play (counts toward the 2 reversals)",
+    Magic.TIME_STOP: "the next player is skipped",
+    Magic.MANA_CRYSTAL: "put 2 purple stones on this card",
+    Magic.SIPHON: "take 1 scored stone from another player",
+    Magic.MIND_SWAP: "exchange hands with another player",
+    Magic.HEX: "the next player draws 2 cards into hand",
+    Magic.PURGE: "you may discard 1 card from your hand",
+    Magic.WARD: "if you take the penalty this round, draw 3 fewer penalty cards",
+    Magic.RESONANCE: "put 1 purple stone on each of your spell cards on the table",
+    Magic.WILD_SURGE: "you may at once play any spell card from your hand as valid",
+}
+
+WARD_REDUCTION = 3
+
+
+class Role(IntEnum):
+    """The six wizard roles (variant `roles=on`), a reconstruction: each bends one rule for its holder."""
+
+    SURGEMASTER = 1  # a ManaSurge gives 3 stones, not 2
+    EARTH_WARDEN = 2  # never receives Earthquake's penalty card
+    EMBER_SAGE = 3  # the Flying Dagger and Fireball penalty bonus does not apply to them
+    CHRONOMANCER = 4  # their same-number plays and Backlash reverse even after the 2 reversals
+    CRYSTAL_KEEPER = 5  # keeps their stone when 5 or more penalty cards come to hand
+    SPELLTHIEF = 6  # playing the last valid card of a round gives 2 stones, not 1
+
+
+ROLE_NAMES = {
+    Role.SURGEMASTER: "Surgemaster",
+    Role.EARTH_WARDEN: "Earth Warden",
+    Role.EMBER_SAGE: "Ember Sage",
+    Role.CHRONOMANCER: "Chronomancer",
+    Role.CRYSTAL_KEEPER: "Crystal Keeper",
+    Role.SPELLTHIEF: "Spellthief",
+}
+
+ROLE_TEXT = {
+    Role.SURGEMASTER: "your ManaSurge gives 3 stones, not 2",
+    Role.EARTH_WARDEN: "you never receive Earthquake's penalty card",
+    Role.EMBER_SAGE: "the Flying Dagger and Fireball penalty bonus does not apply to you",
+    Role.CHRONOMANCER: "your same-number plays and Backlash reverse the direction even after 2 reversals",
+    Role.CRYSTAL_KEEPER: "you keep your stone when you take 5 or more penalty cards into hand",
+    Role.SPELLTHIEF: "playing the last valid card of a round gives you 2 stones, not 1",
+}
+
+
+def is_magic(card: int) -> bool:
+    return card >= SPELL_CARDS
+
+
+def spell_of(card: int) -> int:
+    """The spell of a spell card, 0 for a Magic card."""
+    return 0 if is_magic(card) else card // PER_SPELL + 1
+
+
+def number_of(card: int, numbers: str) -> int:
+    """The number on a spell card under the `numbers` option, 0 for a Magic card."""
+    return 0 if is_magic(card) else NUMBERS[numbers][card % PER_SPELL]
+
+
+def magic_of(card: int) -> int:
+    """The kind of a Magic card, 0 for a spell card."""
+    return card - SPELL_CARDS + 1 if is_magic(card) else 0
+
+
+def spell_name(spell: int, number: int) -> str:
+    return f"{SPELL_NAMES[Spell(spell)]} {number}"
+
+
+def card_name(card: int, numbers: str) -> str:
+    if is_magic(card):
+        return MAGIC_NAMES[Magic(magic_of(card))]
+    return spell_name(spell_of(card), number_of(card, numbers))
+
+
+def parse_card(text: str, numbers: str, among: list[int]) -> int:
+    """The first card of `among` whose name is `text` (case-insensitive); ValueError when none is."""
+    for card in among:
+        if card_name(card, numbers).lower() == text.strip().lower():
+            return card
+    raise ValueError(f"no card named {text!r}")
+
+
+def stones_text(stones: int) -> str:
+    """A score as the stones on the table: gold stones are worth 5 purple."""
+    gold, purple = divmod(stones, 5)
+    return f"{stones} ({gold} gold, {purple} purple)" if gold else f"{stones}"

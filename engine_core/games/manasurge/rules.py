@@ -1,0 +1,624 @@
+"""ManaSurge's rules as functions over the state: setup, valid plays, abilities, Magic effects, the end of a round.
+
+Section names in comments are the rulebook's (seeds/001, translated in 001_manasurge_en.md); RULES.md maps each rule
+to the function here and the test that covers it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, MutableSequence
+
+from manaforge.v1.common_pb2 import Event
+from manaforge.v1.games.manasurge_pb2 import (
+    ManasurgeAction,
+    ManasurgeMove,
+    ManasurgePlayed,
+    ManasurgePlayer,
+    ManasurgeState,
+    ManasurgeStep,
+)
+
+from engine_core import rng
+from engine_core.game import TURN, event, finish, options, seat_count, set_pending
+from engine_core.games.manasurge.cards import (
+    DECK_SIZE,
+    MAGIC_NAMES,
+    PENALTY_BONUS,
+    ROLE_NAMES,
+    WARD_REDUCTION,
+    Magic,
+    Role,
+    Spell,
+    card_name,
+    is_magic,
+    magic_of,
+    number_of,
+    spell_name,
+    spell_of,
+)
+
+Step = ManasurgeStep
+Move = ManasurgeMove
+Played = ManasurgePlayed
+
+HAND_SIZE = 5  # "chia đều mỗi người 5 lá" (Setup); "Bắt đầu lượt mới với 5 lá trên tay" (End of round, 8)
+REVERSAL_LIMIT = 2  # "Không được đổi chiều vòng chơi quá 2 lần"
+PENALTY_LIMIT = 5  # "Điều gì xảy ra nếu bạn nhận hơn 5 lá phạt?"
+SURGE_STONES = 2  # "ManaSurge!": "Nhận 2 đá tím"
+WIN_STONES = 12  # "Người đầu tiên lấy về 12 Đá tím"
+WIN_STONES_FIVE = 10  # "Đối với 5 người chơi chỉ cần lấy về 10 Đá Tím"
+MAX_ROUNDS = 60  # engine bound (RULES.md): stones can flow back, so the game ends after this many rounds
+NO_FOLLOW_UP = Step.MANASURGE_STEP_UNSPECIFIED
+REDRAW_LIMIT = 10  # engine bound on the Caster's redraws in one round (RULES.md)
+
+CARD_MOVES = (Move.MANASURGE_MOVE_OPEN, Move.MANASURGE_MOVE_PLAY, Move.MANASURGE_MOVE_GIVE, Move.MANASURGE_MOVE_DISCARD)
+MOVES_BY_STEP: dict[int, tuple[int, ...]] = {
+    Step.MANASURGE_STEP_UNSPECIFIED: (),
+    Step.MANASURGE_STEP_OPEN: (Move.MANASURGE_MOVE_OPEN,),
+    Step.MANASURGE_STEP_PLAY: (Move.MANASURGE_MOVE_PLAY, Move.MANASURGE_MOVE_CONCEDE),
+    Step.MANASURGE_STEP_THUNDER: (Move.MANASURGE_MOVE_PLAY, Move.MANASURGE_MOVE_DECLINE),
+    Step.MANASURGE_STEP_WILD: (Move.MANASURGE_MOVE_PLAY, Move.MANASURGE_MOVE_DECLINE),
+    Step.MANASURGE_STEP_FREEZE: (Move.MANASURGE_MOVE_GIVE, Move.MANASURGE_MOVE_DECLINE),
+    Step.MANASURGE_STEP_PURGE: (Move.MANASURGE_MOVE_DISCARD, Move.MANASURGE_MOVE_DECLINE),
+    Step.MANASURGE_STEP_TARGET: (Move.MANASURGE_MOVE_TARGET,),
+}
+PROMPTS: dict[int, str] = {
+    Step.MANASURGE_STEP_OPEN: "open the round with a spell card and choose the direction",
+    Step.MANASURGE_STEP_PLAY: "play a valid card, or take the penalty",
+    Step.MANASURGE_STEP_THUNDER: "Thunder: you may play one more valid card",
+    Step.MANASURGE_STEP_FREEZE: "Freeze: you may give the next player any one card",
+    Step.MANASURGE_STEP_WILD: "Wild Surge: you may play any spell card",
+    Step.MANASURGE_STEP_PURGE: "Purge: you may discard one card",
+    Step.MANASURGE_STEP_TARGET: "choose another player",
+}
+
+
+# ----- small queries ---------------------------------------------------------------------------------------------
+
+
+def numbers_of(state: ManasurgeState) -> str:
+    return options(state).get("numbers", "1-8")
+
+
+def winning_stones(state: ManasurgeState) -> int:
+    return WIN_STONES_FIVE if seat_count(state) == 5 else WIN_STONES
+
+
+def current_seat(state: ManasurgeState) -> int:
+    return state.header.pending.seats[0]
+
+
+def next_seat(state: ManasurgeState, seat: int, steps: int = 1) -> int:
+    """The seat `steps` places after `seat` in the direction of play."""
+    step = 1 if state.clockwise else -1
+    return (seat + step * steps) % seat_count(state)
+
+
+def has_role(state: ManasurgeState, seat: int, role: Role) -> bool:
+    return state.players[seat].role == role
+
+
+def is_descending(state: ManasurgeState) -> bool:
+    """Flying Dagger: "Số trên lá phép giảm dần" (the numbers go down) while it is the round's spell rule."""
+    return state.caster_spell == Spell.FLYING_DAGGER
+
+
+def beats(state: ManasurgeState, number: int, than: int) -> bool:
+    """Greater (lower in a Flying Dagger round)."""
+    return number < than if is_descending(state) else number > than
+
+
+def is_valid_play(state: ManasurgeState, card: int) -> bool:
+    """Valid cards: "Đánh Lá Phép bằng số hoặc lá Phép cùng phép lớn hơn thẻ đang hiện có trên bàn chơi", or any
+    Magic card ("Bất kì thẻ Ma Thuật")."""
+    if is_magic(card):
+        return True
+    number = number_of(card, numbers_of(state))
+    return number == state.top_number or (spell_of(card) == state.top_spell and beats(state, number, state.top_number))
+
+
+def is_resonant(state: ManasurgeState, spell: int, number: int) -> bool:
+    """Case 2: the round's spell, greater than the card bearing the Caster Token: a stone and the ability."""
+    return spell == state.caster_spell and beats(state, number, state.caster_number)
+
+
+def table_stones(state: ManasurgeState) -> int:
+    return sum(p.stones for p in state.table)
+
+
+def penalty_count(state: ManasurgeState, seat: int) -> int:
+    """End of round, step 3: the stones on the table, plus the spell rule's bonus, less a Ward."""
+    count = table_stones(state)
+    if not has_role(state, seat, Role.EMBER_SAGE):
+        count += PENALTY_BONUS.get(Spell(state.caster_spell), 0)
+    if seat in state.warded:
+        count -= WARD_REDUCTION
+    return max(0, count)
+
+
+# ----- legal actions -----------------------------------------------------------------------------------------------
+
+
+def legal_actions(state: ManasurgeState, seat: int) -> list[ManasurgeAction]:
+    hand = state.players[seat].hand
+    step = state.step
+    if step == Step.MANASURGE_STEP_OPEN:
+        return [
+            ManasurgeAction(move=Move.MANASURGE_MOVE_OPEN, card=c, clockwise=way)
+            for c in hand
+            if not is_magic(c)
+            for way in (True, False)
+        ]
+    if step == Step.MANASURGE_STEP_PLAY:
+        plays = [ManasurgeAction(move=Move.MANASURGE_MOVE_PLAY, card=c) for c in hand if is_valid_play(state, c)]
+        return plays or [ManasurgeAction(move=Move.MANASURGE_MOVE_CONCEDE)]
+    decline = [ManasurgeAction(move=Move.MANASURGE_MOVE_DECLINE)]
+    if step == Step.MANASURGE_STEP_THUNDER:
+        return [
+            ManasurgeAction(move=Move.MANASURGE_MOVE_PLAY, card=c) for c in hand if is_valid_play(state, c)
+        ] + decline
+    if step == Step.MANASURGE_STEP_WILD:
+        return [ManasurgeAction(move=Move.MANASURGE_MOVE_PLAY, card=c) for c in hand if not is_magic(c)] + decline
+    if step == Step.MANASURGE_STEP_FREEZE:
+        return [ManasurgeAction(move=Move.MANASURGE_MOVE_GIVE, card=c) for c in hand] + decline
+    if step == Step.MANASURGE_STEP_PURGE:
+        return [ManasurgeAction(move=Move.MANASURGE_MOVE_DISCARD, card=c) for c in hand] + decline
+    if step == Step.MANASURGE_STEP_TARGET:
+        return [ManasurgeAction(move=Move.MANASURGE_MOVE_TARGET, target=t) for t in targets(state, seat)]
+    return []
+
+
+def targets(state: ManasurgeState, seat: int) -> list[int]:
+    """The players a Siphon (one with a stone) or a Mind Swap (anyone else) may choose."""
+    others = [s for s in range(seat_count(state)) if s != seat]
+    if state.target_magic == Magic.SIPHON:
+        return [s for s in others if state.players[s].stones > 0]
+    return others
+
+
+# ----- setup and the start of a round -------------------------------------------------------------------------------
+
+
+def setup(state: ManasurgeState) -> None:
+    """Setup: shuffle the 60 spell and 12 Magic cards, 5 cards each, the Caster Token to the first player."""
+    state.deck.extend(range(DECK_SIZE))
+    rng.shuffle(state.header.rng, state.deck)
+    seats = seat_count(state)
+    for _ in range(seats):
+        state.players.add()
+    if options(state).get("roles") == "on":
+        roles = [int(r) for r in Role]
+        rng.shuffle(state.header.rng, roles)
+        for seat in range(seats):
+            state.players[seat].role = roles[seat]
+    state.caster = 0
+    state.round = 0
+    start_round(state, [])
+
+
+def start_round(state: ManasurgeState, events: list[Event]) -> None:
+    """End of round, step 8 ("Bắt đầu lượt mới với 5 lá trên tay"), then the Caster's opening."""
+    state.round += 1
+    state.reversals = 0
+    state.last_player = -1
+    state.caster_spell = state.caster_number = state.top_spell = state.top_number = 0
+    state.target_magic = 0
+    del state.warded[:]
+    seats = seat_count(state)
+    for offset in range(seats):
+        player = state.players[(state.caster + offset) % seats]
+        draw_into(state, player.hand, HAND_SIZE - len(player.hand), events)
+    redraw_for_caster(state, events)
+    for seat, player in enumerate(state.players):
+        names = ", ".join(card_name(c, numbers_of(state)) for c in player.hand)
+        events.append(
+            event("HandDealt", f"round {state.round}: your hand is {names}", audience=seat, cards=player.hand)
+        )
+    state.step = Step.MANASURGE_STEP_OPEN
+    set_pending(state, [state.caster], TURN, PROMPTS[Step.MANASURGE_STEP_OPEN])
+
+
+def redraw_for_caster(state: ManasurgeState, events: list[Event]) -> None:
+    """ "Trường hợp khi bắt đầu không có, Người chơi đầu tiên sẽ được rút lại 5 lá mới" (a Caster with no spell
+    card draws 5 new cards), repeated until a spell card comes, within REDRAW_LIMIT; then the token moves on."""
+    for _ in range(REDRAW_LIMIT):
+        hand = state.players[state.caster].hand
+        if any(not is_magic(c) for c in hand):
+            return
+        if options(state).get("redraw", "replace") == "replace":
+            names = ", ".join(card_name(c, numbers_of(state)) for c in hand)
+            state.discard.extend(hand)
+            del hand[:]
+            events.append(event("HandRedrawn", f"seat {state.caster} had no spell card, discarded {names}"))
+        else:
+            events.append(event("HandRedrawn", f"seat {state.caster} had no spell card and draws 5 more"))
+        draw_into(state, hand, HAND_SIZE, events)
+    holders = [s for s in range(seat_count(state)) if any(not is_magic(c) for c in state.players[s].hand)]
+    if holders:
+        state.caster = min(holders, key=lambda s: (s - state.caster) % seat_count(state))
+        events.append(event("CasterTokenPassed", f"no spell card came: the Caster Token passes to seat {state.caster}"))
+
+
+def draw_into(state: ManasurgeState, pile: MutableSequence[int], count: int, events: list[Event]) -> int:
+    """Draw `count` cards (fewer if the draw and discard piles run out) into `pile`; returns how many came."""
+    drawn = 0
+    for _ in range(max(0, count)):
+        if not state.deck:
+            if not state.discard:
+                break
+            state.deck.extend(state.discard)
+            del state.discard[:]
+            rng.shuffle(state.header.rng, state.deck)
+            events.append(event("DiscardReshuffled", "the discard pile was shuffled into a new draw pile"))
+        pile.append(state.deck.pop())
+        drawn += 1
+    return drawn
+
+
+def sync_sizes(state: ManasurgeState) -> None:
+    state.deck_size = len(state.deck)
+    for player in state.players:
+        player.hand_size = len(player.hand)
+        player.penalty_size = len(player.penalty)
+
+
+# ----- applying an action -------------------------------------------------------------------------------------------
+
+
+def apply(state: ManasurgeState, seat: int, action: ManasurgeAction) -> list[Event]:
+    """Apply a legal action (checked by the caller), then any ManaSurge it caused."""
+    if action.move == Move.MANASURGE_MOVE_CONCEDE:
+        return end_round(state, seat)
+    had_cards = [bool(p.hand) for p in state.players]
+    events: list[Event] = []
+    follow, skip = HANDLERS[action.move](state, seat, action, events)
+    for surger, player in enumerate(state.players):
+        if had_cards[surger] and not player.hand:
+            mana_surge(state, surger, events)
+    if follow:
+        state.step = follow
+        set_pending(state, [seat], TURN, PROMPTS[follow])
+    else:
+        pass_turn(state, seat, skip)
+    return events
+
+
+def pass_turn(state: ManasurgeState, seat: int, skip: int = 0) -> None:
+    state.step = Step.MANASURGE_STEP_PLAY
+    set_pending(state, [next_seat(state, seat, 1 + skip)], TURN, PROMPTS[Step.MANASURGE_STEP_PLAY])
+
+
+Outcome = tuple[ManasurgeStep.ValueType, int]  # (the follow-up step or NO_FOLLOW_UP, seats to skip)
+Handler = Callable[[ManasurgeState, int, ManasurgeAction, list[Event]], Outcome]
+
+
+def take_from_hand(state: ManasurgeState, seat: int, card: int) -> None:
+    state.players[seat].hand.remove(card)
+
+
+def do_open(state: ManasurgeState, seat: int, action: ManasurgeAction, events: list[Event]) -> Outcome:
+    """ "Caster sẽ bắt đầu vòng chơi bằng cách đặt 1 Lá Phép trước mặt – lấy 1 Đá tím và Caster token đặt lên"."""
+    card = action.card
+    take_from_hand(state, seat, card)
+    spell, number = spell_of(card), number_of(card, numbers_of(state))
+    state.table.add(id=card, seat=seat, stones=1, spell=spell, number=number)
+    state.caster_spell, state.caster_number = spell, number
+    state.top_spell, state.top_number = spell, number
+    state.clockwise = action.clockwise
+    state.last_player = seat
+    way = "clockwise" if action.clockwise else "counter-clockwise"
+    events.append(
+        event(
+            "RoundOpened",
+            f"seat {seat} opened round {state.round} with {spell_name(spell, number)}, {way}",
+            actor=seat,
+            cards=[card],
+        )
+    )
+    return NO_FOLLOW_UP, 0
+
+
+def do_play(state: ManasurgeState, seat: int, action: ManasurgeAction, events: list[Event]) -> Outcome:
+    card = action.card
+    take_from_hand(state, seat, card)
+    state.last_player = seat
+    events.append(
+        event("CardPlayed", f"seat {seat} played {card_name(card, numbers_of(state))}", actor=seat, cards=[card])
+    )
+    if is_magic(card):
+        played = state.table.add(id=card, seat=seat, magic=magic_of(card))
+        return resolve_magic(state, seat, played, events)
+    played = state.table.add(id=card, seat=seat, spell=spell_of(card), number=number_of(card, numbers_of(state)))
+    return resolve_spell(state, seat, played, events)
+
+
+def resolve_spell(state: ManasurgeState, seat: int, played: Played, events: list[Event]) -> Outcome:
+    """Cases 1-3 for a spell card (or a Shadow Mirror acting as one)."""
+    if played.number == state.top_number:
+        reverse(state, seat, events)  # case 3
+    state.top_spell, state.top_number = played.spell, played.number
+    if not is_resonant(state, played.spell, played.number):
+        return NO_FOLLOW_UP, 0  # case 1 (or a same-spell card not above the Caster card): no stone, no ability
+    played.stones += 1  # case 2
+    events.append(event("StoneAdded", f"{spell_name(played.spell, played.number)} resonated: a stone on it"))
+    if played.spell == Spell.THUNDER:
+        return Step.MANASURGE_STEP_THUNDER, 0
+    if played.spell == Spell.FREEZE:
+        return Step.MANASURGE_STEP_FREEZE, 0
+    return NO_FOLLOW_UP, 0
+
+
+def reverse(state: ManasurgeState, seat: int, events: list[Event]) -> None:
+    """ "Bạn sẽ làm đảo ngược chiều của trận đấu" / "Không được đổi chiều vòng chơi quá 2 lần"."""
+    if state.reversals >= REVERSAL_LIMIT and not has_role(state, seat, Role.CHRONOMANCER):
+        events.append(event("DirectionKept", "the direction was reversed twice this round already"))
+        return
+    state.reversals += 1
+    state.clockwise = not state.clockwise
+    way = "clockwise" if state.clockwise else "counter-clockwise"
+    events.append(event("DirectionReversed", f"the direction of play reversed: now {way}"))
+
+
+def resolve_magic(state: ManasurgeState, seat: int, played: Played, events: list[Event]) -> Outcome:
+    """ "Thực hiện các hành động trên lá Ma Thuật ngay khi vừa đánh xuống" (at once, when played)."""
+    kind = played.magic
+    if kind == Magic.SHADOW_MIRROR:
+        return shadow_mirror(state, seat, played, events)
+    if kind == Magic.SPELL_SHIFT:
+        state.caster_spell, state.caster_number = state.top_spell, state.top_number
+        rule = spell_name(state.caster_spell, state.caster_number)
+        events.append(event("CasterTokenMoved", f"the Caster Token moved to {rule}: the round's spell rule"))
+    elif kind == Magic.BACKLASH:
+        reverse(state, seat, events)
+    elif kind == Magic.TIME_STOP:
+        events.append(event("PlayerSkipped", f"seat {next_seat(state, seat)} is skipped"))
+        return NO_FOLLOW_UP, 1
+    elif kind == Magic.MANA_CRYSTAL:
+        played.stones += 2
+        events.append(event("StoneAdded", "two stones were put on the Mana Crystal"))
+    elif kind in (Magic.SIPHON, Magic.MIND_SWAP):
+        state.target_magic = kind
+        if targets(state, seat):
+            return Step.MANASURGE_STEP_TARGET, 0
+        events.append(event("MagicFizzled", f"{MAGIC_NAMES[Magic(kind)]} found no player to choose"))
+    elif kind == Magic.HEX:
+        hex_next(state, seat, events)
+    elif kind == Magic.PURGE:
+        return Step.MANASURGE_STEP_PURGE, 0
+    elif kind == Magic.WARD:
+        if seat not in state.warded:
+            state.warded.append(seat)
+        events.append(event("Warded", f"seat {seat} is warded: {WARD_REDUCTION} fewer penalty cards this round"))
+    elif kind == Magic.RESONANCE:
+        resonance(state, seat, events)
+    elif kind == Magic.WILD_SURGE:
+        return Step.MANASURGE_STEP_WILD, 0
+    return NO_FOLLOW_UP, 0
+
+
+def shadow_mirror(state: ManasurgeState, seat: int, played: Played, events: list[Event]) -> Outcome:
+    """Shadow Mirror: "Sao chép lá bài vừa mới sử dụng" (copy the card just used). A Mirror copying a Mirror copies
+    what that one copied."""
+    copied = state.table[-2]
+    if copied.spell:
+        played.magic = 0
+        played.spell, played.number = copied.spell, copied.number
+        events.append(event("CardCopied", f"Shadow Mirror copied {spell_name(copied.spell, copied.number)}"))
+        return resolve_spell(state, seat, played, events)
+    played.magic = copied.magic
+    events.append(event("CardCopied", f"Shadow Mirror copied {MAGIC_NAMES[Magic(copied.magic)]}"))
+    return resolve_magic(state, seat, played, events)
+
+
+def hex_next(state: ManasurgeState, seat: int, events: list[Event]) -> None:
+    victim = next_seat(state, seat)
+    hand = state.players[victim].hand
+    before = len(hand)
+    came = draw_into(state, hand, 2, events)
+    events.append(event("CardsDrawn", f"Hex: seat {victim} drew {came} cards"))
+    new = list(hand[before:])
+    events.append(event("CardsDrawn", "Hex: you drew " + names(state, new), audience=victim, cards=new))
+
+
+def resonance(state: ManasurgeState, seat: int, events: list[Event]) -> None:
+    mine = [p for p in state.table if p.seat == seat and p.spell]
+    for played in mine:
+        played.stones += 1
+    events.append(event("StoneAdded", f"Resonance: a stone on each of seat {seat}'s {len(mine)} spell cards"))
+
+
+def do_give(state: ManasurgeState, seat: int, action: ManasurgeAction, events: list[Event]) -> Outcome:
+    """Freeze: "bạn có thể tặng cho người kế bên 1 lá bất kì" (give the player next to you any 1 card)."""
+    receiver = next_seat(state, seat)
+    take_from_hand(state, seat, action.card)
+    state.players[receiver].hand.append(action.card)
+    name = card_name(action.card, numbers_of(state))
+    events.append(event("CardGiven", f"seat {seat} gave a card to seat {receiver}", actor=seat))
+    events.append(event("CardGiven", f"you gave {name} to seat {receiver}", audience=seat))
+    events.append(event("CardReceived", f"seat {seat} gave you {name}", audience=receiver, cards=[action.card]))
+    return NO_FOLLOW_UP, 0
+
+
+def do_discard(state: ManasurgeState, seat: int, action: ManasurgeAction, events: list[Event]) -> Outcome:
+    take_from_hand(state, seat, action.card)
+    state.discard.append(action.card)
+    events.append(
+        event("CardDiscarded", f"Purge: seat {seat} discarded {card_name(action.card, numbers_of(state))}", actor=seat)
+    )
+    return NO_FOLLOW_UP, 0
+
+
+def do_target(state: ManasurgeState, seat: int, action: ManasurgeAction, events: list[Event]) -> Outcome:
+    other = action.target
+    if state.target_magic == Magic.SIPHON:
+        state.players[other].stones -= 1
+        state.players[seat].stones += 1
+        events.append(event("StoneTaken", f"Siphon: seat {seat} took a stone from seat {other}", actor=seat))
+    else:
+        mine, theirs = state.players[seat].hand, state.players[other].hand
+        mine_cards, their_cards = list(mine), list(theirs)
+        del mine[:], theirs[:]
+        mine.extend(their_cards)
+        theirs.extend(mine_cards)
+        events.append(event("HandsSwapped", f"Mind Swap: seat {seat} and seat {other} exchanged hands", actor=seat))
+        for who, hand in ((seat, their_cards), (other, mine_cards)):
+            events.append(event("HandsSwapped", "your hand is now " + names(state, hand), audience=who, cards=hand))
+    state.target_magic = 0
+    return NO_FOLLOW_UP, 0
+
+
+def do_decline(state: ManasurgeState, seat: int, action: ManasurgeAction, events: list[Event]) -> Outcome:
+    """Thunder's example: "lần này có thể quyết định không thực hiện hành động của Lá Sấm Sét"."""
+    events.append(event("AbilityDeclined", f"seat {seat} declined", actor=seat))
+    return NO_FOLLOW_UP, 0
+
+
+HANDLERS: dict[int, Handler] = {
+    Move.MANASURGE_MOVE_OPEN: do_open,
+    Move.MANASURGE_MOVE_PLAY: do_play,
+    Move.MANASURGE_MOVE_GIVE: do_give,
+    Move.MANASURGE_MOVE_DISCARD: do_discard,
+    Move.MANASURGE_MOVE_TARGET: do_target,
+    Move.MANASURGE_MOVE_DECLINE: do_decline,
+}
+
+
+def names(state: ManasurgeState, cards: list[int]) -> str:
+    return ", ".join(card_name(c, numbers_of(state)) for c in cards) or "nothing"
+
+
+# ----- ManaSurge ----------------------------------------------------------------------------------------------------
+
+
+def mana_surge(state: ManasurgeState, seat: int, events: list[Event]) -> None:
+    """ "ManaSurge!": 2 stones, every penalty card to hand, draw up to 5 cards."""
+    player = state.players[seat]
+    gain = SURGE_STONES + (1 if has_role(state, seat, Role.SURGEMASTER) else 0)
+    player.stones += gain
+    taken = len(player.penalty)
+    player.hand.extend(player.penalty)
+    del player.penalty[:]
+    draw_into(state, player.hand, HAND_SIZE - len(player.hand), events)
+    events.append(
+        event(
+            "ManaSurged",
+            f"seat {seat} emptied their hand: ManaSurge! +{gain} stones, "
+            f"{taken} penalty cards to hand, {len(player.hand)} cards now",
+            actor=seat,
+        )
+    )
+    events.append(
+        event("HandDealt", "your hand is now " + names(state, list(player.hand)), audience=seat, cards=player.hand)
+    )
+
+
+# ----- the end of a round -------------------------------------------------------------------------------------------
+
+
+def end_round(state: ManasurgeState, loser: int) -> list[Event]:
+    """ "Kết thúc vòng", steps 1-8, then the 5-or-more penalty cards rule and the goal."""
+    events = [event("RoundLost", f"seat {loser} could not play a valid card", actor=loser)]
+    reward_last_player(state, events)
+    penalise(state, loser, events)
+    if state.caster_spell == Spell.EARTHQUAKE and loser != state.caster:
+        earthquake(state, events)
+    collect_stones(state, loser, events)
+    state.discard.extend(p.id for p in state.table)  # step 6
+    del state.table[:]
+    for seat in range(seat_count(state)):
+        overflow_penalty(state, seat, events)
+    if is_game_over(state, events):
+        return events
+    pass_caster_token(state, events)
+    start_round(state, events)
+    return events
+
+
+def reward_last_player(state: ManasurgeState, events: list[Event]) -> None:
+    """Step 2: "Người chơi đánh lá hợp lệ cuối cùng sẽ nhận được 1 Đá tím"."""
+    seat = state.last_player
+    if seat < 0:
+        return
+    gain = 2 if has_role(state, seat, Role.SPELLTHIEF) else 1
+    state.players[seat].stones += gain
+    events.append(event("StoneAwarded", f"seat {seat} played the last valid card: +{gain} stone"))
+
+
+def penalise(state: ManasurgeState, loser: int, events: list[Event]) -> None:
+    """Step 3: draw as many cards as there are stones on the spell cards, face down."""
+    count = penalty_count(state, loser)
+    came = draw_into(state, state.players[loser].penalty, count, events)
+    events.append(event("PenaltyTaken", f"seat {loser} took {came} penalty cards face down", actor=loser))
+
+
+def earthquake(state: ManasurgeState, events: list[Event]) -> None:
+    """Earthquake: "Nếu người giữ Caster Token không bị tấn công bởi phép. Tất cả người chơi khác, mỗi người sẽ nhận
+    1 lá phạt" (read: the Caster was not the one who failed, so every other player takes 1 penalty card)."""
+    for seat in range(seat_count(state)):
+        if seat == state.caster or has_role(state, seat, Role.EARTH_WARDEN):
+            continue
+        came = draw_into(state, state.players[seat].penalty, 1, events)
+        events.append(event("PenaltyTaken", f"Earthquake: seat {seat} took {came} penalty card"))
+
+
+def collect_stones(state: ManasurgeState, loser: int, events: list[Event]) -> None:
+    """Steps 4 and 5: the loser's stones go back to the supply; everyone else scores the stones on their cards."""
+    lost = sum(p.stones for p in state.table if p.seat == loser)
+    if lost:
+        events.append(event("StonesReturned", f"the {lost} stones on seat {loser}'s cards went back to the supply"))
+    for seat in range(seat_count(state)):
+        if seat == loser:
+            continue
+        gain = sum(p.stones for p in state.table if p.seat == seat)
+        if gain:
+            state.players[seat].stones += gain
+            events.append(event("StonesScored", f"seat {seat} scored the {gain} stones on their cards"))
+
+
+def overflow_penalty(state: ManasurgeState, seat: int, events: list[Event]) -> None:
+    """ "Sau khi hết 1 vòng mà bạn có 5 hoặc hơn lá phạt": return 1 stone, discard the hand, penalty cards to hand."""
+    player = state.players[seat]
+    if len(player.penalty) < PENALTY_LIMIT:
+        return
+    if player.stones > 0 and not has_role(state, seat, Role.CRYSTAL_KEEPER):
+        player.stones -= 1
+    discarded = names(state, list(player.hand))
+    state.discard.extend(player.hand)
+    del player.hand[:]
+    player.hand.extend(player.penalty)
+    del player.penalty[:]
+    events.append(
+        event(
+            "PenaltyOverflowed",
+            f"seat {seat} had {len(player.hand)} penalty cards: returned a stone, "
+            f"discarded their hand ({discarded}) and took the penalty cards into hand",
+        )
+    )
+
+
+def is_game_over(state: ManasurgeState, events: list[Event]) -> bool:
+    """Goal: 12 stones (10 with 5 players); "người nào nhiều điểm nhất là người chiến thắng". Also the engine's
+    MAX_ROUNDS bound."""
+    stones = [p.stones for p in state.players]
+    best = max(stones)
+    reached = best >= winning_stones(state)
+    if not reached and state.round < MAX_ROUNDS:
+        return False
+    winners = [s for s, n in enumerate(stones) if n == best]
+    reason = f"{best} stones" if reached else f"round limit ({MAX_ROUNDS}) reached: most stones"
+    finish(state, winners, [float(n) for n in stones], reason)
+    events.append(event("GameWon", f"seat(s) {', '.join(map(str, winners))} won with {best} stones"))
+    return True
+
+
+def pass_caster_token(state: ManasurgeState, events: list[Event]) -> None:
+    """Step 7: "Caster Token sẽ được chuyển cho tới người có số Đá tím ít nhất" (ties: the first after the Caster,
+    clockwise; the Caster last)."""
+    seats = seat_count(state)
+    order = [(state.caster + k) % seats for k in range(1, seats + 1)]
+    state.caster = min(order, key=lambda s: state.players[s].stones)
+    events.append(event("CasterTokenPassed", f"the Caster Token passed to seat {state.caster} (fewest stones)"))
+
+
+def role_text(player: ManasurgePlayer) -> str:
+    return ROLE_NAMES[Role(player.role)] if player.role else "none"
