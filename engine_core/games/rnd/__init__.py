@@ -51,6 +51,9 @@ from engine_core.games.rnd.design import (
     AWARDS,
     CATEGORIES,
     CATEGORY_NAMES,
+    LEAST_FUNCTIONAL,
+    MOST_FLAVORFUL,
+    MOST_POWERFUL,
     card_text,
     check_art,
     check_flavour,
@@ -497,7 +500,11 @@ class Rnd(Game[RndState, RndAction]):
             return RndAction(writing=RndWriting(name=bot.card_name(design, rng), flavour=bot.flavour(rng)))
         award = legal[0].vote.award
         candidates = [a for a in legal if a.vote.award == award]
-        judge = {1: bot.power_score, 2: bot.dysfunction_score, 3: bot.flavour_score}[award]
+        judge = {
+            MOST_POWERFUL: bot.power_score,
+            LEAST_FUNCTIONAL: bot.dysfunction_score,
+            MOST_FLAVORFUL: bot.flavour_score,
+        }[award]
         top = max(judge(view.designs[a.vote.design]) for a in candidates)
         return random.choice(rng, [a for a in candidates if judge(view.designs[a.vote.design]) == top])
 

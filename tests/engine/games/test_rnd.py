@@ -81,6 +81,16 @@ def _fields(action: RndAction) -> dict[str, object]:
 # ----- roles -------------------------------------------------------------------------------------------------------
 
 
+def test_one_booster_is_opened_and_shuffled_face_down() -> None:
+    # "Open a booster, remove all non-Magic cards and shuffle the rest." (option packs=2 opens a second)
+    state = new_table()
+    assert state.card_count == 15 and len(state.pack) == 14 and len(state.drawn) == 1
+    assert new_table(options={"packs": "2"}).card_count == 30
+    assert list(new_table(seed=1).pack) != list(new_table(seed=2).pack)
+    view = GAME.view(state, 0)
+    assert list(view.pack) == [] and [face.id for face in view.faces] == list(state.drawn)
+
+
 @pytest.mark.parametrize("seats", [3, 4, 8])
 def test_every_seat_is_artist_once_and_writer_once(seats: int) -> None:
     # "Rotate roles until everyone has had the chance to be an artist and writer."
