@@ -1,39 +1,92 @@
 """Bots: a level is a policy that sees only its seat's view and legal actions, and draws from its own rng.
 
-    choose_action(game, state, seat, level, seed)
+    choose_action(game, state, seat, level, seed, stop=None)
 
 The full state stays here: the policy receives `game.view(state, seat)` and the seat's legal actions, never the
 hidden cards of others. `seed` makes a bot's choice reproducible (the worker derives it from the game and version).
+
+Levels:
+- `random`: a uniformly random legal action.
+- `heuristic`: the game's own hand-written strategy (`Game.heuristic_action`).
+- `ismcts`: information-set Monte Carlo tree search over worlds dealt by `Game.sample_world` (see `ismcts.py`),
+  under an iteration budget. `stop`, when given, ends the search early (a deadline set by the caller: time never
+  enters engine_core).
+
+A level whose hook a game lacks falls back to the level below it (ismcts -> heuristic -> random);
+`levels_for(game)` lists the levels a game really has.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 from google.protobuf.message import Message
 
+from engine_core.bots.ismcts import Budget, Stop, best_action, has_heuristic, has_sample_world, search
 from engine_core.errors import InvalidConfigError
 from engine_core.game import Game
 from engine_core.rng import new_rng, randbelow
 
-# A policy: (game, view of the seat, seat, legal actions, seed) -> one of the legal actions.
-Policy = Callable[[Game[Any, Any], Any, int, list[Any], int], Any]
+AnyGame = Game[Any, Any]
 
 
-def random_policy(game: Game[Any, Any], view: Any, seat: int, legal: list[Any], seed: int) -> Any:
+class Policy(Protocol):
+    """(game, view of the seat, seat, legal actions, seed, stop) -> one of the legal actions."""
+
+    def __call__(
+        self, game: AnyGame, view: Any, seat: int, legal: list[Any], seed: int, stop: Stop | None = None
+    ) -> Any: ...
+
+
+def random_policy(game: AnyGame, view: Any, seat: int, legal: list[Any], seed: int, stop: Stop | None = None) -> Any:
     """A uniformly random legal action."""
     return legal[randbelow(new_rng(seed), len(legal))]
 
 
+def heuristic_policy(game: AnyGame, view: Any, seat: int, legal: list[Any], seed: int, stop: Stop | None = None) -> Any:
+    """The game's hand-written strategy; random where the game has none."""
+    if not has_heuristic(game):
+        return random_policy(game, view, seat, legal, seed)
+    return game.heuristic_action(view, seat, legal, new_rng(seed))
+
+
+class IsmctsPolicy:
+    """ISMCTS under a fixed budget; the heuristic level where the game cannot deal worlds."""
+
+    def __init__(self, budget: Budget) -> None:
+        self.budget = budget
+
+    def __call__(
+        self, game: AnyGame, view: Any, seat: int, legal: list[Any], seed: int, stop: Stop | None = None
+    ) -> Any:
+        if not has_sample_world(game):
+            return heuristic_policy(game, view, seat, legal, seed)
+        if len(legal) == 1:
+            return legal[0]
+        root = search(game, view, seat, legal, self.budget, new_rng(seed), stop)
+        return best_action(root, seat, legal)
+
+
 LEVELS: dict[str, Policy] = {
     "random": random_policy,
+    "heuristic": heuristic_policy,
+    "ismcts": IsmctsPolicy(Budget(iterations=40, rollout="random")),
 }
-DEFAULT_LEVEL = "random"
+DEFAULT_LEVEL = "ismcts"
 
 
 def bot_levels() -> list[str]:
     return list(LEVELS)
+
+
+def levels_for(game: AnyGame) -> list[str]:
+    """The levels `game` really plays (the others fall back to a lower level)."""
+    levels = ["random"]
+    if has_heuristic(game):
+        levels.append("heuristic")
+    if has_sample_world(game):
+        levels.append("ismcts")
+    return levels
 
 
 def check_level(level: str) -> str:
@@ -43,9 +96,9 @@ def check_level(level: str) -> str:
     return level
 
 
-def choose_action(game: Game[Any, Any], state: Message, seat: int, level: str, seed: int) -> Any:
+def choose_action(game: AnyGame, state: Message, seat: int, level: str, seed: int, stop: Stop | None = None) -> Any:
     """The bot's action for `seat`, chosen from its own view only."""
     legal = game.legal_actions(state, seat)
     if not legal:
         raise InvalidConfigError("bot turn", f"seat {seat} has no decision pending")
-    return LEVELS[check_level(level)](game, game.view(state, seat), seat, legal, seed)
+    return LEVELS[check_level(level)](game, game.view(state, seat), seat, legal, seed, stop)

@@ -8,12 +8,13 @@ higher total wins, equal totals draw.
 
 from __future__ import annotations
 
-from manaforge.v1.common_pb2 import Event
+from manaforge.v1.common_pb2 import Event, Rng
 from manaforge.v1.games.cardbench_pb2 import CardbenchAction, CardbenchState
 
 from engine_core import rng
 from engine_core.errors import IllegalActionError
 from engine_core.game import Game, GameInfo, event, finish, set_pending
+from engine_core.rng import choice, new_rng, next_u64, shuffle
 
 MOVES_PER_MATCH = 100
 HAND_SIZE = 5
@@ -102,6 +103,27 @@ class Cardbench(Game[CardbenchState, CardbenchAction]):
             cards = " ".join(card_name(c) for c in hand.cards) if hand.cards else f"{hand.size} hidden cards"
             lines.append(f"seat {s}: score {hand.score}; hand {cards}")
         return "\n".join(lines)
+
+    def sample_world(self, view: CardbenchState, seat: int, rng: Rng) -> CardbenchState:
+        """The other hand and the deck dealt again from the cards `seat` has not seen (not in its hand or the pile)."""
+        world = self.copy(view)
+        seen = {*view.hands[seat].cards, *view.pile}
+        unseen = [card for card in range(52) if card not in seen]
+        shuffle(rng, unseen)
+        for other, hand in enumerate(world.hands):
+            if other != seat:
+                hand.cards.extend(unseen[: hand.size])
+                del unseen[: hand.size]
+        world.deck.extend(unseen)
+        world.header.rng.CopyFrom(new_rng(next_u64(rng)))
+        return world
+
+    def heuristic_action(
+        self, view: CardbenchState, seat: int, legal: list[CardbenchAction], rng: Rng
+    ) -> CardbenchAction:
+        """Play the highest rank: every card played scores, and the cards left in hand at the end do not."""
+        best = max(rank(action.card) for action in legal)
+        return choice(rng, [action for action in legal if rank(action.card) == best])
 
     def cards(self, state: CardbenchState) -> list[int]:
         return [*state.deck, *state.pile, *(c for hand in state.hands for c in hand.cards)]

@@ -1,0 +1,166 @@
+"""Single-observer information-set Monte Carlo tree search (SO-ISMCTS, Cowling, Powley and Whitehouse 2012).
+
+One tree for the bot's information set. Each iteration deals a fresh determinized world with
+`game.sample_world(view, seat, rng)` — a full state consistent with the seat's view, never the true one — and walks
+the tree down the actions legal in that world: UCT over the children that are available there (counting how often
+each was available, so actions legal in only a few worlds are not undervalued), expands one untried action, plays out
+the rest of the game (random or heuristic moves) and backs up each seat's share of the win. The answer is the most
+visited action at the root.
+
+Children are keyed by (acting seat, serialized action): worlds may differ in who acts at a node (a response window
+that opens only if a hidden card allows it), and each seat's node keeps that seat's rewards. When several seats are
+pending (a simultaneous decision) the bot's own seat acts first, otherwise the lowest pending seat.
+
+Everything is drawn from the rng built from the seed, and budgets count iterations, so a search replays exactly. The
+only way time enters is the optional `stop` callback, passed in by the caller (a worker's deadline).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from google.protobuf.message import Message
+from manaforge.v1.common_pb2 import Rng
+
+from engine_core.game import Game
+from engine_core.rng import randbelow
+
+Stop = Callable[[], bool]
+AnyGame = Game[Any, Any]
+Key = tuple[int, bytes]
+
+
+@dataclass
+class Node:
+    """A tree node: the statistics of the action that leads here, from the point of view of the seat that took it."""
+
+    visits: int = 0
+    reward: float = 0.0
+    available: int = 0
+    children: dict[Key, Node] = field(default_factory=dict)
+
+    def mean(self) -> float:
+        return self.reward / self.visits if self.visits else 0.0
+
+
+@dataclass(frozen=True)
+class Budget:
+    """How much one decision may search. `rollout` is "random" or "heuristic" (random where a game has none)."""
+
+    iterations: int
+    rollout: str = "random"
+    max_rollout_actions: int = 400
+    exploration: float = 0.7
+
+
+def action_key(seat: int, action: Message) -> Key:
+    return seat, action.SerializeToString(deterministic=True)
+
+
+def acting_seat(game: AnyGame, world: Message, observer: int) -> int:
+    pending = game.pending_seats(world)
+    return observer if observer in pending else min(pending)
+
+
+def step(game: AnyGame, world: Message, seat: int, action: Message) -> None:
+    """Apply in place: a determinized world belongs to one iteration, so the defensive copy of `apply` is skipped."""
+    game._apply(world, seat, action)
+    game.header(world).version += 1
+
+
+def shares(game: AnyGame, world: Message) -> list[float]:
+    """Each seat's share of the win: 1/k for each of k winners; an unfinished playout counts as an even split."""
+    seats = game.header(world).config.seats
+    outcome = game.outcome(world)
+    if not outcome.finished:
+        return [1.0 / seats] * seats
+    winners = set(outcome.winners)
+    return [1.0 / len(winners) if seat in winners else 0.0 for seat in range(seats)]
+
+
+def has_heuristic(game: AnyGame) -> bool:
+    return type(game).heuristic_action is not Game.heuristic_action
+
+
+def has_sample_world(game: AnyGame) -> bool:
+    return type(game).sample_world is not Game.sample_world
+
+
+def playout(game: AnyGame, world: Message, observer: int, budget: Budget, rng: Rng) -> list[float]:
+    heuristic = budget.rollout == "heuristic" and has_heuristic(game)
+    for _ in range(budget.max_rollout_actions):
+        if game.is_terminal(world):
+            break
+        seat = acting_seat(game, world, observer)
+        legal = game.legal_actions(world, seat)
+        if heuristic:
+            action = game.heuristic_action(game.view(world, seat), seat, legal, rng)
+        else:
+            action = legal[randbelow(rng, len(legal))]
+        step(game, world, seat, action)
+    return shares(game, world)
+
+
+def ucb(child: Node, exploration: float) -> float:
+    return child.mean() + exploration * math.sqrt(math.log(child.available) / child.visits)
+
+
+def select(node: Node, options: list[tuple[Key, Any]], exploration: float) -> tuple[Key, Any]:
+    return max(options, key=lambda option: ucb(node.children[option[0]], exploration))
+
+
+def iterate(game: AnyGame, root: Node, view: Message, seat: int, roots: set[Key], budget: Budget, rng: Rng) -> None:
+    """One iteration: determinize, select and expand, play out, back up."""
+    world = game.sample_world(view, seat, rng)
+    node, path = root, []
+    while not game.is_terminal(world):
+        actor = acting_seat(game, world, seat)
+        options = [(action_key(actor, a), a) for a in game.legal_actions(world, actor)]
+        if node is root:
+            options = [(key, a) for key, a in options if key in roots]
+        for key, _ in options:
+            if key in node.children:
+                node.children[key].available += 1
+        if not options:
+            break
+        untried = [(key, a) for key, a in options if key not in node.children]
+        if untried:
+            key, action = untried[randbelow(rng, len(untried))]
+            node.children[key] = Node(available=1)
+        else:
+            key, action = select(node, options, budget.exploration)
+        node = node.children[key]
+        path.append((node, actor))
+        step(game, world, actor, action)
+        if untried:
+            break
+    rewards = playout(game, world, seat, budget, rng)
+    for visited, actor in path:
+        visited.visits += 1
+        visited.reward += rewards[actor]
+
+
+def search(
+    game: AnyGame, view: Message, seat: int, legal: list[Any], budget: Budget, rng: Rng, stop: Stop | None = None
+) -> Node:
+    """The root of the search tree after the budget (or `stop`) runs out."""
+    root = Node()
+    roots = {action_key(seat, action) for action in legal}
+    for _ in range(budget.iterations):
+        if stop is not None and stop():
+            break
+        iterate(game, root, view, seat, roots, budget, rng)
+    return root
+
+
+def best_action(root: Node, seat: int, legal: list[Any]) -> Any:
+    """The most visited legal action (ties: the better mean, then the first listed)."""
+
+    def rank(action: Any) -> tuple[int, float]:
+        child = root.children.get(action_key(seat, action))
+        return (child.visits, child.mean()) if child else (0, 0.0)
+
+    return max(legal, key=rank)
