@@ -7,20 +7,48 @@ invariants of the Game protocol at every step.
 
 from __future__ import annotations
 
-import random as _pyrandom  # chooses moves in test playouts only; the rules never draw from it
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 from manaforge.v1 import common_pb2
 from manaforge.v1.common_pb2 import Event, GameConfig
 
+from engine_core import rng as _rng
 from engine_core.errors import GameOverError, NotYourTurnError, RulesError
 from engine_core.game import Game, visible_events
 
 _CARD = common_pb2.card
+T = TypeVar("T")
+
+
+class Chooser:
+    """Random choices for test playouts and fuzzing, drawn from the engine's own generator (seeded, no globals)."""
+
+    def __init__(self, seed: int) -> None:
+        self._rng = _rng.new_rng(seed ^ 0x5EED)
+
+    def choice(self, items: Sequence[T]) -> T:
+        return items[_rng.randbelow(self._rng, len(items))]
+
+    def randrange(self, n: int) -> int:
+        return _rng.randbelow(self._rng, n)
+
+    def randint(self, low: int, high: int) -> int:
+        return low + _rng.randbelow(self._rng, high - low + 1)
+
+    def random(self) -> float:
+        return _rng.next_u64(self._rng) / 2**64
+
+    def uniform(self, low: float, high: float) -> float:
+        return low + (high - low) * self.random()
+
+    def sample(self, items: Sequence[T], k: int) -> list[T]:
+        pool = list(items)
+        _rng.shuffle(self._rng, pool)
+        return pool[:k]
 
 
 def _is_card_field(fd: FieldDescriptor) -> bool:
@@ -71,7 +99,7 @@ def _fail(game: Game[Any, Any], seed: int, step: int, what: str) -> ConformanceE
     return ConformanceError(f"{game.info.name} seed {seed} step {step}: {what}")
 
 
-def mutate(action: Message, rand: _pyrandom.Random) -> Message:
+def mutate(action: Message, rand: Chooser) -> Message:
     """A copy of `action` with one field set at random: the raw material of illegal actions."""
     copy = type(action)()
     copy.CopyFrom(action)
@@ -91,7 +119,7 @@ def mutate(action: Message, rand: _pyrandom.Random) -> Message:
     return copy
 
 
-def _random_scalar(fd: FieldDescriptor, rand: _pyrandom.Random) -> Any:
+def _random_scalar(fd: FieldDescriptor, rand: Chooser) -> Any:
     if fd.type == FieldDescriptor.TYPE_BOOL:
         return rand.random() < 0.5
     if fd.type == FieldDescriptor.TYPE_STRING:
@@ -111,7 +139,7 @@ def _random_scalar(fd: FieldDescriptor, rand: _pyrandom.Random) -> Any:
     return rand.choice([0, 1, 2, 3, 5, 7, 12, 40, 99, 1000]) if unsigned else rand.randint(-3, 60)
 
 
-def _randomize(target: Message, fd: FieldDescriptor, rand: _pyrandom.Random) -> None:
+def _randomize(target: Message, fd: FieldDescriptor, rand: Chooser) -> None:
     if fd.type == FieldDescriptor.TYPE_MESSAGE:
         target.ClearField(fd.name)
         return
@@ -132,14 +160,14 @@ def check_playout(
     options: dict[str, str] | None = None,
     *,
     full: bool = True,
-    choose: Callable[[_pyrandom.Random, list[Any]], Any] | None = None,
+    choose: Callable[[Chooser, list[Any]], Any] | None = None,
 ) -> PlayoutReport:
     """Play one seeded random game, checking the Game protocol's invariants at every step.
 
     full=False keeps the cheap checks (legal actions exist and apply, conservation, termination) and samples the
     expensive ones (views, fuzzed actions, round trips) on a few steps.
     """
-    rand = _pyrandom.Random(seed)
+    rand = Chooser(seed)
     config = GameConfig(game=game.info.name, seats=seats, options=options or {})
     state = game.new_game(config, seed)
     initial = game.new_game(config, seed)
@@ -209,7 +237,7 @@ def _check_events(game: Game[Any, Any], state: Any, events: list[Event], seats: 
 
 
 def _check_legal_apply(
-    game: Game[Any, Any], state: Any, seat: int, legal: list[Any], seed: int, step: int, rand: _pyrandom.Random
+    game: Game[Any, Any], state: Any, seat: int, legal: list[Any], seed: int, step: int, rand: Chooser
 ) -> None:
     sample = legal if len(legal) <= 24 else rand.sample(legal, 24)
     for action in sample:
@@ -235,7 +263,7 @@ def _check_out_of_turn(
 
 
 def _check_fuzz(
-    game: Game[Any, Any], state: Any, seat: int, legal: list[Any], seed: int, step: int, rand: _pyrandom.Random
+    game: Game[Any, Any], state: Any, seat: int, legal: list[Any], seed: int, step: int, rand: Chooser
 ) -> None:
     before = state.SerializeToString(deterministic=True)
     for _ in range(4):
