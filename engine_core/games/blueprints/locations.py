@@ -1,0 +1,102 @@
+"""The three locations of Urza's Blueprints and when five cards build one.
+
+Each location asks for five cards with five different values of one kind: a card type (Mine), a colour (Power
+Plant, exactly W U B R G), a mana value (Tower). A card offers the values it may stand for (a multicoloured card any
+one of its colours, an Artifact Creature either of its types); a foil is wild and stands for any value. Whether a hand
+builds a location is a matching problem: the non-foil cards need distinct values (Kuhn's augmenting paths on at most
+six cards), and the foils fill the rest (there are always enough values left: five colours for five cards, nine
+card types, unbounded mana values).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TypeAlias
+
+from manaforge.v1.cards_pb2 import MagicCard
+from manaforge.v1.games.blueprints_pb2 import BlueprintsLocation
+
+from engine_core.cards import COLORS, is_land
+
+MINE = BlueprintsLocation.BLUEPRINTS_LOCATION_MINE
+POWER_PLANT = BlueprintsLocation.BLUEPRINTS_LOCATION_POWER_PLANT
+TOWER = BlueprintsLocation.BLUEPRINTS_LOCATION_TOWER
+LOCATIONS = (MINE, POWER_PLANT, TOWER)
+LOCATION_NAMES = {MINE: "Mine", POWER_PLANT: "Power Plant", TOWER: "Tower"}
+CARDS_PER_LOCATION = 5
+CARD_TYPES = ("Artifact", "Battle", "Creature", "Enchantment", "Instant", "Kindred", "Land", "Planeswalker", "Sorcery")
+COLOR_WORDS = {"W": "white", "U": "blue", "B": "black", "R": "red", "G": "green"}
+
+Location: TypeAlias = BlueprintsLocation.ValueType
+Value: TypeAlias = str
+
+
+def values(card: MagicCard, location: Location) -> tuple[Value, ...]:
+    """What a non-foil card may stand for in a location: its card types (Mine), its colours (Power Plant; lands
+    are colorless), its mana value (Tower; lands have mana value 0)."""
+    if location == MINE:
+        return tuple(card.types)
+    if location == POWER_PLANT:
+        return () if is_land(card) else tuple(color for color in COLORS if color in card.colors)
+    return ("0",) if is_land(card) else (str(card.mana_value),)
+
+
+_ALL_VALUES: dict[Location, tuple[Value, ...]] = {
+    MINE: CARD_TYPES,
+    POWER_PLANT: COLORS,
+    TOWER: tuple(str(value) for value in range(100)),
+}
+
+
+def all_values(location: Location) -> tuple[Value, ...]:
+    """The values a foil may stand for, in the order a wild card takes them."""
+    return _ALL_VALUES[location]
+
+
+def assignment(cards: Sequence[MagicCard], location: Location) -> list[Value | None]:
+    """The largest set of distinct values the cards can stand for at once: per card its value, None for a card
+    left out. Foils take the values left over."""
+    matched: dict[Value, int] = {}
+    for index, card in enumerate(cards):
+        if not card.foil:
+            _augment(index, cards, location, matched, set())
+    result: list[Value | None] = [None] * len(cards)
+    for value, index in matched.items():
+        result[index] = value
+    foils = [index for index, card in enumerate(cards) if card.foil]
+    spare = iter(value for value in all_values(location) if value not in matched)
+    for index in foils:
+        result[index] = next(spare, None)
+    return result
+
+
+def _augment(
+    index: int, cards: Sequence[MagicCard], location: Location, matched: dict[Value, int], seen: set[Value]
+) -> bool:
+    for value in values(cards[index], location):
+        if value in seen:
+            continue
+        seen.add(value)
+        holder = matched.get(value)
+        if holder is None or _augment(holder, cards, location, matched, seen):
+            matched[value] = index
+            return True
+    return False
+
+
+def progress(cards: Sequence[MagicCard], location: Location) -> int:
+    """How many of the location's five places the cards fill at once (at most five)."""
+    return min(CARDS_PER_LOCATION, sum(value is not None for value in assignment(cards, location)))
+
+
+def builds(cards: Sequence[MagicCard], location: Location) -> bool:
+    """True when exactly these five cards build the location."""
+    return len(cards) == CARDS_PER_LOCATION and progress(cards, location) == CARDS_PER_LOCATION
+
+
+def describe_value(value: Value, location: Location) -> str:
+    if location == POWER_PLANT:
+        return COLOR_WORDS[value]
+    if location == TOWER:
+        return f"mana value {value}"
+    return value.lower()
