@@ -1,0 +1,272 @@
+"""MANA BURN (Cheapass Games, 1998): "The cardboard Magic Card Collectible Trading Board Game", 2-6 players.
+
+Pawns race around a board of three paths between the Library and the Graveyard (a **reconstruction**: the
+rulebook's board is lost, see board.py and RULES.md). Squares make players draw, discard, trade, auction, fish
+and play for Ante; creatures in play bend those rules; Incinerate, Giant Growth and Counterspell can be played in
+answer to any die roll or card. The first to hold one of each of the ten cards wins, even on another's turn.
+
+The rules live in rules.py (turn, movement, squares, response windows, cards), the zones in zones.py, the deck in
+cards.py and the board in board.py; this module is the Game protocol around them, the view and the bots.
+"""
+
+from __future__ import annotations
+
+from manaforge.v1.common_pb2 import Event, Rng
+from manaforge.v1.games.mana_burn_pb2 import ManaBurnAction, ManaBurnState
+
+from engine_core import rng
+from engine_core.errors import IllegalActionError, MalformedActionError
+from engine_core.game import Game, GameInfo, Option, seat_count
+from engine_core.games.mana_burn import board, rules
+from engine_core.games.mana_burn.bots import heuristic
+from engine_core.games.mana_burn.cards import DECK_SIZE, INSTANTS, MAIN_CARDS, NAMES, kind, name, names
+from engine_core.games.mana_burn.rules import PASS, Move, Phase
+from engine_core.games.mana_burn.zones import all_cards, sync_sizes
+
+# A random playout's hard stop (never reached in practice): the game ends as at the turn limit.
+ACTION_CAP = 19_000
+
+
+class ManaBurn(Game[ManaBurnState, ManaBurnAction]):
+    info = GameInfo(
+        name="mana_burn",
+        title="MANA BURN",
+        min_seats=2,
+        max_seats=6,
+        description="Race around the board collecting one of each of ten Magic cards; auctions, trades and Ante.",
+        options=(
+            Option(
+                "turn_limit",
+                "40",
+                ("20", "40", "80"),
+                "rounds after which the game ends and the most different cards in hand wins (the rules may loop)",
+            ),
+            Option(
+                "simultaneous_win",
+                "restart",
+                ("restart", "share"),
+                "two players completing at once: everyone plays again from the beginning (as written), or share",
+            ),
+        ),
+        max_actions=ACTION_CAP + 1,
+        extra={"golden": "mana_burn_4p,4"},
+    )
+    state_type = ManaBurnState
+    action_type = ManaBurnAction
+
+    # ----- hooks ----------------------------------------------------------------------------------------------------
+
+    def _setup(self, state: ManaBurnState) -> None:
+        rules.deal(state)
+        rules.advance(state, [])
+        sync_sizes(state)
+
+    def _legal_actions(self, state: ManaBurnState, seat: int) -> list[ManaBurnAction]:
+        return rules.legal_actions(state, seat)
+
+    def _apply(self, state: ManaBurnState, seat: int, action: ManaBurnAction) -> list[Event]:
+        if action not in rules.legal_actions(state, seat):
+            raise refusal(state, seat, action)
+        events: list[Event] = []
+        rules.perform(state, seat, action, events)
+        if not state.header.outcome.finished and state.header.version + 1 >= ACTION_CAP:
+            rules.end_by_count(state, events, f"the {ACTION_CAP}-action safety limit was reached")
+        sync_sizes(state)
+        return events
+
+    def _redact(self, view: ManaBurnState, seat: int | None) -> None:
+        del view.library[:]
+        del view.mana_burn[:]
+        for other, player in enumerate(view.players):
+            if other != seat:
+                del player.hand[:]
+                del player.offer[:]
+
+    def timeout_action(self, state: ManaBurnState, seat: int) -> ManaBurnAction | None:
+        """A response window (and an auction bid, a fish back) passes for a seat that does not answer in time."""
+        if seat not in self.pending_seats(state):
+            return None
+        if state.windows or state.phase in (Phase.MANA_BURN_PHASE_AUCTION, Phase.MANA_BURN_PHASE_FISH_BACK):
+            return ManaBurnAction(move=PASS)
+        return None
+
+    def cards(self, state: ManaBurnState) -> list[int]:
+        return all_cards(state)
+
+    def hidden_cards(self, state: ManaBurnState, seat: int | None) -> set[int]:
+        hidden = {*state.library, *state.mana_burn}
+        for other, player in enumerate(state.players):
+            if other != seat:
+                hidden.update(player.hand)
+                hidden.update(player.offer)
+        return hidden
+
+    # ----- text -----------------------------------------------------------------------------------------------------
+
+    def describe(self, state: ManaBurnState, action: ManaBurnAction) -> str:
+        return describe_action(state, action)
+
+    def render(self, view: ManaBurnState, seat: int | None) -> str:
+        return render_view(view, seat)
+
+    # ----- bots -----------------------------------------------------------------------------------------------------
+
+    def sample_world(self, view: ManaBurnState, seat: int, rand: Rng) -> ManaBurnState:
+        """Deal every card `seat` cannot see again at random into the hidden places, keeping their sizes."""
+        world = self.copy(view)
+        unseen = sorted(set(range(DECK_SIZE)) - set(all_cards(view)))
+        rng.shuffle(rand, unseen)
+        for other, player in enumerate(world.players):
+            if other != seat:
+                player.hand.extend(_deal(unseen, player.hand_size))
+                player.offer.extend(_deal(unseen, player.offer_size))
+        world.mana_burn.extend(_deal(unseen, world.mana_burn_size))
+        world.library.extend(_deal(unseen, world.library_size))
+        world.header.rng.CopyFrom(rng.new_rng(rng.next_u64(rand)))
+        return world
+
+    def heuristic_action(
+        self, view: ManaBurnState, seat: int, legal: list[ManaBurnAction], rand: Rng
+    ) -> ManaBurnAction:
+        return heuristic(view, seat, legal, rand)
+
+
+def _deal(pool: list[int], n: int) -> list[int]:
+    dealt = pool[len(pool) - n :] if n else []
+    del pool[len(pool) - n :]
+    return dealt
+
+
+def refusal(state: ManaBurnState, seat: int, action: ManaBurnAction) -> IllegalActionError | MalformedActionError:
+    """Why `action` is not legal now, naming the rule."""
+    if action.move not in Move.values() or action.move == Move.MANA_BURN_MOVE_UNSPECIFIED:
+        return MalformedActionError("action", "an action needs a move (pass, play, path, card, seat, ...)")
+    hand = state.players[seat].hand
+    if action.move == Move.MANA_BURN_MOVE_PLAY:
+        if action.card not in hand:
+            return IllegalActionError("playing cards", f"you do not hold card {action.card}")
+        card = name(action.card)
+        if state.windows and kind(action.card) not in INSTANTS:
+            return IllegalActionError(
+                "fast effects", f"only Incinerate, Giant Growth and Counterspell may be played now, not {card}"
+            )
+        if state.main_played and kind(action.card) in MAIN_CARDS:
+            return IllegalActionError(
+                "playing cards", "you may only play one Creature, Sorcery, or Enchantment on the same turn"
+            )
+        if name(action.card) == "Counterspell":
+            return IllegalActionError(
+                "Counterspell", "you must play this card right after the other one is played, and only on it"
+            )
+        return IllegalActionError(
+            "playing cards", f"{card} cannot be played that way now (copies are interchangeable: play the lowest id)"
+        )
+    if state.windows:
+        return IllegalActionError("response window", "answer with an instant (or Sprites, Heroes), or pass")
+    if (
+        action.move == Move.MANA_BURN_MOVE_CARD
+        and action.card not in hand
+        and state.phase != Phase.MANA_BURN_PHASE_SQUARE
+    ):
+        return IllegalActionError("your hand", f"you do not hold card {action.card}")
+    prompt = state.header.pending.prompt or "wait"
+    return IllegalActionError("legal choices", f"that is not one of the choices now: {prompt}")
+
+
+# ----- text ---------------------------------------------------------------------------------------------------------
+
+
+def describe_action(state: ManaBurnState, action: ManaBurnAction) -> str:
+    move = action.move
+    if move == Move.MANA_BURN_MOVE_PASS:
+        return "end the turn" if not state.windows and state.phase == Phase.MANA_BURN_PHASE_MAIN else "pass"
+    if move == Move.MANA_BURN_MOVE_PLAY:
+        return f"play {name(action.card)}{rules.target_text(state, action)}"
+    if move == Move.MANA_BURN_MOVE_REROLL:
+        return "re-roll the movement die (Scryb Sprites)"
+    if move == Move.MANA_BURN_MOVE_HERO:
+        return f"Benalish Hero: +2 to seat {state.rolls[action.roll].seat}'s Ante roll"
+    if move == Move.MANA_BURN_MOVE_PATH:
+        return f"take the path of {board.PATH_NAMES[action.path]}"
+    if move == Move.MANA_BURN_MOVE_YES:
+        return "yes"
+    if move == Move.MANA_BURN_MOVE_CARD:
+        return f"choose {name(action.card)}"
+    if move == Move.MANA_BURN_MOVE_SEAT:
+        asked = (
+            f" for {NAMES[action.kind]}" if state.phase == Phase.MANA_BURN_PHASE_SQUARE and _is_fishing(state) else ""
+        )
+        return f"choose seat {action.seat}{asked}"
+    if move == Move.MANA_BURN_MOVE_CREATURE:
+        swap = f" for {name(action.other)}" if action.other or _is_vesuvan(state) else ""
+        return f"choose {name(action.target)}{swap}"
+    if move == Move.MANA_BURN_MOVE_FALSE_BID:
+        return "false bid (Drudge Skeletons)"
+    return f"fish back for {NAMES[action.kind]}"
+
+
+def _is_fishing(state: ManaBurnState) -> bool:
+    return board.SQUARES[state.square].effect == board.Effect.FISHING
+
+
+def _is_vesuvan(state: ManaBurnState) -> bool:
+    return board.SQUARES[state.square].effect == board.Effect.VESUVAN_SHIFT
+
+
+def render_view(view: ManaBurnState, seat: int | None) -> str:
+    n = seat_count(view)
+    pawns: dict[int, list[int]] = {}
+    for s, player in enumerate(view.players):
+        pawns.setdefault(player.square, []).append(s)
+    way = "left (seat +1)" if view.direction == 1 else "right (seat -1)"
+    top = names([view.graveyard[-1]]) if view.graveyard else "empty"
+    lines = [
+        f"MANA BURN - turn {view.turns}, round limit {view.header.config.options['turn_limit']}, "
+        f"seat {view.active} active, turns pass to the {way}",
+        *board.diagram(pawns),
+        f"Library: {view.library_size} cards | Graveyard: {len(view.graveyard)} cards, top {top} | "
+        f"Mana Burn pile: {view.mana_burn_size} face down",
+    ]
+    for s in range(n):
+        lines.append(_player_line(view, s, seat))
+    if view.rolls:
+        lines.append("Rolls: " + ", ".join(f"seat {r.seat}: {r.value}" for r in view.rolls))
+    if view.stack:
+        items = [f"{name(i.card)} (seat {i.seat}{', countered' if i.countered else ''})" for i in view.stack]
+        lines.append("Stack (newest last): " + "; ".join(items))
+    if view.auction:
+        lines.append(f"Up for auction: {names(list(view.auction))}; last bidder: {_seat_or_none(view.last_bidder)}")
+    pending = view.header.pending
+    if view.header.outcome.finished:
+        outcome = view.header.outcome
+        lines.append(f"Game over: seat(s) {list(outcome.winners)} won ({outcome.reason})")
+    elif pending.seats:
+        lines.append(f"Waiting for seat(s) {list(pending.seats)}: {pending.prompt}")
+    return "\n".join(lines)
+
+
+def _seat_or_none(seat: int) -> str:
+    return "none" if seat < 0 else f"seat {seat}"
+
+
+def _player_line(view: ManaBurnState, s: int, seat: int | None) -> str:
+    player = view.players[s]
+    hand = names(sorted(player.hand)) if s == seat else f"{player.hand_size} cards"
+    creatures = [
+        name(c.card)
+        + (f" +{len(c.armor)} Holy Armor" if c.armor else "")
+        + (f" (owner {c.owner})" if c.owner != s else "")
+        for c in player.creatures
+    ]
+    extras = []
+    if player.offer_size:
+        extras.append(f"{player.offer_size} face down")
+    if player.skip_turns:
+        extras.append("skips next turn")
+    tail = f" [{', '.join(extras)}]" if extras else ""
+    where = board.square_name(player.square)
+    play = ", ".join(creatures) or "no creatures"
+    return f"seat {s} @{s} on {where} ({board.PATH_NAMES[player.path]}): hand {hand}; in play {play}{tail}"
+
+
+GAME = ManaBurn()

@@ -1,0 +1,88 @@
+"""The MANA BURN deck: 8 of each of five creatures, 12 of each of five spells, 100 cards.
+
+Card ids 0..99: ids 0..39 are the creatures (kind = id // 8), ids 40..99 the spells (kind = 5 + (id - 40) // 12).
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+
+class Kind(IntEnum):
+    """The ten cards to collect, in rulebook order."""
+
+    BENALISH_HERO = 0
+    SCRYB_SPRITES = 1
+    DRUDGE_SKELETONS = 2
+    MERFOLK = 3
+    GOBLINS = 4
+    HOLY_ARMOR = 5
+    GIANT_GROWTH = 6
+    RAISE_DEAD = 7
+    COUNTERSPELL = 8
+    INCINERATE = 9
+
+
+NAMES = (
+    "Benalish Hero",
+    "Scryb Sprites",
+    "Drudge Skeletons",
+    "Merfolk of the Pearl Trident",
+    "Mons' Goblin Raiders",
+    "Holy Armor",
+    "Giant Growth",
+    "Raise Dead",
+    "Counterspell",
+    "Incinerate",
+)
+CREATURE_COPIES = 8
+SPELL_COPIES = 12
+DECK_SIZE = 5 * CREATURE_COPIES + 5 * SPELL_COPIES
+KINDS = tuple(Kind)
+
+CREATURES = frozenset(KINDS[:5])
+# "the three fast effects (Incinerate, Giant Growth, and Counterspell)": playable at any time.
+INSTANTS = frozenset({Kind.GIANT_GROWTH, Kind.COUNTERSPELL, Kind.INCINERATE})
+# "one Creature, Sorcery, or Enchantment" per turn: the creatures, Holy Armor (enchantment), Raise Dead (sorcery).
+MAIN_CARDS = frozenset({*CREATURES, Kind.HOLY_ARMOR, Kind.RAISE_DEAD})
+# Green is Strong! takes Blue cards: Merfolk of the Pearl Trident and Counterspell are the deck's Blue cards.
+BLUE = frozenset({Kind.MERFOLK, Kind.COUNTERSPELL})
+
+
+def kind(card: int) -> Kind:
+    if card < 5 * CREATURE_COPIES:
+        return KINDS[card // CREATURE_COPIES]
+    return KINDS[5 + (card - 5 * CREATURE_COPIES) // SPELL_COPIES]
+
+
+def name(card: int) -> str:
+    return NAMES[kind(card)]
+
+
+def is_creature(card: int) -> bool:
+    return kind(card) in CREATURES
+
+
+def is_instant(card: int) -> bool:
+    return kind(card) in INSTANTS
+
+
+def parse_kind(text: str) -> Kind:
+    """The kind named by `text` (a card name, case-insensitive); ValueError otherwise."""
+    for k, card_name in zip(KINDS, NAMES, strict=True):
+        if card_name.lower() == text.strip().lower():
+            return k
+    raise ValueError(f"no MANA BURN card is named {text!r}")
+
+
+def format_kind(k: int) -> str:
+    return NAMES[k]
+
+
+def distinct(cards: list[int]) -> int:
+    """How many of the ten different cards `cards` holds."""
+    return len({kind(c) for c in cards})
+
+
+def names(cards: list[int]) -> str:
+    return ", ".join(name(c) for c in cards) if cards else "nothing"

@@ -1,0 +1,1077 @@
+"""The MANA BURN rules as functions over the state: the turn, movement, squares, response windows and cards.
+
+`advance` runs everything automatic until a decision is due and sets the pending seats; `legal_actions` lists a
+pending seat's choices; `perform` carries out one of them. Rule references ("Movement", "Trading", ...) are the
+rulebook's sections; RULES.md maps every rule to its function here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from manaforge.v1.common_pb2 import Event
+from manaforge.v1.games.mana_burn_pb2 import (
+    ManaBurnAction,
+    ManaBurnCreature,
+    ManaBurnMove,
+    ManaBurnPhase,
+    ManaBurnRollPurpose,
+    ManaBurnState,
+    ManaBurnTrigger,
+)
+
+from engine_core import rng
+from engine_core.game import RESPONSE, SIMULTANEOUS, TURN, event, finish, options, seat_count, set_pending
+from engine_core.games.mana_burn import board
+from engine_core.games.mana_burn.board import GRAVEYARD, LIBRARY, SQUARES, Effect
+from engine_core.games.mana_burn.cards import (
+    BLUE,
+    CREATURES,
+    DECK_SIZE,
+    KINDS,
+    MAIN_CARDS,
+    NAMES,
+    Kind,
+    distinct,
+    kind,
+    name,
+    names,
+)
+from engine_core.games.mana_burn.zones import (
+    bury,
+    choices,
+    count_in_play,
+    discard,
+    draw,
+    find_armor,
+    find_creature,
+    gain,
+    give_creature,
+    left_of,
+    order_after,
+    remove_creature,
+    right_of,
+    take_graveyard,
+    take_library,
+    take_random,
+)
+
+Move = ManaBurnMove
+Phase = ManaBurnPhase
+PASS = Move.MANA_BURN_MOVE_PASS
+PLAY = Move.MANA_BURN_MOVE_PLAY
+REROLL = Move.MANA_BURN_MOVE_REROLL
+HERO = Move.MANA_BURN_MOVE_HERO
+PATH = Move.MANA_BURN_MOVE_PATH
+YES = Move.MANA_BURN_MOVE_YES
+CARD = Move.MANA_BURN_MOVE_CARD
+SEAT = Move.MANA_BURN_MOVE_SEAT
+CREATURE = Move.MANA_BURN_MOVE_CREATURE
+FALSE_BID = Move.MANA_BURN_MOVE_FALSE_BID
+NAME = Move.MANA_BURN_MOVE_NAME
+
+ROLL_WINDOW = ManaBurnTrigger.MANA_BURN_TRIGGER_ROLL
+CARD_WINDOW = ManaBurnTrigger.MANA_BURN_TRIGGER_CARD
+ASK_WINDOW = ManaBurnTrigger.MANA_BURN_TRIGGER_ASK
+MOVE_ROLL = ManaBurnRollPurpose.MANA_BURN_ROLL_PURPOSE_MOVE
+ANTE_ROLL = ManaBurnRollPurpose.MANA_BURN_ROLL_PURPOSE_ANTE
+SQUARE_ROLL = ManaBurnRollPurpose.MANA_BURN_ROLL_PURPOSE_SQUARE
+
+DIE = 12
+HAND_SIZE = 3
+LIBRARY_DRAW = 2
+GIANT_GROWTH_BONUS = 3
+HERO_BONUS = 2
+NONE = -1
+
+
+def act(move: ManaBurnMove.ValueType, **fields: int) -> ManaBurnAction:
+    return ManaBurnAction(move=move, **fields)
+
+
+# ----- setup, turns, the end ----------------------------------------------------------------------------------------
+
+
+def deal(state: ManaBurnState) -> None:
+    """SETUP: shuffle, three cards each, every pawn on the Library. Seat 0 plays first."""
+    n = seat_count(state)
+    for field in ("library", "graveyard", "mana_burn", "players", "rolls", "stack", "windows", "auction"):
+        state.ClearField(field)  # type: ignore[arg-type]
+    state.library.extend(range(DECK_SIZE))
+    rng.shuffle(state.header.rng, state.library)
+    for _ in range(n):
+        player = state.players.add(square=LIBRARY, choosing=True)
+        player.hand.extend(state.library[-HAND_SIZE:])
+        del state.library[-HAND_SIZE:]
+    state.direction = 1
+    state.active = n - 1
+    state.turns = 0
+    state.phase = Phase.MANA_BURN_PHASE_NEXT_TURN
+    state.last_bidder = state.opponent = state.kind = NONE
+    state.steps = state.rerolls_used = state.count = state.square = state.decider = 0
+    state.main_played = state.fishing_back = False
+
+
+def turn_limit(state: ManaBurnState) -> int:
+    return int(options(state)["turn_limit"])
+
+
+def next_turn(state: ManaBurnState, events: list[Event]) -> None:
+    """ON YOUR TURN: the next seat in turn order (skipping a turn Crazy Abu! cost) rolls for movement."""
+    n = seat_count(state)
+    if state.turns >= turn_limit(state) * n:
+        end_by_count(state, events, f"the {turn_limit(state)}-round limit was reached")
+        return
+    seat = state.active
+    while True:
+        seat = (seat + state.direction) % n
+        player = state.players[seat]
+        if player.skip_turns == 0:
+            break
+        player.skip_turns -= 1
+        events.append(event("TurnSkipped", f"seat {seat} skipped a turn (Crazy Abu!)", actor=seat))
+    state.active = seat
+    state.turns += 1
+    state.rerolls_used = 0
+    state.main_played = False
+    events.append(event("TurnBegan", f"turn {state.turns}: seat {seat}", actor=seat))
+    roll(state, [seat], MOVE_ROLL, events)
+
+
+def end_by_count(state: ManaBurnState, events: list[Event], reason: str) -> None:
+    """The turn-limit variant: the most different cards in hand wins (ties share the win)."""
+    counts = [distinct(list(p.hand)) for p in state.players]
+    best = max(counts)
+    winners = [s for s, c in enumerate(counts) if c == best]
+    finish(state, winners, [float(c) for c in counts], f"{reason}: most different cards ({best}) wins")
+    events.append(event("GameEnded", f"{reason}; seat(s) {winners} hold the most different cards ({best})"))
+
+
+def check_win(state: ManaBurnState, events: list[Event]) -> bool:
+    """WINNING: one of each of the ten cards in hand, checked after every change, on anyone's turn."""
+    winners = [s for s, p in enumerate(state.players) if distinct(list(p.hand)) == len(KINDS)]
+    if not winners:
+        return False
+    if len(winners) > 1 and options(state)["simultaneous_win"] == "restart":
+        state.restarts += 1
+        for earlier in events:  # every card goes back into the deck: no event may show where one was
+            del earlier.cards[:]
+        events.append(event("GameRestarted", f"seats {winners} won at the same time: everyone plays again"))
+        deal(state)
+        return True
+    counts = [float(distinct(list(p.hand))) for p in state.players]
+    finish(state, winners, counts, "collected one of each of the ten cards")
+    events.append(event("GameWon", f"seat(s) {winners} collected one of each of the ten cards"))
+    return True
+
+
+# ----- the driver ---------------------------------------------------------------------------------------------------
+
+
+def advance(state: ManaBurnState, events: list[Event]) -> None:
+    """Run the automatic steps until the game waits for a decision (or ends); set the pending seats."""
+    while not state.header.outcome.finished:
+        if check_win(state, events):
+            continue
+        if state.windows:
+            window = state.windows[-1]
+            set_pending(state, [window.queue[0]], RESPONSE, window_prompt(state))
+            return
+        step = AUTOMATIC.get(state.phase)
+        if step is None:
+            seats, kind_ = deciders(state)
+            set_pending(state, seats, kind_, PROMPTS[state.phase])
+            return
+        step(state, events)
+
+
+def deciders(state: ManaBurnState) -> tuple[list[int], int]:
+    if state.phase == Phase.MANA_BURN_PHASE_OFFER:
+        return [s for s, p in enumerate(state.players) if p.offering], SIMULTANEOUS
+    if state.phase in (Phase.MANA_BURN_PHASE_SQUARE, Phase.MANA_BURN_PHASE_AUCTION, Phase.MANA_BURN_PHASE_MUD):
+        return [state.decider], TURN
+    if state.phase == Phase.MANA_BURN_PHASE_FISH_BACK:
+        return [state.opponent], TURN
+    return [state.active], TURN
+
+
+PROMPTS = {
+    Phase.MANA_BURN_PHASE_PATH: "choose the path to leave by",
+    Phase.MANA_BURN_PHASE_GOBLIN: "your Goblins may take the top card of the Graveyard as you pass",
+    Phase.MANA_BURN_PHASE_STEAL: "choose whose hand to draw a random card from",
+    Phase.MANA_BURN_PHASE_SQUARE: "follow the square's instruction",
+    Phase.MANA_BURN_PHASE_OFFER: "choose a card to lay face down",
+    Phase.MANA_BURN_PHASE_AUCTION: "bid (discard a card), make a false bid, or pass",
+    Phase.MANA_BURN_PHASE_MUD: "M.U.D. Wrestling: discard a card or sacrifice a creature",
+    Phase.MANA_BURN_PHASE_FISH_BACK: "fish back: name a card, or decline",
+    Phase.MANA_BURN_PHASE_MAIN: "play a card, or end your turn",
+}
+
+
+def window_prompt(state: ManaBurnState) -> str:
+    window = state.windows[-1]
+    if window.trigger == CARD_WINDOW:
+        top = state.stack[-1]
+        return f"answer seat {top.seat}'s {name(top.card)} with an instant, or pass"
+    if window.trigger == ASK_WINDOW:
+        return f"you are asked for {NAMES[state.kind]}: play instants first, or pass to answer"
+    return "answer the die roll with an instant, or pass (the roller's pass lets the roll stand)"
+
+
+# ----- die rolls and response windows ------------------------------------------------------------------------------
+
+
+def roll(state: ManaBurnState, seats: list[int], purpose: ManaBurnRollPurpose.ValueType, events: list[Event]) -> None:
+    """Roll one die per seat; every other seat may answer in turn order, the active seat last (its pass settles)."""
+    del state.rolls[:]
+    for seat in seats:
+        value = rng.roll(state.header.rng, DIE)
+        state.rolls.add(seat=seat, value=value, purpose=purpose)
+        events.append(event("DieRolled", f"seat {seat} rolled {value}", actor=seat))
+    state.phase = Phase.MANA_BURN_PHASE_ROLLED
+    state.windows.add(trigger=ROLL_WINDOW, queue=roll_queue(state))
+
+
+def roll_queue(state: ManaBurnState) -> list[int]:
+    return [*order_after(state, state.active), state.active]
+
+
+def reopen_roll_window(state: ManaBurnState) -> None:
+    """A roll changed: wait for the dust to settle, everyone answers again."""
+    for window in state.windows:
+        if window.trigger == ROLL_WINDOW:
+            del window.queue[:]
+            window.queue.extend(roll_queue(state))
+
+
+def open_card_window(state: ManaBurnState, seat: int) -> None:
+    state.windows.add(trigger=CARD_WINDOW, queue=order_after(state, seat))
+
+
+def pass_window(state: ManaBurnState, events: list[Event]) -> None:
+    window = state.windows[-1]
+    del window.queue[0]
+    if window.queue:
+        return
+    trigger = window.trigger
+    state.windows.pop()
+    if trigger == CARD_WINDOW:
+        resolve(state, events)
+    elif trigger == ASK_WINDOW:
+        answer_fishing(state, events)
+
+
+def roll_stands(state: ManaBurnState, events: list[Event]) -> None:
+    """The die roll's window closed: the roll stands and takes effect."""
+    rolls = [(r.seat, r.value) for r in state.rolls]
+    purpose = state.rolls[0].purpose
+    del state.rolls[:]
+    to_main(state)
+    if purpose == MOVE_ROLL:
+        state.steps = rolls[0][1]
+        state.phase = Phase.MANA_BURN_PHASE_MOVING
+    elif purpose == ANTE_ROLL:
+        settle_ante(state, rolls, events)
+    else:
+        square_roll(state, rolls[0][1], events)
+
+
+# ----- movement -----------------------------------------------------------------------------------------------------
+
+
+def walk(state: ManaBurnState, events: list[Event]) -> None:
+    """Movement: step along the arrows; the Library draws and offers a new path; the Graveyard keeps it."""
+    seat = state.active
+    player = state.players[seat]
+    start = player.square
+    walked = 0
+    while state.steps > 0:
+        if player.grab:
+            state.phase = Phase.MANA_BURN_PHASE_GOBLIN
+            break
+        if player.choosing:
+            state.phase = Phase.MANA_BURN_PHASE_PATH
+            break
+        player.square = board.next_square(player.square, player.path)
+        state.steps -= 1
+        walked += 1
+        if player.square == LIBRARY:
+            extra = max(0, count_in_play(player, Kind.MERFOLK) - 1)
+            draw(state, seat, LIBRARY_DRAW + extra, events, "walked into the Library and drew")
+            player.choosing = True
+        elif player.square == GRAVEYARD and state.steps > 0:
+            player.grab = count_in_play(player, Kind.GOBLINS) > 0 and bool(state.graveyard)
+            player.choosing = count_in_play(player, Kind.DRUDGE_SKELETONS) > 0
+    else:
+        state.phase = Phase.MANA_BURN_PHASE_ARRIVED
+    if walked:
+        text = f"seat {seat} moved {walked} from {board.square_name(start)} to {board.square_name(player.square)}"
+        events.append(event("PawnMoved", text, actor=seat))
+
+
+def arrive(state: ManaBurnState, events: list[Event]) -> None:
+    """Stopping on another's pawn steals a random card from their hand, before the square is read."""
+    seat = state.active
+    victims = stealable(state)
+    if len(victims) > 1:
+        state.phase = Phase.MANA_BURN_PHASE_STEAL
+        return
+    if victims:
+        take_random(state, seat, victims[0], 1, events)
+    enter_square(state, events)
+
+
+def stealable(state: ManaBurnState) -> list[int]:
+    here = state.players[state.active].square
+    return [s for s in order_after(state, state.active) if state.players[s].square == here and state.players[s].hand]
+
+
+# ----- squares ------------------------------------------------------------------------------------------------------
+
+
+def to_main(state: ManaBurnState) -> None:
+    state.phase = Phase.MANA_BURN_PHASE_MAIN
+
+
+def ask(state: ManaBurnState, seat: int, count: int = 0) -> None:
+    state.phase = Phase.MANA_BURN_PHASE_SQUARE
+    state.decider = seat
+    state.count = count
+
+
+def enter_square(state: ManaBurnState, events: list[Event]) -> None:
+    """Follow the instruction of the square the active pawn stopped on."""
+    seat = state.active
+    player = state.players[seat]
+    state.square = player.square
+    square = SQUARES[player.square]
+    events.append(event("SquareReached", f"seat {seat} is on {square.name}: {square.text}", actor=seat))
+    player.choosing = player.square in (LIBRARY, GRAVEYARD)
+    to_main(state)
+    SQUARE_EFFECTS.get(square.effect, lambda s, e: None)(state, events)
+
+
+def _ask_if(state: ManaBurnState, condition: bool, count: int = 0) -> None:
+    if condition:
+        ask(state, state.active, count)
+
+
+def _hand(state: ManaBurnState, seat: int | None = None) -> list[int]:
+    return list(state.players[state.active if seat is None else seat].hand)
+
+
+def _others_with_cards(state: ManaBurnState) -> list[int]:
+    return [s for s in order_after(state, state.active) if state.players[s].hand]
+
+
+def _draw_n(n: int) -> Callable[[ManaBurnState, list[Event]], None]:
+    return lambda state, events: draw(state, state.active, n, events)
+
+
+def _roll_square(state: ManaBurnState, events: list[Event]) -> None:
+    roll(state, [state.active], SQUARE_ROLL, events)
+
+
+def square_roll(state: ManaBurnState, value: int, events: list[Event]) -> None:
+    """Major Party, Origins Tournament and Meet Mr. Suitcase read the roll (Giant Growth can push it past 12)."""
+    effect = SQUARES[state.square].effect
+    seat = state.active
+    to_main(state)
+    if effect == Effect.MAJOR_PARTY:
+        if value <= 8:
+            draw(state, seat, 2, events)
+        else:
+            _ask_if(state, bool(_hand(state)), 2)
+    elif effect == Effect.TOURNAMENT:
+        if value >= 8:
+            draw(state, seat, 3, events)
+    elif value <= 6:  # Meet Mr. Suitcase
+        draw(state, seat, 1, events)
+    else:
+        _ask_if(state, bool(_hand(state)), 2)
+
+
+def _lace(state: ManaBurnState, events: list[Event]) -> None:
+    state.direction = -state.direction
+    events.append(event("TurnOrderReversed", "turn order reversed: Left and Right swap"))
+
+
+def _goblin_riot(state: ManaBurnState, events: list[Event]) -> None:
+    """Gather every creature in play, shuffle, deal them out one by one starting with the active seat."""
+    pool: list[ManaBurnCreature] = []
+    for player in state.players:
+        for creature in player.creatures:
+            copy = ManaBurnCreature()
+            copy.CopyFrom(creature)
+            pool.append(copy)
+        del player.creatures[:]
+    order = list(range(len(pool)))
+    rng.shuffle(state.header.rng, order)
+    seats = [state.active, *order_after(state, state.active)]
+    for i, index in enumerate(order):
+        state.players[seats[i % len(seats)]].creatures.append(pool[index])
+    events.append(event("CreaturesShared", f"{len(pool)} creatures were shared out again at random"))
+
+
+def _tantrum(state: ManaBurnState, events: list[Event]) -> None:
+    if not state.graveyard or kind(state.graveyard[-1]) not in CREATURES:
+        return
+    doomed = kind(state.graveyard[-1])
+    for player in state.players:
+        for creature in [c.card for c in player.creatures if kind(c.card) == doomed]:
+            bury(state, creature, events, "died in the Tantrum of God")
+
+
+def _gravy_train(state: ManaBurnState, events: list[Event]) -> None:
+    take_random(state, state.active, right_of(state, state.active), 2, events)
+
+
+def _mana_screwed(state: ManaBurnState, events: list[Event]) -> None:
+    for seat in order_after(state, state.active):
+        draw(state, seat, 1, events)
+
+
+def _nose_ring(state: ManaBurnState, events: list[Event]) -> None:
+    if state.mana_burn:
+        gain(state, state.active, [state.mana_burn.pop()], "took from the Mana Burn pile", events)
+
+
+def _auction(state: ManaBurnState, events: list[Event]) -> None:
+    """Auctioning Cards: X cards off the Library face up; bidding starts on the left."""
+    cards = take_library(state, SQUARES[state.square].amount, events)
+    if not cards:
+        return
+    state.auction.extend(cards)
+    events.append(event("AuctionOpened", f"up for auction: {names(cards)}"))
+    for player in state.players:
+        player.passed = False
+        player.false_bids = 0
+    state.last_bidder = NONE
+    state.decider = left_of(state, state.active)
+    state.phase = Phase.MANA_BURN_PHASE_AUCTION
+
+
+def _mud(state: ManaBurnState, events: list[Event]) -> None:
+    state.decider = state.active
+    state.phase = Phase.MANA_BURN_PHASE_MUD
+    next_wrestler(state, include_current=True)
+
+
+def next_wrestler(state: ManaBurnState, include_current: bool = False) -> None:
+    seats = [state.active, *order_after(state, state.active)]
+    start = seats.index(state.decider) + (0 if include_current else 1)
+    for seat in seats[start:]:
+        if state.players[seat].hand or state.players[seat].creatures:
+            state.decider = seat
+            return
+    to_main(state)
+
+
+def _short_circuit(state: ManaBurnState, events: list[Event]) -> None:
+    seats = [s for s in [state.active, *order_after(state, state.active)] if state.players[s].hand]
+    start_offer(state, seats, events)
+
+
+def _roll_again(state: ManaBurnState, events: list[Event]) -> None:
+    roll(state, [state.active], MOVE_ROLL, events)
+
+
+def _graveyard_stop(state: ManaBurnState, events: list[Event]) -> None:
+    _ask_if(state, bool(state.graveyard))
+
+
+def _creatures(state: ManaBurnState, seats: list[int], k: Kind | None = None) -> list[int]:
+    return [c.card for s in seats for c in state.players[s].creatures if k is None or kind(c.card) == k]
+
+
+def _all_seats(state: ManaBurnState) -> list[int]:
+    return list(range(seat_count(state)))
+
+
+SQUARE_EFFECTS: dict[Effect, Callable[[ManaBurnState, list[Event]], None]] = {
+    Effect.GRAVEYARD: _graveyard_stop,
+    Effect.GAME_STORE: lambda s, e: _ask_if(s, bool(_hand(s)) and bool(s.graveyard)),
+    Effect.MAJOR_PARTY: _roll_square,
+    Effect.TOURNAMENT: _roll_square,
+    Effect.SUITCASE: _roll_square,
+    Effect.RE_ENTER: _draw_n(1),
+    Effect.DRAW_TWO: _draw_n(2),
+    Effect.CONNECTION_LOST: lambda s, e: ask(s, s.active, 1),
+    Effect.SPOOKY_VIBES: lambda s, e: _ask_if(s, bool(_creatures(s, order_after(s, s.active), Kind.DRUDGE_SKELETONS))),
+    Effect.CRAZY_ABU: lambda s, e: _ask_if(s, bool(s.graveyard)),
+    Effect.TRADE: lambda s, e: _ask_if(s, bool(_hand(s)) and bool(_others_with_cards(s))),
+    Effect.ANTE: lambda s, e: _ask_if(s, bool(_hand(s)) and bool(_others_with_cards(s))),
+    Effect.FISHING: lambda s, e: ask(s, s.active),
+    Effect.DISCARD_ONE: lambda s, e: _ask_if(s, bool(_hand(s)), 1),
+    Effect.MANA_BURN: lambda s, e: _ask_if(s, bool(_hand(s)), 1),
+    Effect.AUCTION: _auction,
+    Effect.ROLL_AGAIN: _roll_again,
+    Effect.SHORT_CIRCUIT: _short_circuit,
+    Effect.BLIND_TRADE: lambda s, e: _ask_if(s, bool(_hand(s)) and bool(s.library or s.graveyard or s.mana_burn)),
+    Effect.GREEN_IS_STRONG: lambda s, e: _ask_if(s, any(kind(c) in BLUE for c in s.graveyard), 2),
+    Effect.REFUND: lambda s, e: _ask_if(s, bool(_creatures(s, _all_seats(s)))),
+    Effect.GOBLIN_RIOT: _goblin_riot,
+    Effect.MUD_WRESTLING: _mud,
+    Effect.GREEDY_YOU: lambda s, e: take_graveyard(s, s.active, 2, e),
+    Effect.NOSE_RING: _nose_ring,
+    Effect.LACE: _lace,
+    Effect.TANTRUM: _tantrum,
+    Effect.VESUVAN_SHIFT: lambda s, e: _ask_if(
+        s, bool(_creatures(s, [s.active])) and bool(_creatures(s, order_after(s, s.active)))
+    ),
+    Effect.GRAVY_TRAIN: _gravy_train,
+    Effect.MANA_SCREWED: _mana_screwed,
+    Effect.DISLOYALTY: lambda s, e: _ask_if(s, bool(_creatures(s, [s.active]))),
+}
+
+
+def square_choices(state: ManaBurnState) -> list[ManaBurnAction]:
+    """A square's question to `decider` (the active seat)."""
+    effect = SQUARES[state.square].effect
+    me = state.active
+    hand = choices(_hand(state))
+    cards = [act(CARD, card=c) for c in hand]
+    if effect in (Effect.MAJOR_PARTY, Effect.SUITCASE, Effect.DISCARD_ONE, Effect.MANA_BURN):
+        return cards
+    if effect == Effect.CONNECTION_LOST:
+        return [*cards, act(YES)]
+    if effect in (Effect.GAME_STORE, Effect.BLIND_TRADE):
+        return [act(PASS), *cards]
+    if effect in (Effect.GRAVEYARD, Effect.CRAZY_ABU):
+        return [act(PASS), act(YES)]
+    if effect in (Effect.TRADE, Effect.ANTE):
+        return [act(SEAT, seat=s) for s in _others_with_cards(state)]
+    if effect == Effect.FISHING:
+        return [act(SEAT, seat=s, kind=k) for s in order_after(state, me) for k in KINDS]
+    if effect == Effect.GREEN_IS_STRONG:
+        blue = choices([c for c in state.graveyard if kind(c) in BLUE])
+        return [act(PASS), *(act(CARD, card=c) for c in blue)]
+    if effect == Effect.SPOOKY_VIBES:
+        skeletons = _creatures(state, order_after(state, me), Kind.DRUDGE_SKELETONS)
+        return [act(PASS), *(act(CREATURE, target=c) for c in skeletons)]
+    if effect == Effect.REFUND:
+        return [act(CREATURE, target=c) for c in _creatures(state, _all_seats(state))]
+    if effect == Effect.DISLOYALTY:
+        return [act(CREATURE, target=c) for c in _creatures(state, [me])]
+    # Vesuvan Shift
+    theirs = _creatures(state, order_after(state, me))
+    return [act(PASS), *(act(CREATURE, target=m, other=t) for m in _creatures(state, [me]) for t in theirs)]
+
+
+def square_decision(state: ManaBurnState, action: ManaBurnAction, events: list[Event]) -> None:
+    effect = SQUARES[state.square].effect
+    me = state.active
+    to_main(state)
+    if action.move == PASS:
+        events.append(event("Declined", f"seat {me} declined", actor=me))
+        return
+    if effect in (Effect.MAJOR_PARTY, Effect.SUITCASE, Effect.DISCARD_ONE, Effect.CONNECTION_LOST):
+        if action.move == YES:
+            _jump(state, events)
+            return
+        discard(state, me, action.card, events)
+        _ask_if(state, state.count > 1 and bool(_hand(state)), state.count - 1)
+    elif effect == Effect.MANA_BURN:
+        state.players[me].hand.remove(action.card)
+        state.mana_burn.append(action.card)
+        events.append(event("CardBurned", f"seat {me} put a card face down on the Mana Burn pile", actor=me))
+    elif effect == Effect.GAME_STORE:
+        taken = [state.graveyard.pop() for _ in range(min(2, len(state.graveyard)))]
+        discard(state, me, action.card, events, "swapped away")
+        gain(state, me, taken, "took from the Graveyard", events, public=True)
+    elif effect == Effect.BLIND_TRADE:
+        state.players[me].hand.remove(action.card)
+        taken = take_library(state, 2, events)
+        state.library.insert(0, action.card)
+        events.append(event("CardSwapped", f"seat {me} put a card under the Library", actor=me))
+        gain(state, me, taken, "took from the top of the Library", events)
+    elif effect == Effect.GRAVEYARD:
+        take_graveyard(state, me, 1, events)
+    elif effect == Effect.CRAZY_ABU:
+        state.players[me].skip_turns += 1
+        take_graveyard(state, me, 3, events)
+    elif effect in (Effect.TRADE, Effect.ANTE):
+        state.opponent = action.seat
+        start_offer(state, [me, action.seat], events)
+    elif effect == Effect.FISHING:
+        go_fishing(state, action.seat, action.kind, False, events)
+    elif effect == Effect.GREEN_IS_STRONG:
+        state.graveyard.remove(action.card)
+        gain(state, me, [action.card], "took from the Graveyard", events, public=True)
+        more = any(kind(c) in BLUE for c in state.graveyard)
+        _ask_if(state, state.count > 1 and more, state.count - 1)
+    elif effect == Effect.SPOOKY_VIBES:
+        give_creature(state, action.target, me)
+        events.append(event("CreatureStolen", f"seat {me} stole {name(action.target)}"))
+    elif effect == Effect.REFUND:
+        creature = remove_creature(state, action.target)
+        state.graveyard.extend(creature.armor)
+        gain(state, creature.owner, [creature.card], "got a creature back (Refund? Refund?)", events, public=True)
+    elif effect == Effect.DISLOYALTY:
+        to = left_of(state, me)
+        give_creature(state, action.target, to)
+        events.append(event("CreatureGiven", f"seat {me} gave {name(action.target)} to seat {to}"))
+    else:  # Vesuvan Shift
+        theirs = find_creature(state, action.other)
+        if theirs is None:
+            raise ValueError("Vesuvan Shift target left play")
+        give_creature(state, action.target, theirs[0])
+        give_creature(state, action.other, me)
+        text = f"seat {me} swapped {name(action.target)} for seat {theirs[0]}'s {name(action.other)}"
+        events.append(event("CreaturesSwapped", text))
+
+
+def _jump(state: ManaBurnState, events: list[Event]) -> None:
+    player = state.players[state.active]
+    player.square = board.RE_ENTER_SQUARE
+    player.path = board.INTERNET
+    events.append(event("PawnJumped", f"seat {state.active} jumped to Re-Enter the Internet", actor=state.active))
+    state.phase = Phase.MANA_BURN_PHASE_ARRIVED
+
+
+# ----- trading, Ante and Short Circuit: face-down choices ------------------------------------------------------------
+
+
+def start_offer(state: ManaBurnState, seats: list[int], events: list[Event]) -> None:
+    """Trading / Ante: both lay a card face down; an opponent's Goblins make you give at random, one per Goblin."""
+    pair = len(seats) == 2 and SQUARES[state.square].effect != Effect.SHORT_CIRCUIT
+    for seat in seats:
+        player = state.players[seat]
+        goblins = count_in_play(state.players[seats[1] if seat == seats[0] else seats[0]], Kind.GOBLINS) if pair else 0
+        if goblins:
+            hand = player.hand
+            for _ in range(min(goblins, len(hand))):
+                player.offer.append(hand.pop(rng.randbelow(state.header.rng, len(hand))))
+            events.append(
+                event("OfferedAtRandom", f"Goblins made seat {seat} put {len(player.offer)} card(s) in at random")
+            )
+        else:
+            player.offering = True
+    state.phase = Phase.MANA_BURN_PHASE_OFFER
+    if not any(p.offering for p in state.players):
+        reveal(state, events)
+
+
+def offer(state: ManaBurnState, seat: int, card: int, events: list[Event]) -> None:
+    player = state.players[seat]
+    player.hand.remove(card)
+    player.offer.append(card)
+    player.offering = False
+    events.append(event("CardOffered", f"seat {seat} laid a card face down", actor=seat))
+    if not any(p.offering for p in state.players):
+        reveal(state, events)
+
+
+def _offered(state: ManaBurnState) -> list[int]:
+    return [s for s in [state.active, *order_after(state, state.active)] if state.players[s].offer]
+
+
+def _take_offer(state: ManaBurnState, seat: int) -> list[int]:
+    cards = list(state.players[seat].offer)
+    del state.players[seat].offer[:]
+    return cards
+
+
+def reveal(state: ManaBurnState, events: list[Event]) -> None:
+    effect = SQUARES[state.square].effect
+    to_main(state)
+    if effect == Effect.ANTE:
+        for player in state.players:
+            player.heroes_used = 0
+        roll(state, [state.active, state.opponent], ANTE_ROLL, events)
+    elif effect == Effect.TRADE:
+        a, b = state.active, state.opponent
+        given_a, given_b = _take_offer(state, a), _take_offer(state, b)
+        gain(state, a, given_b, f"traded with seat {b} and received", events)
+        gain(state, b, given_a, f"traded with seat {a} and received", events)
+    else:  # Short Circuit
+        seats = _offered(state)
+        pool = [c for s in seats for c in _take_offer(state, s)]
+        rng.shuffle(state.header.rng, pool)
+        for seat, card in zip(seats, pool, strict=True):
+            gain(state, seat, [card], "got a card back from the Short Circuit", events)
+
+
+def settle_ante(state: ManaBurnState, rolls: list[tuple[int, int]], events: list[Event]) -> None:
+    """Playing for Ante: the highest roll takes both stakes; a tie returns them."""
+    (a, roll_a), (b, roll_b) = rolls
+    stakes = {a: _take_offer(state, a), b: _take_offer(state, b)}
+    if roll_a == roll_b:
+        events.append(event("AnteTied", f"the Ante game tied at {roll_a}: everyone keeps their card"))
+        for seat, cards in stakes.items():
+            gain(state, seat, cards, "took back the Ante", events)
+        return
+    winner = a if roll_a > roll_b else b
+    won = [*stakes[a], *stakes[b]]
+    events.append(event("AnteWon", f"seat {winner} won the Ante game {max(roll_a, roll_b)} to {min(roll_a, roll_b)}"))
+    gain(state, winner, won, "took the Ante", events, public=True)
+
+
+# ----- fishing ------------------------------------------------------------------------------------------------------
+
+
+def go_fishing(state: ManaBurnState, asked: int, k: int, back: bool, events: list[Event]) -> None:
+    """Going Fishing: name a card; the asked player may first throw instants (an ASK window), then answers."""
+    asker = state.opponent if back else state.active
+    if not back:
+        state.opponent = asked
+    state.kind = k
+    state.fishing_back = back
+    events.append(event("WentFishing", f"seat {asker} asked seat {asked} for {NAMES[k]}", actor=asker))
+    state.phase = Phase.MANA_BURN_PHASE_MAIN
+    state.windows.add(trigger=ASK_WINDOW, queue=[asked])
+
+
+def answer_fishing(state: ManaBurnState, events: list[Event]) -> None:
+    asker, asked = (state.opponent, state.active) if state.fishing_back else (state.active, state.opponent)
+    hand = state.players[asked].hand
+    matches = sorted(c for c in hand if kind(c) == state.kind)
+    to_main(state)
+    if not matches:
+        events.append(event("NoCatch", f"seat {asked} has no {NAMES[state.kind]}", actor=asked))
+        if not state.fishing_back:
+            state.phase = Phase.MANA_BURN_PHASE_FISH_BACK
+        return
+    given = matches if count_in_play(state.players[asker], Kind.MERFOLK) else matches[:1]
+    for card in given:
+        hand.remove(card)
+    gain(state, asker, given, f"caught from seat {asked}", events, public=True)
+
+
+# ----- auctions -----------------------------------------------------------------------------------------------------
+
+
+def next_bidder(state: ManaBurnState) -> int | None:
+    """The next seat still in the auction, or None once everyone after the last bidder has passed."""
+    for seat in order_after(state, state.decider):
+        if seat == state.last_bidder:
+            return None
+        if not state.players[seat].passed:
+            return seat
+    return None
+
+
+def bid(state: ManaBurnState, seat: int, action: ManaBurnAction, events: list[Event]) -> None:
+    player = state.players[seat]
+    if action.move == PASS:
+        player.passed = True
+        events.append(event("AuctionPassed", f"seat {seat} passed", actor=seat))
+    elif action.move == FALSE_BID:
+        player.false_bids += 1
+        state.last_bidder = seat
+        events.append(event("FalseBid", f"seat {seat} made a false bid (Drudge Skeletons)", actor=seat))
+    else:
+        discard(state, seat, action.card, events, "bid by discarding")
+        state.last_bidder = seat
+    following = next_bidder(state)
+    if following is not None:
+        state.decider = following
+        return
+    lot = list(state.auction)
+    del state.auction[:]
+    to_main(state)
+    if state.last_bidder == NONE:
+        state.graveyard.extend(lot)
+        events.append(event("AuctionUnsold", "nobody bid: the cards went to the Graveyard"))
+    else:
+        gain(state, state.last_bidder, lot, "won the auction", events, public=True)
+
+
+def bid_choices(state: ManaBurnState, seat: int) -> list[ManaBurnAction]:
+    player = state.players[seat]
+    acts = [act(PASS), *(act(CARD, card=c) for c in choices(list(player.hand)))]
+    if player.false_bids < count_in_play(player, Kind.DRUDGE_SKELETONS):
+        acts.append(act(FALSE_BID))
+    return acts
+
+
+# ----- playing cards ------------------------------------------------------------------------------------------------
+
+
+def instant_choices(state: ManaBurnState, seat: int) -> list[ManaBurnAction]:
+    """Incinerate, Giant Growth and Counterspell: at any time, as many as you like."""
+    hand = choices(list(state.players[seat].hand))
+    acts: list[ManaBurnAction] = []
+    for card in hand:
+        k = kind(card)
+        if k == Kind.GIANT_GROWTH:
+            acts += [act(PLAY, card=card, roll=i) for i in range(len(state.rolls))]
+        elif k == Kind.INCINERATE:
+            acts += [act(PLAY, card=card, target=t) for t in incinerate_targets(state)]
+        elif k == Kind.COUNTERSPELL and can_counter(state, seat):
+            acts.append(act(PLAY, card=card, target=state.stack[-1].card))
+    return acts
+
+
+def incinerate_targets(state: ManaBurnState) -> list[int]:
+    """One unarmored creature, or one Holy Armor card."""
+    targets: list[int] = []
+    for player in state.players:
+        for creature in player.creatures:
+            targets += list(creature.armor) if creature.armor else [creature.card]
+    return targets
+
+
+def can_counter(state: ManaBurnState, seat: int) -> bool:
+    """Counterspell: only right after the card it counters (the top card's window, before anything answers it)."""
+    if not state.windows or state.windows[-1].trigger != CARD_WINDOW:
+        return False
+    top = state.stack[-1]
+    return top.seat != seat and not top.answered and not top.countered
+
+
+def main_choices(state: ManaBurnState, seat: int) -> list[ManaBurnAction]:
+    """After moving: at most one Creature, Sorcery (Raise Dead) or Enchantment (Holy Armor) per turn."""
+    if state.main_played:
+        return []
+    creatures = _creatures(state, _all_seats(state))
+    graveyard = choices(list(state.graveyard))
+    acts: list[ManaBurnAction] = []
+    for card in choices(list(state.players[seat].hand)):
+        k = kind(card)
+        if k in CREATURES:
+            acts.append(act(PLAY, card=card))
+        elif k == Kind.HOLY_ARMOR:
+            acts += [act(PLAY, card=card, target=t) for t in creatures]
+        elif k == Kind.RAISE_DEAD:
+            acts += [act(PLAY, card=card, target=t) for t in graveyard]
+    return acts
+
+
+def play(state: ManaBurnState, seat: int, action: ManaBurnAction, events: list[Event]) -> None:
+    """The card leaves the hand for the stack; every other player may answer it in turn order."""
+    if state.windows and state.windows[-1].trigger == CARD_WINDOW:
+        state.stack[-1].answered = True
+    card = action.card
+    state.players[seat].hand.remove(card)
+    if kind(card) in MAIN_CARDS:
+        state.main_played = True
+    targeted = kind(card) in (Kind.HOLY_ARMOR, Kind.RAISE_DEAD, Kind.INCINERATE, Kind.COUNTERSPELL)
+    grows = kind(card) == Kind.GIANT_GROWTH
+    state.stack.add(
+        card=card, seat=seat, target=action.target if targeted else NONE, roll=action.roll if grows else NONE
+    )
+    events.append(event("CardPlayed", f"seat {seat} played {name(card)}{target_text(state, action)}", actor=seat))
+    open_card_window(state, seat)
+
+
+def target_text(state: ManaBurnState, action: ManaBurnAction) -> str:
+    k = kind(action.card)
+    if k == Kind.GIANT_GROWTH:
+        r = state.rolls[action.roll]
+        return f" on seat {r.seat}'s roll of {r.value}"
+    if k in CREATURES:
+        return ""
+    return f" on {name(action.target)}"
+
+
+def resolve(state: ManaBurnState, events: list[Event]) -> None:
+    """The top card of the stack takes effect (unless countered) once its window has closed."""
+    item = state.stack.pop()
+    card, seat, k = item.card, item.seat, kind(item.card)
+    if item.countered:
+        state.graveyard.append(card)
+        events.append(event("CardCountered", f"seat {seat}'s {name(card)} was countered"))
+        return
+    if k in CREATURES:
+        state.players[seat].creatures.add(card=card, owner=seat)
+        events.append(event("CreatureEntered", f"seat {seat}'s {name(card)} came into play"))
+        return
+    state.graveyard.append(card)
+    if k == Kind.HOLY_ARMOR:
+        _armor(state, item.target, card, events)
+    elif k == Kind.RAISE_DEAD:
+        if item.target in state.graveyard:
+            state.graveyard.remove(item.target)
+            gain(state, seat, [item.target], "raised from the Graveyard", events, public=True)
+    elif k == Kind.GIANT_GROWTH:
+        state.rolls[item.roll].value += GIANT_GROWTH_BONUS
+        r = state.rolls[item.roll]
+        events.append(event("RollGrew", f"Giant Growth: seat {r.seat}'s roll is now {r.value}"))
+        reopen_roll_window(state)
+    elif k == Kind.COUNTERSPELL:
+        for other in state.stack:
+            if other.card == item.target:
+                other.countered = True
+    else:
+        _incinerate(state, item.target, events)
+
+
+def _armor(state: ManaBurnState, target: int, card: int, events: list[Event]) -> None:
+    where = find_creature(state, target)
+    if where is None:
+        events.append(event("CardFizzled", "Holy Armor found no creature"))
+        return
+    state.graveyard.remove(card)
+    state.players[where[0]].creatures[where[1]].armor.append(card)
+    events.append(event("ArmorAttached", f"Holy Armor now protects {name(target)}"))
+
+
+def _incinerate(state: ManaBurnState, target: int, events: list[Event]) -> None:
+    """Incinerate destroys one unarmored creature or one Holy Armor."""
+    holder = find_armor(state, target)
+    if holder is not None:
+        holder.armor.remove(target)
+        state.graveyard.append(target)
+        events.append(event("ArmorDestroyed", f"Incinerate destroyed the Holy Armor on {name(holder.card)}"))
+        return
+    where = find_creature(state, target)
+    if where is not None and not state.players[where[0]].creatures[where[1]].armor:
+        bury(state, target, events, "was Incinerated")
+
+
+def hero_choices(state: ManaBurnState, seat: int) -> list[ManaBurnAction]:
+    """Benalish Hero: +2 to any player's die roll, once per Ante game per Hero."""
+    if not state.rolls or state.rolls[0].purpose != ANTE_ROLL:
+        return []
+    player = state.players[seat]
+    if player.heroes_used >= count_in_play(player, Kind.BENALISH_HERO):
+        return []
+    return [act(HERO, roll=i) for i in range(len(state.rolls))]
+
+
+def reroll_choices(state: ManaBurnState, seat: int) -> list[ManaBurnAction]:
+    """Scryb Sprites: re-roll your movement die once per turn per Sprite in play."""
+    if not state.rolls or state.rolls[0].purpose != MOVE_ROLL or state.rolls[0].seat != seat:
+        return []
+    return [act(REROLL)] if state.rerolls_used < count_in_play(state.players[seat], Kind.SCRYB_SPRITES) else []
+
+
+def window_choices(state: ManaBurnState, seat: int) -> list[ManaBurnAction]:
+    return [act(PASS), *reroll_choices(state, seat), *hero_choices(state, seat), *instant_choices(state, seat)]
+
+
+def window_action(state: ManaBurnState, seat: int, action: ManaBurnAction, events: list[Event]) -> None:
+    if action.move == PASS:
+        pass_window(state, events)
+    elif action.move == REROLL:
+        state.rerolls_used += 1
+        value = rng.roll(state.header.rng, DIE)
+        state.rolls[0].value = value
+        events.append(event("DieRerolled", f"seat {seat} re-rolled (Scryb Sprites): {value}", actor=seat))
+        reopen_roll_window(state)
+    elif action.move == HERO:
+        state.players[seat].heroes_used += 1
+        r = state.rolls[action.roll]
+        r.value += HERO_BONUS
+        events.append(event("HeroHelped", f"seat {seat}'s Benalish Hero added 2: seat {r.seat}'s roll is {r.value}"))
+        reopen_roll_window(state)
+    else:
+        play(state, seat, action, events)
+
+
+# ----- the other decisions ------------------------------------------------------------------------------------------
+
+
+def legal_actions(state: ManaBurnState, seat: int) -> list[ManaBurnAction]:
+    if state.windows:
+        return window_choices(state, seat)
+    phase = state.phase
+    if phase == Phase.MANA_BURN_PHASE_MAIN:
+        return [act(PASS), *main_choices(state, seat), *instant_choices(state, seat)]
+    if phase == Phase.MANA_BURN_PHASE_PATH:
+        return [act(PATH, path=p) for p in range(len(board.PATH_NAMES))]
+    if phase == Phase.MANA_BURN_PHASE_GOBLIN:
+        return [act(PASS), act(YES)]
+    if phase == Phase.MANA_BURN_PHASE_STEAL:
+        return [act(SEAT, seat=s) for s in stealable(state)]
+    if phase == Phase.MANA_BURN_PHASE_SQUARE:
+        return square_choices(state)
+    if phase == Phase.MANA_BURN_PHASE_OFFER:
+        return [act(CARD, card=c) for c in choices(list(state.players[seat].hand))]
+    if phase == Phase.MANA_BURN_PHASE_AUCTION:
+        return bid_choices(state, seat)
+    if phase == Phase.MANA_BURN_PHASE_MUD:
+        player = state.players[seat]
+        return [
+            *(act(CARD, card=c) for c in choices(list(player.hand))),
+            *(act(CREATURE, target=c.card) for c in player.creatures),
+        ]
+    if phase == Phase.MANA_BURN_PHASE_FISH_BACK:
+        return [act(PASS), *(act(NAME, kind=k) for k in KINDS)]
+    return []
+
+
+def perform(state: ManaBurnState, seat: int, action: ManaBurnAction, events: list[Event]) -> None:
+    """Carry out a legal action, then run the game on to the next decision."""
+    if state.windows:
+        window_action(state, seat, action, events)
+    else:
+        PERFORM[state.phase](state, seat, action, events)
+    advance(state, events)
+
+
+def _main(state: ManaBurnState, seat: int, action: ManaBurnAction, events: list[Event]) -> None:
+    if action.move == PASS:
+        events.append(event("TurnEnded", f"seat {seat} ended the turn", actor=seat))
+        state.phase = Phase.MANA_BURN_PHASE_NEXT_TURN
+    else:
+        play(state, seat, action, events)
+
+
+def _path(state: ManaBurnState, seat: int, action: ManaBurnAction, events: list[Event]) -> None:
+    player = state.players[seat]
+    player.path = action.path
+    player.choosing = False
+    events.append(event("PathChosen", f"seat {seat} took the path of {board.PATH_NAMES[action.path]}", actor=seat))
+    state.phase = Phase.MANA_BURN_PHASE_MOVING
+
+
+def _goblin(state: ManaBurnState, seat: int, action: ManaBurnAction, events: list[Event]) -> None:
+    state.players[seat].grab = False
+    if action.move == YES:
+        take_graveyard(state, seat, 1, events)
+    state.phase = Phase.MANA_BURN_PHASE_MOVING
+
+
+def _steal(state: ManaBurnState, seat: int, action: ManaBurnAction, events: list[Event]) -> None:
+    take_random(state, seat, action.seat, 1, events)
+    enter_square(state, events)
+
+
+def _square(state: ManaBurnState, seat: int, action: ManaBurnAction, events: list[Event]) -> None:
+    square_decision(state, action, events)
+
+
+def _offer(state: ManaBurnState, seat: int, action: ManaBurnAction, events: list[Event]) -> None:
+    offer(state, seat, action.card, events)
+
+
+def _auction_bid(state: ManaBurnState, seat: int, action: ManaBurnAction, events: list[Event]) -> None:
+    bid(state, seat, action, events)
+
+
+def _wrestle(state: ManaBurnState, seat: int, action: ManaBurnAction, events: list[Event]) -> None:
+    if action.move == CARD:
+        discard(state, seat, action.card, events, "discarded (M.U.D. Wrestling)")
+    else:
+        bury(state, action.target, events, f"was sacrificed by seat {seat} (M.U.D. Wrestling)")
+    next_wrestler(state)
+
+
+def _fish_back(state: ManaBurnState, seat: int, action: ManaBurnAction, events: list[Event]) -> None:
+    if action.move == PASS:
+        events.append(event("Declined", f"seat {seat} did not fish back", actor=seat))
+        to_main(state)
+    else:
+        go_fishing(state, state.active, action.kind, True, events)
+
+
+PERFORM: dict[int, Callable[[ManaBurnState, int, ManaBurnAction, list[Event]], None]] = {
+    Phase.MANA_BURN_PHASE_MAIN: _main,
+    Phase.MANA_BURN_PHASE_PATH: _path,
+    Phase.MANA_BURN_PHASE_GOBLIN: _goblin,
+    Phase.MANA_BURN_PHASE_STEAL: _steal,
+    Phase.MANA_BURN_PHASE_SQUARE: _square,
+    Phase.MANA_BURN_PHASE_OFFER: _offer,
+    Phase.MANA_BURN_PHASE_AUCTION: _auction_bid,
+    Phase.MANA_BURN_PHASE_MUD: _wrestle,
+    Phase.MANA_BURN_PHASE_FISH_BACK: _fish_back,
+}
+
+AUTOMATIC: dict[int, Callable[[ManaBurnState, list[Event]], None]] = {
+    Phase.MANA_BURN_PHASE_ROLLED: roll_stands,
+    Phase.MANA_BURN_PHASE_MOVING: walk,
+    Phase.MANA_BURN_PHASE_ARRIVED: arrive,
+    Phase.MANA_BURN_PHASE_NEXT_TURN: next_turn,
+}
