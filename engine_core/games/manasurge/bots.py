@@ -62,7 +62,9 @@ def score(view: ManasurgeState, seat: int, action: ManasurgeAction) -> float:
         return 1.0 + junk_score(view, action.card)
     if move == Move.MANASURGE_MOVE_TARGET:
         other = view.players[action.target]
-        return float(other.stones) if view.target_magic == Magic.SIPHON else float(len(hand) - other.hand_size)
+        if view.target_magic == Magic.SIPHON:
+            return float(sum(p.stones for p in view.table if p.seat == action.target))
+        return float(len(hand) - other.hand_size)
     if move == Move.MANASURGE_MOVE_DECLINE:
         return 0.0
     return -100.0  # concede: only when it is the one legal action
@@ -97,7 +99,7 @@ def magic_score(view: ManasurgeState, seat: int, card: int) -> float:
     if kind == Magic.RESONANCE:
         return 1.0 + mine
     if kind == Magic.SIPHON:
-        return 1.5 if any(p.stones for i, p in enumerate(view.players) if i != seat) else 0.5
+        return 1.5 if any(p.stones for p in view.table if p.seat != seat) else 0.5
     if kind == Magic.HEX:
         return 1.5 if view.players[next_seat(view, seat)].hand_size <= 2 else 1.0
     return 1.0

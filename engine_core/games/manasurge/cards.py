@@ -51,10 +51,10 @@ class Magic(IntEnum):
     SPELL_SHIFT = 2  # the Caster Token moves to the top spell card: it sets the round's spell rule
     BACKLASH = 3  # reverse the direction of play (one of the round's 2 reversals)
     TIME_STOP = 4  # the next player is skipped
-    MANA_CRYSTAL = 5  # put 2 purple stones on this card
-    SIPHON = 6  # take 1 scored stone from another player
+    MANA_CRYSTAL = 5  # put 1 purple stone on this card
+    SIPHON = 6  # move 1 stone from another player's card on the table onto this card
     MIND_SWAP = 7  # exchange hands with another player
-    HEX = 8  # the next player draws 2 cards into hand
+    HEX = 8  # the next player takes 2 penalty cards
     PURGE = 9  # you may discard 1 card from your hand
     WARD = 10  # if you take the penalty this round, draw 3 fewer penalty cards
     RESONANCE = 11  # put 1 purple stone on each of your spell cards on the table
@@ -81,10 +81,10 @@ MAGIC_TEXT = {
     Magic.SPELL_SHIFT: "move the Caster Token to the top spell card: its spell and number set the round's rule",
     Magic.BACKLASH: "reverse the direction of play (counts toward the 2 reversals)",
     Magic.TIME_STOP: "the next player is skipped",
-    Magic.MANA_CRYSTAL: "put 2 purple stones on this card",
-    Magic.SIPHON: "take 1 scored stone from another player",
+    Magic.MANA_CRYSTAL: "put 1 purple stone on this card",
+    Magic.SIPHON: "move 1 stone from another player's card on the table onto this card",
     Magic.MIND_SWAP: "exchange hands with another player",
-    Magic.HEX: "the next player draws 2 cards into hand",
+    Magic.HEX: "the next player takes 2 penalty cards, face down",
     Magic.PURGE: "you may discard 1 card from your hand",
     Magic.WARD: "if you take the penalty this round, draw 3 fewer penalty cards",
     Magic.RESONANCE: "put 1 purple stone on each of your spell cards on the table",
@@ -92,35 +92,37 @@ MAGIC_TEXT = {
 }
 
 WARD_REDUCTION = 3
+CRYSTAL_STONES = 1
+HEX_PENALTY = 2
 
 
 class Role(IntEnum):
     """The six wizard roles (variant `roles=on`), a reconstruction: each bends one rule for its holder."""
 
-    SURGEMASTER = 1  # a ManaSurge gives 3 stones, not 2
-    EARTH_WARDEN = 2  # never receives Earthquake's penalty card
+    SURGEMASTER = 1  # a ManaSurge gives 4 stones, not 2
+    STONEWARDEN = 2  # when they take the penalty, they still score 1 of the stones on their cards
     EMBER_SAGE = 3  # the Flying Dagger and Fireball penalty bonus does not apply to them
     CHRONOMANCER = 4  # their same-number plays and Backlash reverse even after the 2 reversals
     CRYSTAL_KEEPER = 5  # keeps their stone when 5 or more penalty cards come to hand
-    SPELLTHIEF = 6  # playing the last valid card of a round gives 2 stones, not 1
+    ARCHCASTER = 6  # their opening card as Caster carries 2 stones, not 1
 
 
 ROLE_NAMES = {
     Role.SURGEMASTER: "Surgemaster",
-    Role.EARTH_WARDEN: "Earth Warden",
+    Role.STONEWARDEN: "Stonewarden",
     Role.EMBER_SAGE: "Ember Sage",
     Role.CHRONOMANCER: "Chronomancer",
     Role.CRYSTAL_KEEPER: "Crystal Keeper",
-    Role.SPELLTHIEF: "Spellthief",
+    Role.ARCHCASTER: "Archcaster",
 }
 
 ROLE_TEXT = {
-    Role.SURGEMASTER: "your ManaSurge gives 3 stones, not 2",
-    Role.EARTH_WARDEN: "you never receive Earthquake's penalty card",
+    Role.SURGEMASTER: "your ManaSurge gives 4 stones, not 2",
+    Role.STONEWARDEN: "when you take the penalty, you still score 1 of the stones on your cards",
     Role.EMBER_SAGE: "the Flying Dagger and Fireball penalty bonus does not apply to you",
     Role.CHRONOMANCER: "your same-number plays and Backlash reverse the direction even after 2 reversals",
     Role.CRYSTAL_KEEPER: "you keep your stone when you take 5 or more penalty cards into hand",
-    Role.SPELLTHIEF: "playing the last valid card of a round gives you 2 stones, not 1",
+    Role.ARCHCASTER: "your opening card as Caster carries 2 stones, not 1",
 }
 
 

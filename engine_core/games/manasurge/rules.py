@@ -21,7 +21,9 @@ from manaforge.v1.games.manasurge_pb2 import (
 from engine_core import rng
 from engine_core.game import TURN, event, finish, options, seat_count, set_pending
 from engine_core.games.manasurge.cards import (
+    CRYSTAL_STONES,
     DECK_SIZE,
+    HEX_PENALTY,
     MAGIC_NAMES,
     PENALTY_BONUS,
     ROLE_NAMES,
@@ -169,10 +171,10 @@ def legal_actions(state: ManasurgeState, seat: int) -> list[ManasurgeAction]:
 
 
 def targets(state: ManasurgeState, seat: int) -> list[int]:
-    """The players a Siphon (one with a stone) or a Mind Swap (anyone else) may choose."""
+    """The players a Siphon (one with a stone on a card on the table) or a Mind Swap (anyone else) may choose."""
     others = [s for s in range(seat_count(state)) if s != seat]
     if state.target_magic == Magic.SIPHON:
-        return [s for s in others if state.players[s].stones > 0]
+        return [s for s in others if any(p.stones for p in state.table if p.seat == s)]
     return others
 
 
@@ -301,7 +303,8 @@ def do_open(state: ManasurgeState, seat: int, action: ManasurgeAction, events: l
     card = action.card
     take_from_hand(state, seat, card)
     spell, number = spell_of(card), number_of(card, numbers_of(state))
-    state.table.add(id=card, seat=seat, stones=1, spell=spell, number=number)
+    stones = 2 if has_role(state, seat, Role.ARCHCASTER) else 1
+    state.table.add(id=card, seat=seat, stones=stones, spell=spell, number=number)
     state.caster_spell, state.caster_number = spell, number
     state.top_spell, state.top_number = spell, number
     state.clockwise = action.clockwise
@@ -374,8 +377,8 @@ def resolve_magic(state: ManasurgeState, seat: int, played: Played, events: list
         events.append(event("PlayerSkipped", f"seat {next_seat(state, seat)} is skipped"))
         return NO_FOLLOW_UP, 1
     elif kind == Magic.MANA_CRYSTAL:
-        played.stones += 2
-        events.append(event("StoneAdded", "two stones were put on the Mana Crystal"))
+        played.stones += CRYSTAL_STONES
+        events.append(event("StoneAdded", "a stone was put on the Mana Crystal"))
     elif kind in (Magic.SIPHON, Magic.MIND_SWAP):
         state.target_magic = kind
         if targets(state, seat):
@@ -412,12 +415,8 @@ def shadow_mirror(state: ManasurgeState, seat: int, played: Played, events: list
 
 def hex_next(state: ManasurgeState, seat: int, events: list[Event]) -> None:
     victim = next_seat(state, seat)
-    hand = state.players[victim].hand
-    before = len(hand)
-    came = draw_into(state, hand, 2, events)
-    events.append(event("CardsDrawn", f"Hex: seat {victim} drew {came} cards"))
-    new = list(hand[before:])
-    events.append(event("CardsDrawn", "Hex: you drew " + names(state, new), audience=victim, cards=new))
+    came = draw_into(state, state.players[victim].penalty, HEX_PENALTY, events)
+    events.append(event("PenaltyTaken", f"Hex: seat {victim} took {came} penalty cards face down"))
 
 
 def resonance(state: ManasurgeState, seat: int, events: list[Event]) -> None:
@@ -451,9 +450,10 @@ def do_discard(state: ManasurgeState, seat: int, action: ManasurgeAction, events
 def do_target(state: ManasurgeState, seat: int, action: ManasurgeAction, events: list[Event]) -> Outcome:
     other = action.target
     if state.target_magic == Magic.SIPHON:
-        state.players[other].stones -= 1
-        state.players[seat].stones += 1
-        events.append(event("StoneTaken", f"Siphon: seat {seat} took a stone from seat {other}", actor=seat))
+        source = next(p for p in state.table if p.seat == other and p.stones)
+        source.stones -= 1
+        state.table[-1].stones += 1  # the Siphon (or the Shadow Mirror copying it) was the last card played
+        events.append(event("StoneTaken", f"Siphon: seat {seat} moved a stone from seat {other}'s card", actor=seat))
     else:
         mine, theirs = state.players[seat].hand, state.players[other].hand
         mine_cards, their_cards = list(mine), list(theirs)
@@ -493,7 +493,7 @@ def names(state: ManasurgeState, cards: list[int]) -> str:
 def mana_surge(state: ManasurgeState, seat: int, events: list[Event]) -> None:
     """ "ManaSurge!": 2 stones, every penalty card to hand, draw up to 5 cards."""
     player = state.players[seat]
-    gain = SURGE_STONES + (1 if has_role(state, seat, Role.SURGEMASTER) else 0)
+    gain = SURGE_STONES + (2 if has_role(state, seat, Role.SURGEMASTER) else 0)
     player.stones += gain
     taken = len(player.penalty)
     player.hand.extend(player.penalty)
@@ -539,9 +539,8 @@ def reward_last_player(state: ManasurgeState, events: list[Event]) -> None:
     seat = state.last_player
     if seat < 0:
         return
-    gain = 2 if has_role(state, seat, Role.SPELLTHIEF) else 1
-    state.players[seat].stones += gain
-    events.append(event("StoneAwarded", f"seat {seat} played the last valid card: +{gain} stone"))
+    state.players[seat].stones += 1
+    events.append(event("StoneAwarded", f"seat {seat} played the last valid card: +1 stone"))
 
 
 def penalise(state: ManasurgeState, loser: int, events: list[Event]) -> None:
@@ -555,7 +554,7 @@ def earthquake(state: ManasurgeState, events: list[Event]) -> None:
     """Earthquake: "Nếu người giữ Caster Token không bị tấn công bởi phép. Tất cả người chơi khác, mỗi người sẽ nhận
     1 lá phạt" (read: the Caster was not the one who failed, so every other player takes 1 penalty card)."""
     for seat in range(seat_count(state)):
-        if seat == state.caster or has_role(state, seat, Role.EARTH_WARDEN):
+        if seat == state.caster:
             continue
         came = draw_into(state, state.players[seat].penalty, 1, events)
         events.append(event("PenaltyTaken", f"Earthquake: seat {seat} took {came} penalty card"))
@@ -566,6 +565,9 @@ def collect_stones(state: ManasurgeState, loser: int, events: list[Event]) -> No
     lost = sum(p.stones for p in state.table if p.seat == loser)
     if lost:
         events.append(event("StonesReturned", f"the {lost} stones on seat {loser}'s cards went back to the supply"))
+    if lost and has_role(state, loser, Role.STONEWARDEN):
+        state.players[loser].stones += 1
+        events.append(event("StonesScored", f"Stonewarden: seat {loser} kept one of them"))
     for seat in range(seat_count(state)):
         if seat == loser:
             continue

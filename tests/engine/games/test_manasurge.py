@@ -375,19 +375,18 @@ def test_backlash_reverses_and_time_stop_skips() -> None:
 
 
 def test_mana_crystal_and_resonance_put_stones_on_cards() -> None:
-    assert after_magic(Magic.MANA_CRYSTAL).table[-1].stones == 2
+    assert after_magic(Magic.MANA_CRYSTAL).table[-1].stones == 1
     hands = [[spell(THUNDER, 2)], [spell(THUNDER, 4), magic(Magic.RESONANCE)]]
     state = play(play(open_(deal(hands), 0, spell(THUNDER, 2)), 1, spell(THUNDER, 4)), 1, magic(Magic.RESONANCE))
     assert [p.stones for p in state.table] == [1, 2, 0]  # Thunder's extra play was the Resonance
 
 
-def test_siphon_takes_a_stone_from_a_player_who_has_one() -> None:
-    state = open_(deal([[spell(THUNDER, 2)], [magic(Magic.SIPHON)], []]), 0, spell(THUNDER, 2))
-    state.players[2].stones = 3
-    state = play(state, 1, magic(Magic.SIPHON))
-    assert [a.target for a in GAME.legal_actions(state, 1)] == [2]
-    state = act(state, 1, Move.MANASURGE_MOVE_TARGET, target=2)
-    assert [p.stones for p in state.players] == [0, 1, 2]
+def test_siphon_moves_a_stone_from_another_players_card_onto_itself() -> None:
+    hands = [[spell(THUNDER, 2)], [magic(Magic.SIPHON)], [spell(THUNDER, 5)]]
+    state = play(open_(deal(hands), 0, spell(THUNDER, 2)), 1, magic(Magic.SIPHON))
+    assert [a.target for a in GAME.legal_actions(state, 1)] == [0]  # only players with a stone on the table
+    state = act(state, 1, Move.MANASURGE_MOVE_TARGET, target=0)
+    assert [p.stones for p in state.table] == [0, 1]
 
 
 def test_mind_swap_exchanges_hands() -> None:
@@ -397,8 +396,9 @@ def test_mind_swap_exchanges_hands() -> None:
     assert list(state.players[1].hand) == zero and list(state.players[0].hand) == one
 
 
-def test_hex_makes_the_next_player_draw_two() -> None:
-    assert len(after_magic(Magic.HEX).players[2].hand) == len(FILL[2]) + 2
+def test_hex_gives_the_next_player_two_penalty_cards() -> None:
+    state = after_magic(Magic.HEX)
+    assert state.players[2].penalty_size == 2 and len(state.players[2].hand) == len(FILL[2])
 
 
 def test_purge_discards_a_card() -> None:
@@ -436,10 +436,23 @@ def test_roles_are_dealt_only_with_the_variant() -> None:
     assert len({p.role for p in with_roles.players}) == 3 and all(p.role for p in with_roles.players)
 
 
-def test_surgemaster_surges_for_three() -> None:
+def test_roles_bend_their_rule() -> None:
+    state = deal([[spell(THUNDER, 2)], [spell(FIREBALL, 8)]])
+    state.players[0].role = Role.ARCHCASTER
+    state = open_(state, 0, spell(THUNDER, 2))
+    assert state.table[0].stones == 2
+    assert concede(state, 1).players[0].stones == 3  # Archcaster's two stones and the last valid card
+    state = deal([[spell(THUNDER, 2), spell(QUAKE, 5)], [spell(THUNDER, 5)]])
+    state.players[1].role = Role.STONEWARDEN
+    state = decline(play(open_(state, 0, spell(THUNDER, 2)), 1, spell(THUNDER, 5)), 1)
+    state = concede(play(state, 0, spell(QUAKE, 5)), 1)
+    assert state.players[1].stones == 1  # the stone on its Thunder 5 is kept, not returned
+
+
+def test_surgemaster_surges_for_four() -> None:
     state = deal([[spell(THUNDER, 2), *FILL[0]], [spell(FIREBALL, 2)], FILL[2]], fill=False)
     state.players[1].role = Role.SURGEMASTER
-    assert play(open_(state, 0, spell(THUNDER, 2)), 1, spell(FIREBALL, 2)).players[1].stones == 3
+    assert play(open_(state, 0, spell(THUNDER, 2)), 1, spell(FIREBALL, 2)).players[1].stones == 4
 
 
 # ----- views and bots -----------------------------------------------------------------------------------------------
