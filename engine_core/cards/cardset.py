@@ -7,7 +7,7 @@ cards each sheet gives; a sheet is a weighted list of cards (indices into `CardS
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from manaforge.v1.cards_pb2 import MagicCard
@@ -22,15 +22,6 @@ class Sheet:
     weights: tuple[int, ...]
     foil: bool = False
     balance_colors: bool = False  # the slot's cards include one of each colour first (MTGJSON `balanceColors`)
-
-    def rarity_shares(self, card_set: CardSet) -> Mapping[str, float]:
-        """The chance of each rarity on one draw from this sheet."""
-        total = sum(self.weights)
-        shares: dict[str, float] = {}
-        for index, weight in zip(self.cards, self.weights, strict=True):
-            rarity = card_set.cards[index].rarity
-            shares[rarity] = shares.get(rarity, 0.0) + weight / total
-        return shares
 
 
 @dataclass(frozen=True)
