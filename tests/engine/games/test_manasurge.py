@@ -491,3 +491,22 @@ def test_the_heuristic_prefers_resonant_plays_and_its_self_play_ends() -> None:
             action = GAME.heuristic_action(GAME.view(game, seat), seat, GAME.legal_actions(game, seat), bot_rng)
             game, _ = GAME.apply(game, seat, action)
         assert GAME.is_terminal(game)
+
+
+def test_ember_sage_chronomancer_and_crystal_keeper() -> None:
+    sage = deal([[spell(FIREBALL, 3)], [spell(QUAKE, 8)]])
+    sage.players[1].role = Role.EMBER_SAGE
+    assert concede(open_(sage, 0, spell(FIREBALL, 3)), 1).players[1].penalty_size == 1  # no Fireball +2
+    hands = [[spell(FIREBALL, 5), spell(QUAKE, 5)], [spell(FREEZE, 5), spell(THUNDER, 5)]]
+    chrono = deal(hands)
+    chrono.players[0].role = Role.CHRONOMANCER
+    chrono = play(play(open_(chrono, 0, spell(FIREBALL, 5)), 1, spell(FREEZE, 5)), 0, spell(QUAKE, 5))
+    assert chrono.reversals == 2
+    assert play(chrono, 1, spell(THUNDER, 5)).reversals == 2  # seat 1 is bound by the limit
+    chrono.players[1].role = Role.CHRONOMANCER
+    assert play(chrono, 1, spell(THUNDER, 5)).reversals == 3
+    keeper = open_(deal([[spell(FIREBALL, 1)], [spell(FREEZE, 8)]]), 0, spell(FIREBALL, 1))
+    keeper.players[1].role = Role.CRYSTAL_KEEPER
+    keeper.players[1].stones = 4
+    keeper.players[1].penalty.extend([spell(FREEZE, 1), spell(FREEZE, 2)])
+    assert concede(keeper, 1).players[1].stones == 4  # 5 penalty cards to hand, no stone returned
