@@ -49,7 +49,6 @@ class ManaBurn(Game[ManaBurnState, ManaBurnAction]):
             ),
         ),
         max_actions=ACTION_CAP + 1,
-        extra={"golden": "mana_burn_4p,4"},
     )
     state_type = ManaBurnState
     action_type = ManaBurnAction
@@ -158,9 +157,7 @@ def refusal(state: ManaBurnState, seat: int, action: ManaBurnAction) -> IllegalA
             return IllegalActionError(
                 "Counterspell", "you must play this card right after the other one is played, and only on it"
             )
-        return IllegalActionError(
-            "playing cards", f"{card} cannot be played that way now (copies are interchangeable: play the lowest id)"
-        )
+        return IllegalActionError("playing cards", f"{card} cannot be played on that target now")
     if state.windows:
         return IllegalActionError("response window", "answer with an instant (or Sprites, Heroes), or pass")
     if (

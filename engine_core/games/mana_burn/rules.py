@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from manaforge.v1.common_pb2 import Event
+from manaforge.v1.common_pb2 import DecisionKind, Event
 from manaforge.v1.games.mana_burn_pb2 import (
     ManaBurnAction,
     ManaBurnCreature,
@@ -96,7 +96,7 @@ def deal(state: ManaBurnState) -> None:
     """SETUP: shuffle, three cards each, every pawn on the Library. Seat 0 plays first."""
     n = seat_count(state)
     for field in ("library", "graveyard", "mana_burn", "players", "rolls", "stack", "windows", "auction"):
-        state.ClearField(field)  # type: ignore[arg-type]
+        state.ClearField(field)
     state.library.extend(range(DECK_SIZE))
     rng.shuffle(state.header.rng, state.library)
     for _ in range(n):
@@ -185,7 +185,7 @@ def advance(state: ManaBurnState, events: list[Event]) -> None:
         step(state, events)
 
 
-def deciders(state: ManaBurnState) -> tuple[list[int], int]:
+def deciders(state: ManaBurnState) -> tuple[list[int], DecisionKind.ValueType]:
     if state.phase == Phase.MANA_BURN_PHASE_OFFER:
         return [s for s, p in enumerate(state.players) if p.offering], SIMULTANEOUS
     if state.phase in (Phase.MANA_BURN_PHASE_SQUARE, Phase.MANA_BURN_PHASE_AUCTION, Phase.MANA_BURN_PHASE_MUD):
@@ -348,7 +348,9 @@ def enter_square(state: ManaBurnState, events: list[Event]) -> None:
     events.append(event("SquareReached", f"seat {seat} is on {square.name}: {square.text}", actor=seat))
     player.choosing = player.square in (LIBRARY, GRAVEYARD)
     to_main(state)
-    SQUARE_EFFECTS.get(square.effect, lambda s, e: None)(state, events)
+    effect = SQUARE_EFFECTS.get(square.effect)
+    if effect is not None:
+        effect(state, events)
 
 
 def _ask_if(state: ManaBurnState, condition: bool, count: int = 0) -> None:

@@ -33,11 +33,8 @@ def count_in_play(player: ManaBurnPlayer, k: Kind) -> int:
 
 
 def choices(cards: list[int]) -> list[int]:
-    """One card per name (the lowest id): copies of a card are interchangeable."""
-    first: dict[Kind, int] = {}
-    for card in sorted(cards):
-        first.setdefault(kind(card), card)
-    return sorted(first.values())
+    """The cards to choose from, in id order (every copy: a client may name any of them)."""
+    return sorted(cards)
 
 
 def refill_library(state: ManaBurnState, events: list[Event]) -> None:
