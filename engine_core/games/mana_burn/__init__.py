@@ -37,8 +37,8 @@ class ManaBurn(Game[ManaBurnState, ManaBurnAction]):
         options=(
             Option(
                 "turn_limit",
-                "40",
-                ("20", "40", "80"),
+                "30",
+                ("15", "30", "60"),
                 "rounds after which the game ends and the most different cards in hand wins (the rules may loop)",
             ),
             Option(
@@ -82,11 +82,14 @@ class ManaBurn(Game[ManaBurnState, ManaBurnAction]):
                 del player.offer[:]
 
     def timeout_action(self, state: ManaBurnState, seat: int) -> ManaBurnAction | None:
-        """A response window (and an auction bid, a fish back) passes for a seat that does not answer in time."""
+        """A response window (and an auction bid, a fish back) passes for a seat that does not answer in time; a
+        face-down choice lays the seat's lowest-numbered card. Other decisions wait for the seat."""
         if seat not in self.pending_seats(state):
             return None
         if state.windows or state.phase in (Phase.MANA_BURN_PHASE_AUCTION, Phase.MANA_BURN_PHASE_FISH_BACK):
             return ManaBurnAction(move=PASS)
+        if state.phase == Phase.MANA_BURN_PHASE_OFFER:
+            return rules.legal_actions(state, seat)[0]
         return None
 
     def cards(self, state: ManaBurnState) -> list[int]:

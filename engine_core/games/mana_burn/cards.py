@@ -49,10 +49,17 @@ MAIN_CARDS = frozenset({*CREATURES, Kind.HOLY_ARMOR, Kind.RAISE_DEAD})
 BLUE = frozenset({Kind.MERFOLK, Kind.COUNTERSPELL})
 
 
-def kind(card: int) -> Kind:
+def _kind_of(card: int) -> Kind:
     if card < 5 * CREATURE_COPIES:
         return KINDS[card // CREATURE_COPIES]
     return KINDS[5 + (card - 5 * CREATURE_COPIES) // SPELL_COPIES]
+
+
+KIND_OF = tuple(_kind_of(card) for card in range(DECK_SIZE))
+
+
+def kind(card: int) -> Kind:
+    return KIND_OF[card]
 
 
 def name(card: int) -> str:
@@ -81,7 +88,7 @@ def format_kind(k: int) -> str:
 
 def distinct(cards: list[int]) -> int:
     """How many of the ten different cards `cards` holds."""
-    return len({kind(c) for c in cards})
+    return len({KIND_OF[c] for c in cards})
 
 
 def names(cards: list[int]) -> str:

@@ -149,7 +149,9 @@ def end_by_count(state: ManaBurnState, events: list[Event], reason: str) -> None
 
 def check_win(state: ManaBurnState, events: list[Event]) -> bool:
     """WINNING: one of each of the ten cards in hand, checked after every change, on anyone's turn."""
-    winners = [s for s, p in enumerate(state.players) if distinct(list(p.hand)) == len(KINDS)]
+    winners = [
+        s for s, p in enumerate(state.players) if len(p.hand) >= len(KINDS) and distinct(list(p.hand)) == len(KINDS)
+    ]
     if not winners:
         return False
     if len(winners) > 1 and options(state)["simultaneous_win"] == "restart":

@@ -691,6 +691,94 @@ def test_short_circuit_shuffles_one_card_from_each_player() -> None:
     assert [p.hand_size for p in state.players] == [3, 3, 3] and state.phase == Phase.MANA_BURN_PHASE_MAIN
 
 
+def test_squares_that_draw_or_take_cards() -> None:
+    """Board: Friends in High Places "Draw 2 cards"; Re-Enter the Internet "Draw one card"; Greedy You "Take the top 2
+    Graveyard cards"; Gravy Train "Draw 2 random cards from the player on your right"; Mana Screwed! "Everyone but you
+    draws one card"."""
+    assert land_on(new_game(), square_of("Friends in High Places")).players[0].hand_size == 5
+    assert land_on(new_game(), square_of("Re-Enter the Internet")).players[0].hand_size == 4
+    state = new_game()
+    to_graveyard(state, Kind.MERFOLK, Kind.GOBLINS, Kind.RAISE_DEAD)
+    state = land_on(state, square_of("Greedy You"))
+    assert state.players[0].hand_size == 5 and len(state.graveyard) == 1
+    state = land_on(new_game(), square_of("Gravy Train"))
+    assert [p.hand_size for p in state.players] == [5, 3, 1]  # seat 2 is on seat 0's right
+    state = land_on(new_game(), square_of("Mana Screwed!"))
+    assert [p.hand_size for p in state.players] == [3, 4, 4]
+
+
+def test_squares_that_swap_with_the_piles() -> None:
+    """Board: Game Store "You may swap 1 card for the top 2 cards of the Graveyard"; Blind Trade "You may swap 1 card
+    for the top 2 cards of the Library"; Green is Strong! "Take up to 2 Blue cards from the Graveyard"."""
+    state = new_game()
+    (mine,) = set_hand(state, 0, Kind.HOLY_ARMOR)
+    top2 = to_graveyard(state, Kind.MERFOLK, Kind.GOBLINS)
+    state = land_on(state, square_of("Game Store"))
+    state = do(state, act(CARD, card=mine))
+    assert sorted(state.players[0].hand) == sorted(top2) and list(state.graveyard) == [mine]
+    state = new_game()
+    (mine,) = set_hand(state, 0, Kind.HOLY_ARMOR)
+    state = land_on(state, square_of("Blind Trade"))
+    state = do(state, act(CARD, card=mine))
+    assert state.players[0].hand_size == 2 and state.library[0] == mine
+    state = new_game()
+    blue = to_graveyard(state, Kind.MERFOLK, Kind.COUNTERSPELL, Kind.GOBLINS, Kind.COUNTERSPELL)
+    state = land_on(state, square_of("Green is Strong!"))
+    assert act(CARD, card=blue[2]) not in GAME.legal_actions(state, 0)  # Goblins are red
+    state = do(do(state, act(CARD, card=blue[0])), act(CARD, card=blue[1]))
+    assert state.phase == Phase.MANA_BURN_PHASE_MAIN and state.players[0].hand_size == 5
+
+
+def test_squares_that_move_creatures() -> None:
+    """Board: Spooky Vibes "You may steal a Drudge Skeleton from any player"; Vesuvan Shift "swap a creature you
+    control with another creature in play"; Disloyalty (designed) gives one to the player on your left; Goblin Riot
+    "Gather all creatures in play and share them out again at random"."""
+    state = new_game()
+    (skeleton,) = in_play(state, 2, Kind.DRUDGE_SKELETONS)
+    state = do(land_on(state, square_of("Spooky Vibes")), act(CREATURE, target=skeleton))
+    assert [c.card for c in state.players[0].creatures] == [skeleton]
+    (hero,) = in_play(state, 1, Kind.BENALISH_HERO)
+    state = do(land_on(state, square_of("Vesuvan Shift")), act(CREATURE, target=skeleton, other=hero))
+    assert [c.card for c in state.players[0].creatures] == [hero]
+    assert [c.card for c in state.players[1].creatures] == [skeleton]
+    state = do(land_on(state, square_of("Disloyalty")), act(CREATURE, target=hero))
+    assert [c.card for c in state.players[1].creatures] == [skeleton, hero]
+    in_play(state, 2, Kind.MERFOLK)
+    state = land_on(state, square_of("Goblin Riot"))
+    assert [len(p.creatures) for p in state.players] == [1, 1, 1]
+
+
+def test_mud_wrestling_makes_every_player_discard_or_sacrifice() -> None:
+    """Board: M.U.D. Wrestling "Every player discards a card or sacrifices a creature" (starting with you)."""
+    state = new_game()
+    (goblin,) = in_play(state, 1, Kind.GOBLINS)
+    clear_hand(state, 2)
+    sync_sizes(state)
+    state = land_on(state, square_of("M.U.D. Wrestling"))
+    assert pending(state) == 0
+    state = do(state, act(CARD, card=min(state.players[0].hand)))
+    assert pending(state) == 1 and act(CREATURE, target=goblin) in GAME.legal_actions(state, 1)
+    state = do(state, act(CREATURE, target=goblin))
+    assert goblin in state.graveyard and state.phase == Phase.MANA_BURN_PHASE_MAIN  # seat 2 has nothing
+
+
+def test_roll_again_squares_roll_a_new_movement_die() -> None:
+    """Board: Bus Token / Infinite Loophole "Roll again"."""
+    state = land_on(new_game(), square_of("Bus Token"))
+    assert state.rolls[0].purpose == rules.MOVE_ROLL and state.windows[-1].trigger == rules.ROLL_WINDOW
+    state = roll_to(state, 1)
+    assert board.square_name(state.players[0].square) == "MANA BURN"
+
+
+def test_tournament_and_suitcase_read_their_rolls() -> None:
+    """Board: Origins Tournament "on 8-12 draw 3 cards"; Meet Mr. Suitcase "on 1-6 draw a card; on 7-12 discard two"."""
+    assert roll_to(land_on(new_game(), square_of("Origins Tournament")), 8).players[0].hand_size == 6
+    assert roll_to(land_on(new_game(), square_of("Origins Tournament")), 7).players[0].hand_size == 3
+    assert roll_to(land_on(new_game(), square_of("Meet Mr. Suitcase")), 6).players[0].hand_size == 4
+    state = roll_to(land_on(new_game(), square_of("Meet Mr. Suitcase")), 7)
+    assert state.phase == Phase.MANA_BURN_PHASE_SQUARE and state.count == 2
+
+
 # ----- winning ------------------------------------------------------------------------------------------------------
 
 
@@ -723,10 +811,10 @@ def test_simultaneous_win_restarts_the_game_or_shares_it() -> None:
 
 def test_the_turn_limit_ends_the_game_with_the_most_different_cards_winning() -> None:
     """Gap: the rules may loop; variant turn_limit: after that many rounds the most different cards in hand wins."""
-    state = new_game(seats=2, turn_limit="20")
+    state = new_game(seats=2, turn_limit="15")
     set_hand(state, 1, Kind.HOLY_ARMOR, Kind.INCINERATE, Kind.RAISE_DEAD, Kind.RAISE_DEAD)
     set_hand(state, 0, Kind.HOLY_ARMOR)
-    state.turns = 40
+    state.turns = 30
     state = restart_at(state, Phase.MANA_BURN_PHASE_NEXT_TURN)
     assert state.header.outcome.finished and list(state.header.outcome.winners) == [1]
     assert list(state.header.outcome.scores) == [1.0, 3.0]
