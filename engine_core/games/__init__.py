@@ -14,4 +14,5 @@ GAMES: list[Game[Any, Any]] = [
     rnd.GAME,
     blueprints.GAME,
     manasurge.GAME,
+    magicka.GAME,
 ]

@@ -1,0 +1,888 @@
+"""Magicka Mayhem: The Card Game — 2 to 6 wizards hurl spells built from Element cards until one is left standing.
+
+Each wizard starts with 20 Health, 5 Element and 3 Spell cards. A turn: draw 2 Elements and 1 Spell, optionally
+exchange cards (all discards first, then every replacement at once), then cast spell card spells and snap spells,
+repair barriers and attack with creatures, then discard down to 10 cards. Spell card spells (but not summons) pass
+a Mayhem Muster. In Spell vs. Spell mode the target may answer a spell with a snap spell: counter, disrupt or
+reflect. Rules, card design (a reconstruction) and every decision: RULES.md beside this file.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import MutableSequence
+
+from manaforge.v1.common_pb2 import Event, Rng
+from manaforge.v1.games.magicka_pb2 import (
+    MagickaAction,
+    MagickaActionType,
+    MagickaCast,
+    MagickaPayment,
+    MagickaPhase,
+    MagickaState,
+    MagickaTarget,
+)
+
+from engine_core import rng
+from engine_core.errors import IllegalActionError, MalformedActionError
+from engine_core.game import RESPONSE, TURN, Game, GameInfo, Option, event, finish, options, set_pending
+from engine_core.games.magicka import bot, spells
+from engine_core.games.magicka.cards import (
+    CATALOGUE,
+    ELEMENT_BY_KIND,
+    ELEMENTS,
+    OPPOSES,
+    SHIELD,
+    SPELL_BY_KIND,
+    Element,
+    SpellCard,
+    SpellType,
+    card_name,
+    element_name,
+    kind_name,
+    kind_of,
+)
+from engine_core.games.magicka.payment import Payment, is_payment, payments
+from engine_core.games.magicka.spells import (
+    HALF,
+    SNAP_EXTRA,
+    SNAP_NAMES,
+    STARTING_HEALTH,
+    Scale,
+    body,
+    controller,
+    target_name,
+    targets,
+    wizard_target,
+)
+
+A = MagickaActionType
+TRADE_SPELL_FOR_ELEMENTS = A.MAGICKA_ACTION_TRADE_SPELL_FOR_ELEMENTS
+TRADE_ELEMENTS_FOR_SPELL = A.MAGICKA_ACTION_TRADE_ELEMENTS_FOR_SPELL
+TRADE_ELEMENT = A.MAGICKA_ACTION_TRADE_ELEMENT
+TRADE_SPELL = A.MAGICKA_ACTION_TRADE_SPELL
+DRAW_REPLACEMENTS = A.MAGICKA_ACTION_DRAW_REPLACEMENTS
+CAST_SPELL = A.MAGICKA_ACTION_CAST_SPELL
+CAST_SNAP = A.MAGICKA_ACTION_CAST_SNAP
+REPAIR = A.MAGICKA_ACTION_REPAIR
+ATTACK = A.MAGICKA_ACTION_ATTACK
+END_TURN = A.MAGICKA_ACTION_END_TURN
+DISCARD = A.MAGICKA_ACTION_DISCARD
+ANSWER = A.MAGICKA_ACTION_ANSWER
+PASS = A.MAGICKA_ACTION_PASS
+TRADES = (TRADE_SPELL_FOR_ELEMENTS, TRADE_ELEMENTS_FOR_SPELL, TRADE_ELEMENT, TRADE_SPELL)
+MAIN = MagickaPhase.MAGICKA_PHASE_MAIN
+DISCARDING = MagickaPhase.MAGICKA_PHASE_DISCARD
+RESPONDING = MagickaPhase.MAGICKA_PHASE_RESPONSE
+
+DEAL_ELEMENTS, DEAL_SPELLS = 5, 3
+DRAW_ELEMENTS, DRAW_SPELLS = 2, 1
+HAND_LIMIT = 10
+ROUND_LIMITS = ("50", "100", "200")
+# A turn holds at most ~200 actions (13 cards in hand at its start, each trade, cast, answer and discard uses a card,
+# 26 cards at most after trades, 6 creatures); the round limit bounds the turns.
+ACTIONS_PER_TURN = 200
+MAX_SEATS = 6
+
+# The fields each action type may set: anything else makes the action malformed.
+FIELDS: dict[int, frozenset[str]] = {
+    **{t: frozenset({"type", "kinds"}) for t in (*TRADES, DISCARD)},
+    DRAW_REPLACEMENTS: frozenset({"type"}),
+    END_TURN: frozenset({"type"}),
+    PASS: frozenset({"type"}),
+    CAST_SPELL: frozenset({"type", "spell", "payment", "target", "extra"}),
+    CAST_SNAP: frozenset({"type", "element", "payment", "target", "extra"}),
+    REPAIR: frozenset({"type", "payment", "target", "extra"}),
+    ATTACK: frozenset({"type", "creature", "target"}),
+    ANSWER: frozenset({"type", "element", "payment"}),
+}
+
+
+# ----- small helpers ------------------------------------------------------------------------------------------------
+
+
+def is_spell_vs_spell(state: MagickaState) -> bool:
+    return options(state)["mode"] == "spell_vs_spell"
+
+
+def hand_size(state: MagickaState, seat: int) -> int:
+    wizard = state.wizards[seat]
+    return len(wizard.elements) + len(wizard.spells)
+
+
+def element_kinds(state: MagickaState, seat: int) -> Counter[int]:
+    return Counter(kind_of(c) for c in state.wizards[seat].elements)
+
+
+def spell_kinds(state: MagickaState, seat: int) -> Counter[int]:
+    return Counter(kind_of(c) for c in state.wizards[seat].spells)
+
+
+def _take(cards: MutableSequence[int], kind: int) -> int:
+    """Remove and return the lowest-id card of `kind` from a hand."""
+    card = min(c for c in cards if kind_of(c) == kind)
+    cards.remove(card)
+    return card
+
+
+def _sync_counts(state: MagickaState) -> None:
+    for wizard in state.wizards:
+        wizard.element_count, wizard.spell_count = len(wizard.elements), len(wizard.spells)
+    state.element_deck_size = len(state.element_deck)
+    state.spell_deck_size = len(state.spell_deck)
+    state.mayhem_deck_size = len(state.mayhem_deck)
+
+
+def _draw(state: MagickaState, seat: int, elements: int, spell_cards: int, events: list[Event]) -> None:
+    """Draw from the top; 'When a card deck runs out of cards, simply reshuffle the Discarded cards and continue.'"""
+    wizard = state.wizards[seat]
+    drawn: list[int] = []
+    for deck, discard, hand, n, what in (
+        (state.element_deck, state.element_discard, wizard.elements, elements, "Element"),
+        (state.spell_deck, state.spell_discard, wizard.spells, spell_cards, "Spell"),
+    ):
+        for _ in range(n):
+            if not deck and discard:
+                deck.extend(discard)
+                del discard[:]
+                rng.shuffle(state.header.rng, deck)
+                events.append(event("DeckReshuffled", f"the {what} discards were shuffled into a new {what} deck"))
+            if deck:
+                card = deck.pop()
+                hand.append(card)
+                drawn.append(card)
+    if drawn:
+        names = ", ".join(card_name(c) for c in drawn)
+        events.append(event("CardsDrawn", f"wizard {seat} drew {len(drawn)} card(s)", actor=seat))
+        events.append(event("CardsDrawn", f"you drew {names}", actor=seat, audience=seat, cards=drawn))
+    _sync_counts(state)
+
+
+def _pay(state: MagickaState, seat: int, payment: Payment) -> list[int]:
+    wizard = state.wizards[seat]
+    paid = [_take(wizard.elements, kind) for kind, _ in payment]
+    state.element_discard.extend(paid)
+    return paid
+
+
+def _payment_of(action: MagickaAction) -> Payment:
+    return tuple(sorted((p.kind, p.element) for p in action.payment))
+
+
+def _payment_message(payment: Payment) -> list[MagickaPayment]:
+    return [MagickaPayment(kind=k, element=e) for k, e in payment]
+
+
+def _needs(cost: tuple[tuple[Element, int], ...], upgrade: Element, extra: int) -> dict[Element, int]:
+    needs: dict[Element, int] = {}
+    for element, n in cost:
+        needs[element] = needs.get(element, 0) + n
+    if extra:
+        needs[upgrade] = needs.get(upgrade, 0) + extra
+    return needs
+
+
+def _max_extra(hand: Counter[int], element: Element) -> int:
+    return sum(ELEMENT_BY_KIND[k].value * n for k, n in hand.items() if element in ELEMENT_BY_KIND[k].elements)
+
+
+def answer_kind(state: MagickaState, spell: SpellCard, element: Element) -> str:
+    """'disrupt', 'counter' or '' for a snap spell of `element` cast at `spell`."""
+    held = dict(spell.cost)
+    if held.get(element, 0) >= 2:
+        return "disrupt"
+    opposed = OPPOSES.get(element)
+    if opposed is None:
+        return ""
+    if options(state)["counter"] == "any":
+        return "counter" if opposed in held else ""
+    return "counter" if held.get(opposed, 0) >= 2 else ""
+
+
+class Magicka(Game[MagickaState, MagickaAction]):
+    info = GameInfo(
+        name="magicka",
+        title="Magicka Mayhem",
+        min_seats=2,
+        max_seats=MAX_SEATS,
+        description="Wizards build spells from Element cards; Mayhem makes them go wrong. Last wizard standing wins.",
+        options=(
+            Option(
+                "mode",
+                "spellmageddon",
+                ("spellmageddon", "spell_vs_spell"),
+                "Spellmageddon (simple) or Spell vs. Spell (snap spells answer spells: counter, disrupt, reflect)",
+            ),
+            Option(
+                "mayhem",
+                "coin",
+                ("coin", "minimum", "maximum", "none"),
+                "Mayhem Muster: coin flip (heads: Mayhem), Minimum Mayhem (a d6 showing 1), Maximum Mayhem (every "
+                "spell), or none",
+            ),
+            Option(
+                "counter",
+                "pair",
+                ("pair", "any"),
+                "Spell vs. Spell: a counter's Element must oppose an Element the spell holds two of (pair), or any "
+                "Element of the spell (any)",
+            ),
+            Option(
+                "round_limit",
+                "100",
+                ROUND_LIMITS,
+                "platform bound: after this many rounds the standing wizard with the most Health wins",
+            ),
+        ),
+        max_actions=int(ROUND_LIMITS[-1]) * MAX_SEATS * ACTIONS_PER_TURN,
+        card_message="",
+        extra={
+            "golden": "magicka_spell_vs_spell,2,mode=spell_vs_spell,mayhem=maximum;magicka_minimum,4,mayhem=minimum",
+        },
+    )
+    state_type = MagickaState
+    action_type = MagickaAction
+
+    # ----- setup and turns --------------------------------------------------------------------------------------
+
+    def _setup(self, state: MagickaState) -> None:
+        seats = state.header.config.seats
+        state.element_deck.extend(CATALOGUE.element_ids)
+        state.spell_deck.extend(CATALOGUE.spell_ids)
+        state.mayhem_deck.extend(CATALOGUE.mayhem_ids)
+        for deck in (state.element_deck, state.spell_deck, state.mayhem_deck):
+            rng.shuffle(state.header.rng, deck)
+        for _ in range(seats):
+            wizard = state.wizards.add(health=STARTING_HEALTH)
+            wizard.elements.extend(state.element_deck[-DEAL_ELEMENTS:])
+            del state.element_deck[-DEAL_ELEMENTS:]
+            wizard.spells.extend(state.spell_deck[-DEAL_SPELLS:])
+            del state.spell_deck[-DEAL_SPELLS:]
+        _sync_counts(state)
+        self._begin_turn(state, 0, [])
+
+    def _begin_turn(self, state: MagickaState, seat: int, events: list[Event]) -> None:
+        """Start `seat`'s turn: beams, frozen skips, the draw. Skipped turns pass on clockwise."""
+        limit = int(options(state)["round_limit"]) * state.header.config.seats
+        while True:
+            if state.turns_taken >= limit:
+                self._finish_on_health(state, events)
+                return
+            state.turns_taken += 1
+            state.turn, state.phase, state.fire_spells = seat, MAIN, 0
+            state.exchange_open, state.owed_elements, state.owed_spells = True, 0, 0
+            for beam in [b for b in state.beams if b.caster == seat]:
+                if beam in state.beams:
+                    spells.tick_beam(state, beam, events)
+            if self._check_end(state, events):
+                return
+            wizard = state.wizards[seat]
+            frozen = wizard.frozen and not wizard.dead
+            for creature in state.creatures:
+                if creature.controller == seat:
+                    creature.ready = not creature.frozen and not frozen
+                    creature.frozen = False
+            if frozen:
+                wizard.frozen = False
+                events.append(event("TurnSkipped", f"wizard {seat} is frozen and skipped the turn", actor=seat))
+                seat = self._next_seat(state, seat)
+                continue
+            events.append(event("TurnBegan", f"wizard {seat}'s turn began", actor=seat))
+            if not wizard.dead:
+                _draw(state, seat, DRAW_ELEMENTS, DRAW_SPELLS, events)
+            set_pending(state, [seat], TURN, f"wizard {seat}: exchange, cast, attack or end the turn")
+            return
+
+    def _next_seat(self, state: MagickaState, seat: int) -> int:
+        """'Play proceeds to Wizard's left (clockwise)', skipping the fallen."""
+        seats = len(state.wizards)
+        for step in range(1, seats + 1):
+            other = (seat + step) % seats
+            if spells.is_standing(state, other):
+                return other
+        return seat
+
+    def _check_end(self, state: MagickaState, events: list[Event]) -> bool:
+        """'Gameplay proceeds until one Wizard (or its Creature!) remains standing.'"""
+        standing = spells.standing(state)
+        if len(standing) > 1:
+            return False
+        scores = [float(w.health) for w in state.wizards]
+        if standing:
+            reason = f"wizard {standing[0]} (or its creature) is the last one standing"
+        else:
+            reason = "every remaining wizard fell at once: a draw"
+        events.append(event("GameEnded", reason))
+        finish(state, standing, scores, reason)
+        _sync_counts(state)
+        return True
+
+    def _finish_on_health(self, state: MagickaState, events: list[Event]) -> None:
+        standing = spells.standing(state)
+        best = max(state.wizards[s].health for s in standing)
+        winners = [s for s in standing if state.wizards[s].health == best]
+        reason = f"the round limit of {options(state)['round_limit']} rounds was reached: most Health wins"
+        events.append(event("GameEnded", reason))
+        finish(state, winners, [float(w.health) for w in state.wizards], reason)
+
+    def _after_action(self, state: MagickaState, events: list[Event]) -> None:
+        """Check the end; give the turn on when the turn wizard's side has fallen; else wait for the turn wizard."""
+        _sync_counts(state)
+        if self._check_end(state, events):
+            return
+        if state.phase == RESPONDING:
+            return
+        if state.phase == DISCARDING:
+            set_pending(state, [state.turn], TURN, f"wizard {state.turn}: discard down to {HAND_LIMIT} cards")
+            return
+        if not spells.is_standing(state, state.turn):
+            self._begin_turn(state, self._next_seat(state, state.turn), events)
+        else:
+            state.phase = MAIN
+            set_pending(state, [state.turn], TURN, f"wizard {state.turn}: exchange, cast, attack or end the turn")
+        _sync_counts(state)
+
+    # ----- legal actions ----------------------------------------------------------------------------------------
+
+    def _legal_actions(self, state: MagickaState, seat: int) -> list[MagickaAction]:
+        if state.phase == RESPONDING:
+            return [*self._answers(state, seat), MagickaAction(type=PASS)]
+        if state.phase == DISCARDING:
+            kinds = sorted(set(element_kinds(state, seat)) | set(spell_kinds(state, seat)))
+            return [MagickaAction(type=DISCARD, kinds=[k]) for k in kinds]
+        alive = not state.wizards[seat].dead
+        if alive and state.owed_elements + state.owed_spells:
+            return [*self._trades(state, seat), MagickaAction(type=DRAW_REPLACEMENTS)]
+        legal: list[MagickaAction] = []
+        if alive:
+            if state.exchange_open:
+                legal += self._trades(state, seat)
+            legal += self._spell_casts(state, seat) + self._snap_casts(state, seat) + self._repairs(state, seat)
+        legal += self._attacks(state, seat)
+        legal.append(MagickaAction(type=END_TURN))
+        return legal
+
+    def _trades(self, state: MagickaState, seat: int) -> list[MagickaAction]:
+        elements, spell_cards = sorted(element_kinds(state, seat).items()), sorted(spell_kinds(state, seat))
+        legal = [MagickaAction(type=t, kinds=[k]) for t in (TRADE_SPELL_FOR_ELEMENTS, TRADE_SPELL) for k in spell_cards]
+        legal += [MagickaAction(type=TRADE_ELEMENT, kinds=[k]) for k, _ in elements]
+        for i, (first, n) in enumerate(elements):
+            if n >= 2:
+                legal.append(MagickaAction(type=TRADE_ELEMENTS_FOR_SPELL, kinds=[first, first]))
+            legal += [MagickaAction(type=TRADE_ELEMENTS_FOR_SPELL, kinds=[first, k]) for k, _ in elements[i + 1 :]]
+        return legal
+
+    def _spell_casts(self, state: MagickaState, seat: int) -> list[MagickaAction]:
+        hand = element_kinds(state, seat)
+        legal: list[MagickaAction] = []
+        for kind in sorted(spell_kinds(state, seat)):
+            spell = SPELL_BY_KIND[kind]
+            aims = [wizard_target(seat)] if spell.type is SpellType.SUMMON else targets(state)
+            top = _max_extra(hand, spell.upgrade) if spell.upgrade else 0
+            for extra in range(top + 1):
+                for payment in payments(_needs(spell.cost, spell.upgrade, extra), hand):
+                    legal += [
+                        MagickaAction(
+                            type=CAST_SPELL, spell=kind, payment=_payment_message(payment), target=aim, extra=extra
+                        )
+                        for aim in aims
+                    ]
+        return legal
+
+    def _snap_casts(self, state: MagickaState, seat: int) -> list[MagickaAction]:
+        hand = element_kinds(state, seat)
+        aims = targets(state)
+        legal: list[MagickaAction] = []
+        for element in ELEMENTS:
+            top = max(0, _max_extra(hand, element) - 2) if element in SNAP_EXTRA else 0
+            for extra in range(top + 1):
+                for payment in payments({element: 2 + extra}, hand):
+                    legal += [
+                        MagickaAction(
+                            type=CAST_SNAP, element=element, payment=_payment_message(payment), target=aim, extra=extra
+                        )
+                        for aim in aims
+                    ]
+        return legal
+
+    def _repairs(self, state: MagickaState, seat: int) -> list[MagickaAction]:
+        hand = element_kinds(state, seat)
+        legal: list[MagickaAction] = []
+        for aim in targets(state):
+            hurt = body(state, aim)
+            missing = hurt.barrier_max - hurt.barrier if hurt and hurt.barrier else 0
+            for amount in range(1, missing + 1):
+                legal += [
+                    MagickaAction(type=REPAIR, payment=_payment_message(p), target=aim, extra=amount)
+                    for p in payments({SHIELD: amount}, hand)
+                ]
+        return legal
+
+    def _attacks(self, state: MagickaState, seat: int) -> list[MagickaAction]:
+        return [
+            MagickaAction(type=ATTACK, creature=creature.number, target=aim)
+            for creature in state.creatures
+            if creature.controller == seat and creature.ready
+            for aim in targets(state)
+            if aim.creature != creature.number
+        ]
+
+    def _answers(self, state: MagickaState, seat: int) -> list[MagickaAction]:
+        spell = SPELL_BY_KIND[state.cast.spell]
+        hand = element_kinds(state, seat)
+        legal: list[MagickaAction] = []
+        for element in ELEMENTS:
+            kind = answer_kind(state, spell, element)
+            if not kind:
+                continue
+            needs = [{element: 2}] + ([{element: 2, SHIELD: 1}] if kind == "counter" else [])
+            for need in needs:
+                legal += [
+                    MagickaAction(type=ANSWER, element=element, payment=_payment_message(p))
+                    for p in payments(need, hand)
+                ]
+        return legal
+
+    # ----- applying actions -------------------------------------------------------------------------------------
+
+    def _apply(self, state: MagickaState, seat: int, action: MagickaAction) -> list[Event]:
+        self._check_fields(action)
+        expected = {RESPONDING: (ANSWER, PASS), DISCARDING: (DISCARD,)}.get(state.phase)
+        if expected is not None and action.type not in expected:
+            raise IllegalActionError(
+                "turn step",
+                "a spell awaits an answer (snap spell) or a pass"
+                if state.phase == RESPONDING
+                else "'Discard excess cards at END of Turn': discard down to 10 cards first",
+            )
+        if expected is None and action.type in (ANSWER, PASS, DISCARD):
+            raise IllegalActionError("turn step", "there is no spell to answer and no discard is due")
+        handler = {
+            DRAW_REPLACEMENTS: self._apply_draw_replacements,
+            CAST_SPELL: self._apply_cast_spell,
+            CAST_SNAP: self._apply_cast_snap,
+            REPAIR: self._apply_repair,
+            ATTACK: self._apply_attack,
+            END_TURN: self._apply_end_turn,
+            DISCARD: self._apply_discard,
+            ANSWER: self._apply_answer,
+            PASS: self._apply_pass,
+        }.get(action.type, self._apply_trade)
+        events = handler(state, seat, action)
+        self._after_action(state, events)
+        return events
+
+    @staticmethod
+    def _check_fields(action: MagickaAction) -> None:
+        allowed = FIELDS.get(action.type)
+        if allowed is None:
+            raise MalformedActionError("action type", "choose an action type")
+        extra = {fd.name for fd, _ in action.ListFields()} - allowed
+        if extra:
+            raise MalformedActionError("action fields", f"this action does not take {', '.join(sorted(extra))}")
+
+    def _require_caster(self, state: MagickaState, seat: int, action: MagickaAction) -> None:
+        if state.wizards[seat].dead:
+            raise IllegalActionError("dead is dead", "'A Wizard with ZERO Health' cannot cast or exchange")
+        if action.type not in TRADES and state.owed_elements + state.owed_spells:
+            raise IllegalActionError(
+                "no piecemeal exchanging", "'all exchange cards must be Discarded BEFORE drawing replacement cards'"
+            )
+
+    def _require_target(self, state: MagickaState, target: MagickaTarget) -> None:
+        found = body(state, target)
+        if found is None or (target.creature and target.seat != controller(state, target)):
+            raise IllegalActionError("target", "the target must be a living wizard or creature")
+
+    def _require_payment(self, state: MagickaState, seat: int, payment: Payment, needs: dict[Element, int]) -> None:
+        problem = is_payment(payment, needs, element_kinds(state, seat))
+        if problem:
+            raise IllegalActionError("element cost", f"'Combine the listed Elements to Cast the Spell': {problem}")
+
+    def _apply_trade(self, state: MagickaState, seat: int, action: MagickaAction) -> list[Event]:
+        self._require_caster(state, seat, action)
+        if not state.exchange_open:
+            raise IllegalActionError(
+                "exchange", "'All Card Exchanges occur at the BEGINNING of a Wizard's Turn', before any casting"
+            )
+        wizard = state.wizards[seat]
+        gives_spells = action.type in (TRADE_SPELL_FOR_ELEMENTS, TRADE_SPELL)
+        want = 1 if action.type != TRADE_ELEMENTS_FOR_SPELL else 2
+        have = spell_kinds(state, seat) if gives_spells else element_kinds(state, seat)
+        if len(action.kinds) != want or any(have[k] < n for k, n in Counter(action.kinds).items()):
+            raise IllegalActionError("exchange rate", f"this exchange discards {want} card(s) of kinds in the hand")
+        hand, pile = (wizard.spells, state.spell_discard) if gives_spells else (wizard.elements, state.element_discard)
+        gone = [_take(hand, k) for k in action.kinds]
+        pile.extend(gone)
+        if action.type in (TRADE_ELEMENTS_FOR_SPELL, TRADE_SPELL):
+            state.owed_spells += 1
+        else:
+            state.owed_elements += 2 if action.type == TRADE_SPELL_FOR_ELEMENTS else 1
+        names = ", ".join(card_name(c) for c in gone)
+        return [event("CardsExchanged", f"wizard {seat} discarded {names} to exchange", actor=seat)]
+
+    def _apply_draw_replacements(self, state: MagickaState, seat: int, action: MagickaAction) -> list[Event]:
+        if state.wizards[seat].dead or not state.owed_elements + state.owed_spells:
+            raise IllegalActionError("exchange", "no exchange is waiting for its replacement cards")
+        events: list[Event] = []
+        _draw(state, seat, state.owed_elements, state.owed_spells, events)
+        state.owed_elements = state.owed_spells = 0
+        state.exchange_open = False
+        return events
+
+    def _apply_cast_spell(self, state: MagickaState, seat: int, action: MagickaAction) -> list[Event]:
+        self._require_caster(state, seat, action)
+        spell = SPELL_BY_KIND.get(action.spell)
+        if spell is None or spell_kinds(state, seat)[action.spell] == 0:
+            raise IllegalActionError("spell card", "'Spell Card Spells require a Spell card' from your hand")
+        if action.extra < 0 or (action.extra and not spell.upgrade):
+            raise IllegalActionError("upgrade", f"{spell.name} takes no additional Elements")
+        self._require_target(state, action.target)
+        if spell.type is SpellType.SUMMON and action.target != wizard_target(seat):
+            raise IllegalActionError("target", "a summoning spell is aimed at its caster: the creature joins them")
+        payment = _payment_of(action)
+        self._require_payment(state, seat, payment, _needs(spell.cost, spell.upgrade, action.extra))
+        state.exchange_open = False
+        card = _take(state.wizards[seat].spells, spell.kind)
+        _pay(state, seat, payment)
+        aim = "" if spell.type is SpellType.SUMMON else f" at {target_name(state, action.target)}"
+        events = [
+            event(
+                "SpellCast",
+                f"wizard {seat} cast {spell.name}{aim} with {_payment_text(payment)}",
+                actor=seat,
+            )
+        ]
+        damage = spells.cast_damage(state, spell)
+        if spell.count_of(spells.FIRE) >= 2:
+            state.fire_spells += 1
+        if spell.type is SpellType.SUMMON:  # 'Summoning Spells CANNOT be Mayhemified.'
+            spells.summon(state, seat, card, spell, action.extra, events)
+            return events
+        cast = MagickaCast(caster=seat, spell=spell.kind, card=card, target=action.target, damage=damage)
+        cast.extra = action.extra
+        self._open_window(state, cast, events)
+        return events
+
+    def _open_window(self, state: MagickaState, cast: MagickaCast, events: list[Event]) -> None:
+        """Spell vs. Spell: the target's wizard may answer a spell holding two or more of one Element."""
+        spell = SPELL_BY_KIND[cast.spell]
+        responder = controller(state, cast.target)
+        if (
+            is_spell_vs_spell(state)
+            and spell.is_answerable()
+            and responder != cast.caster
+            and not state.wizards[responder].dead
+        ):
+            cast.responders[:] = [responder]
+            state.cast.CopyFrom(cast)
+            state.phase = RESPONDING
+            set_pending(state, [responder], RESPONSE, f"wizard {responder}: answer {spell.name} or pass")
+            return
+        self._resolve(state, cast, events)
+
+    def _resolve(self, state: MagickaState, cast: MagickaCast, events: list[Event]) -> None:
+        """'Before any Spell Card Spell is able to hit its mark, it must pass Mayhem Muster.'"""
+        spell = SPELL_BY_KIND[cast.spell]
+        state.phase = MAIN
+        state.ClearField("cast")
+        state.spell_discard.append(cast.card)
+        mayhem = options(state)["mayhem"] != "none"
+        if cast.reflected and mayhem:  # 'Reflected Spell: Only NEW Target draws a Mayhem card.'
+            spells.mayhem_hit(state, cast, cast.target, controller(state, cast.target), Scale(), events)
+        elif cast.reflected or spells.passes_muster(state):
+            events.append(event("MusterPassed", f"{spell.name} passed the Mayhem Muster"))
+            spells.hit(state, cast, cast.target, Scale(), events)
+        else:
+            events.append(event("Mayhemified", f"{spell.name} failed the Mayhem Muster"))
+            spells.mayhem_hit(state, cast, cast.target, cast.caster, Scale(), events)
+
+    def _apply_cast_snap(self, state: MagickaState, seat: int, action: MagickaAction) -> list[Event]:
+        self._require_caster(state, seat, action)
+        if action.element not in SNAP_NAMES:
+            raise IllegalActionError("snap spell", "'Snap Spells are Cast using two (2) IDENTICAL Elements'")
+        if action.extra < 0 or (action.extra and action.element not in SNAP_EXTRA):
+            raise IllegalActionError("snap spell", "only Shoddy Shield and Vitality Tonic take additional Elements")
+        self._require_target(state, action.target)
+        payment = _payment_of(action)
+        self._require_payment(state, seat, payment, {action.element: 2 + action.extra})
+        state.exchange_open = False
+        _pay(state, seat, payment)
+        name = SNAP_NAMES[action.element]
+        events = [
+            event(
+                "SnapCast",
+                f"wizard {seat} cast {name} at {target_name(state, action.target)} with {_payment_text(payment)}",
+                actor=seat,
+            )
+        ]
+        if action.element == spells.FIRE:
+            state.fire_spells += 1
+        spells.snap(state, seat, action.element, action.extra, action.target, events)
+        return events
+
+    def _apply_repair(self, state: MagickaState, seat: int, action: MagickaAction) -> list[Event]:
+        self._require_caster(state, seat, action)
+        self._require_target(state, action.target)
+        hurt = body(state, action.target)
+        missing = hurt.barrier_max - hurt.barrier if hurt and hurt.barrier else 0
+        amount = action.extra
+        if not 1 <= amount <= missing:
+            raise IllegalActionError("barrier repair", "'repairs 1 Damage point up to INITIAL CASTING maximum'")
+        payment = _payment_of(action)
+        self._require_payment(state, seat, payment, {SHIELD: amount})
+        state.exchange_open = False
+        _pay(state, seat, payment)
+        events = [event("RepairCast", f"wizard {seat} spent {_payment_text(payment)}", actor=seat)]
+        spells.repair(state, action.target, amount, events)
+        return events
+
+    def _apply_attack(self, state: MagickaState, seat: int, action: MagickaAction) -> list[Event]:
+        if state.owed_elements + state.owed_spells:
+            raise IllegalActionError("no piecemeal exchanging", "draw the replacement cards first")
+        creature = spells.find_creature(state, action.creature)
+        if creature is None or creature.controller != seat:
+            raise IllegalActionError("creature attack", "choose one of your own creatures")
+        if not creature.ready:
+            raise IllegalActionError(
+                "creature attack",
+                "'Summoned Creatures CANNOT attack on the same Turn in which they are Summoned', nor twice a turn",
+            )
+        self._require_target(state, action.target)
+        if action.target.creature == creature.number:
+            raise IllegalActionError("creature attack", "a creature does not attack itself")
+        state.exchange_open = False
+        creature.ready = False
+        name = target_name(state, spells.creature_target(creature))
+        events = [event("CreatureAttacked", f"{name} attacked {target_name(state, action.target)}", actor=seat)]
+        spells.deal_damage(state, action.target, creature.attack, name, events)
+        return events
+
+    def _apply_end_turn(self, state: MagickaState, seat: int, action: MagickaAction) -> list[Event]:
+        if state.owed_elements + state.owed_spells:
+            raise IllegalActionError("no piecemeal exchanging", "draw the replacement cards first")
+        events = [event("TurnEnded", f"wizard {seat} ended the turn", actor=seat)]
+        if hand_size(state, seat) > HAND_LIMIT:
+            state.phase = DISCARDING
+            return events
+        self._begin_turn(state, self._next_seat(state, seat), events)
+        return events
+
+    def _apply_discard(self, state: MagickaState, seat: int, action: MagickaAction) -> list[Event]:
+        kind = action.kinds[0] if len(action.kinds) == 1 else -1
+        wizard = state.wizards[seat]
+        if element_kinds(state, seat)[kind]:
+            card = _take(wizard.elements, kind)
+            state.element_discard.append(card)
+        elif spell_kinds(state, seat)[kind]:
+            card = _take(wizard.spells, kind)
+            state.spell_discard.append(card)
+        else:
+            raise IllegalActionError("hand limit", "discard one card of a kind in your hand")
+        events = [event("CardDiscarded", f"wizard {seat} discarded {card_name(card)}", actor=seat)]
+        if hand_size(state, seat) <= HAND_LIMIT:
+            self._begin_turn(state, self._next_seat(state, seat), events)
+        else:
+            state.phase = DISCARDING
+        return events
+
+    def _apply_pass(self, state: MagickaState, seat: int, action: MagickaAction) -> list[Event]:
+        cast = MagickaCast()
+        cast.CopyFrom(state.cast)
+        events = [event("AnswerPassed", f"wizard {seat} let {SPELL_BY_KIND[cast.spell].name} through", actor=seat)]
+        self._resolve(state, cast, events)
+        return events
+
+    def _apply_answer(self, state: MagickaState, seat: int, action: MagickaAction) -> list[Event]:
+        cast = MagickaCast()
+        cast.CopyFrom(state.cast)
+        spell = SPELL_BY_KIND[cast.spell]
+        kind = answer_kind(state, spell, action.element) if action.element in SNAP_NAMES else ""
+        if not kind:
+            raise IllegalActionError(
+                "answer",
+                "counter with an opposing Element, disrupt with the same Element (two of it in the spell), or reflect "
+                "with a counter + Shield",
+            )
+        payment = _payment_of(action)
+        reflect = kind == "counter" and any(e == SHIELD for _, e in payment)
+        needs = {action.element: 2, SHIELD: 1} if reflect else {action.element: 2}
+        self._require_payment(state, seat, payment, needs)
+        _pay(state, seat, payment)
+        verb = "reflected" if reflect else "countered" if kind == "counter" else "disrupted"
+        snap = SNAP_NAMES[action.element] + (" + Shield" if reflect else "")
+        events = [
+            event("SpellAnswered", f"wizard {seat} {verb} {spell.name} with {snap}", actor=seat),
+        ]
+        if verb == "disrupted":  # 'A Disrupted Spell FAILS with NO EFFECT.'
+            state.spell_discard.append(cast.card)
+            state.ClearField("cast")
+            state.phase = MAIN
+        elif verb == "countered":
+            self._explode(state, cast, seat, events)
+        else:
+            self._reflect(state, cast, seat, events)
+        return events
+
+    def _explode(self, state: MagickaState, cast: MagickaCast, seat: int, events: list[Event]) -> None:
+        """'The Casting Wizard AND the Target Wizard(s) experience ALL Spell Effects & HALF the Spell's Damage.'"""
+        state.spell_discard.append(cast.card)
+        state.ClearField("cast")
+        state.phase = MAIN
+        caster = wizard_target(cast.caster)
+        for aim, drawer in ((cast.target, seat), (caster, cast.caster)):
+            if options(state)["mayhem"] == "none":
+                spells.hit(state, cast, aim, HALF, events)
+            else:  # 'Caster AND Target BOTH draw Mayhem cards'
+                spells.mayhem_hit(state, cast, aim, drawer, HALF, events)
+
+    def _reflect(self, state: MagickaState, cast: MagickaCast, seat: int, events: list[Event]) -> None:
+        """'The incoming Spell is reflected back to the original Caster' — who may answer it again."""
+        back = MagickaCast()
+        back.CopyFrom(cast)
+        back.caster = seat
+        back.target.CopyFrom(wizard_target(cast.caster))
+        back.reflected = True
+        del back.responders[:]
+        state.phase = MAIN
+        state.ClearField("cast")
+        self._open_window(state, back, events)
+
+    # ----- views ------------------------------------------------------------------------------------------------
+
+    def _redact(self, view: MagickaState, seat: int | None) -> None:
+        for deck in (view.element_deck, view.spell_deck, view.mayhem_deck):
+            del deck[:]
+        for other, wizard in enumerate(view.wizards):
+            if other != seat:
+                del wizard.elements[:]
+                del wizard.spells[:]
+
+    def cards(self, state: MagickaState) -> list[int]:
+        found = [
+            *state.element_deck,
+            *state.spell_deck,
+            *state.mayhem_deck,
+            *state.element_discard,
+            *state.spell_discard,
+            *state.mayhem_discard,
+            *(c.card for c in state.creatures),
+        ]
+        for wizard in state.wizards:
+            found += [*wizard.elements, *wizard.spells]
+        if state.HasField("cast"):
+            found.append(state.cast.card)
+        return found
+
+    def hidden_cards(self, state: MagickaState, seat: int | None) -> set[int]:
+        hidden = {*state.element_deck, *state.spell_deck, *state.mayhem_deck}
+        for other, wizard in enumerate(state.wizards):
+            if other != seat:
+                hidden.update(wizard.elements)
+                hidden.update(wizard.spells)
+        return hidden
+
+    def timeout_action(self, state: MagickaState, seat: int) -> MagickaAction | None:
+        """An absent wizard lets the spell through when the response window's timer runs out."""
+        if state.phase == RESPONDING and seat in state.header.pending.seats:
+            return MagickaAction(type=PASS)
+        return None
+
+    def describe(self, state: MagickaState, action: MagickaAction) -> str:
+        return describe_action(state, action)
+
+    def render(self, view: MagickaState, seat: int | None) -> str:
+        return render_view(view, seat)
+
+    # ----- bots -------------------------------------------------------------------------------------------------
+
+    def sample_world(self, view: MagickaState, seat: int, rng_: Rng) -> MagickaState:
+        return bot.sample_world(self, view, seat, rng_)
+
+    def heuristic_action(self, view: MagickaState, seat: int, legal: list[MagickaAction], rng_: Rng) -> MagickaAction:
+        return bot.heuristic_action(view, seat, legal, rng_)
+
+
+# ----- text ---------------------------------------------------------------------------------------------------------
+
+
+def _payment_text(payment: Payment) -> str:
+    return ", ".join(f"{kind_name(k)} as {element_name(e)}" for k, e in payment) or "nothing"
+
+
+def describe_action(state: MagickaState, action: MagickaAction) -> str:
+    payment = _payment_of(action)
+    aim = target_name(state, action.target)
+    kinds = ", ".join(kind_name(k) for k in action.kinds)
+    t = action.type
+    if t == TRADE_SPELL_FOR_ELEMENTS:
+        return f"exchange {kinds} for 2 Element cards"
+    if t == TRADE_ELEMENTS_FOR_SPELL:
+        return f"exchange {kinds} for 1 Spell card"
+    if t in (TRADE_ELEMENT, TRADE_SPELL):
+        return f"exchange {kinds} for a new card"
+    if t == DRAW_REPLACEMENTS:
+        return "draw the replacement cards"
+    if t == CAST_SPELL:
+        extra = f" (+{action.extra} {element_name(SPELL_BY_KIND[action.spell].upgrade)})" if action.extra else ""
+        return f"cast {kind_name(action.spell)}{extra} at {aim} with {_payment_text(payment)}"
+    if t == CAST_SNAP:
+        extra = f" (+{action.extra})" if action.extra else ""
+        return f"cast {SNAP_NAMES.get(action.element, '?')}{extra} at {aim} with {_payment_text(payment)}"
+    if t == REPAIR:
+        return f"repair {action.extra} point(s) of the barrier on {aim} with {_payment_text(payment)}"
+    if t == ATTACK:
+        return f"creature #{action.creature} attacks {aim}"
+    if t == DISCARD:
+        return f"discard {kinds}"
+    if t == ANSWER:
+        return f"answer with {SNAP_NAMES.get(action.element, '?')} paying {_payment_text(payment)}"
+    if t == PASS:
+        return "pass (let the spell through)"
+    return "end the turn" if t == END_TURN else "?"
+
+
+def render_view(view: MagickaState, seat: int | None) -> str:
+    lines = [
+        f"turn {view.turns_taken}: wizard {view.turn} to play ({MagickaPhase.Name(view.phase).split('_')[-1].lower()})"
+        f"; decks: {view.element_deck_size} Element, {view.spell_deck_size} Spell, {view.mayhem_deck_size} Mayhem"
+    ]
+    for s, wizard in enumerate(view.wizards):
+        status = "DEAD" if wizard.dead else f"{wizard.health} health"
+        status += "".join(f", {flag}" for flag, on in (("wet", wizard.wet), ("frozen", wizard.frozen)) if on)
+        if wizard.barrier:
+            status += f", barrier {wizard.barrier}/{wizard.barrier_max}"
+        if wizard.elements or wizard.spells:
+            hand = "; ".join(
+                [
+                    ", ".join(card_name(c) for c in sorted(wizard.elements)),
+                    ", ".join(card_name(c) for c in wizard.spells),
+                ]
+            )
+        else:
+            hand = f"{wizard.element_count} Element + {wizard.spell_count} Spell cards"
+        lines.append(f"wizard {s}{' (you)' if s == seat else ''}: {status}; hand: {hand}")
+    for c in view.creatures:
+        flags = "".join(f", {f}" for f, on in (("wet", c.wet), ("frozen", c.frozen), ("ready", c.ready)) if on)
+        barrier = f", barrier {c.barrier}/{c.barrier_max}" if c.barrier else ""
+        lines.append(
+            f"  {target_name(view, spells.creature_target(c))} of wizard {c.controller}: attack {c.attack}, "
+            f"health {c.health}/{c.max_health}{barrier}{flags}"
+        )
+    for b in view.beams:
+        lines.append(
+            f"  beam {SPELL_BY_KIND[b.spell].name} from wizard {b.caster} at {target_name(view, b.target)}: "
+            f"{b.damage} a turn, {b.turns_left} more turn(s)"
+        )
+    if view.HasField("cast"):
+        c = view.cast
+        lines.append(
+            f"in flight: {SPELL_BY_KIND[c.spell].name} from wizard {c.caster} at {target_name(view, c.target)}"
+            f"{' (reflected)' if c.reflected else ''}"
+        )
+    if view.exchange_open and (view.owed_elements or view.owed_spells):
+        lines.append(f"exchange owes {view.owed_elements} Element and {view.owed_spells} Spell cards")
+    return "\n".join(lines)
+
+
+GAME = Magicka()

@@ -1,0 +1,85 @@
+"""Paying for spells with Element cards: which payments are legal, and listing them all.
+
+A payment is a list of (Element card kind, Element it counts as). "Any 'excess' Elements are lost" and cards
+"cannot be split between 2 Spells", so a payment may overshoot with a card worth 2 — but every card must be needed:
+a payment is legal when, for each Element, the cards counted as it reach the need and none of them could be left
+out (RULES.md, decision D3). Per Element that means the values sum to the need exactly, or to one more when every
+card counted is worth 2 (Raging Fire for 1 Fire, Limitless Lightning for Fire Bolt's 1 Lightning).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator, Mapping, Sequence
+
+from engine_core.games.magicka.cards import ELEMENT_BY_KIND, Element
+
+Payment = tuple[tuple[int, Element], ...]  # sorted (kind, element) pairs
+
+
+def hand_kinds(element_cards: Sequence[int], kind_of: Mapping[int, int]) -> Counter[int]:
+    return Counter(kind_of[c] for c in element_cards)
+
+
+def is_payment(payment: Sequence[tuple[int, Element]], needs: Mapping[Element, int], hand: Counter[int]) -> str:
+    """'' when `payment` is legal for `needs` from `hand` (kind counts); otherwise what is wrong."""
+    used = Counter(kind for kind, _ in payment)
+    for kind, n in used.items():
+        if hand[kind] < n:
+            return f"the hand holds {hand[kind]} card(s) of kind {kind}, not {n}"
+    values: dict[Element, list[int]] = {e: [] for e in needs}
+    for kind, element in payment:
+        card = ELEMENT_BY_KIND.get(kind)
+        if card is None or element not in card.elements:
+            return f"card kind {kind} cannot be counted as that Element"
+        if element not in values:
+            return "the spell does not use that Element: 'excess Elements are lost', so do not pay it"
+        values[element].append(card.value)
+    for element, need in needs.items():
+        if not _is_minimal(values[element], need):
+            return "the Elements paid do not meet the cost, or a card is not needed"
+    return ""
+
+
+def _is_minimal(values: list[int], need: int) -> bool:
+    total = sum(values)
+    return total == need or (total == need + 1 and all(v == 2 for v in values))
+
+
+def payments(needs: Mapping[Element, int], hand: Counter[int]) -> Iterator[Payment]:
+    """Every legal payment for `needs` from `hand`, each once, in a fixed order."""
+    elements = sorted(e for e, n in needs.items() if n > 0)
+    yield from _pay(elements, needs, hand, ())
+
+
+def _pay(elements: list[Element], needs: Mapping[Element, int], hand: Counter[int], done: Payment) -> Iterator[Payment]:
+    if not elements:
+        yield tuple(sorted(done))
+        return
+    element, rest = elements[0], elements[1:]
+    options = sorted(k for k, n in hand.items() if n > 0 and element in ELEMENT_BY_KIND[k].elements)
+    for chosen in _multisets(options, hand, needs[element]):
+        left = hand.copy()
+        left.subtract(chosen)
+        yield from _pay(rest, needs, left, done + tuple((k, element) for k in chosen))
+
+
+def _multisets(options: list[int], hand: Counter[int], need: int) -> Iterator[tuple[int, ...]]:
+    """Multisets of kinds (non-decreasing) whose values meet `need` minimally."""
+
+    def grow(start: int, picked: tuple[int, ...], total: int) -> Iterator[tuple[int, ...]]:
+        values = [ELEMENT_BY_KIND[k].value for k in picked]
+        if total >= need:
+            if _is_minimal(values, need):
+                yield picked
+            return
+        for i in range(start, len(options)):
+            kind = options[i]
+            if picked.count(kind) < hand[kind]:
+                yield from grow(i, (*picked, kind), total + ELEMENT_BY_KIND[kind].value)
+
+    yield from grow(0, (), 0)
+
+
+def can_pay(needs: Mapping[Element, int], hand: Counter[int]) -> bool:
+    return next(payments(needs, hand), None) is not None
