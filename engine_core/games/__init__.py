@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine_core.game import Game
-from engine_core.games import blueprints, cardbench, mana_burn, manasurge, manufactory, rnd
+from engine_core.games import blueprints, cardbench, magicka, mana_burn, manasurge, manufactory, rnd
 
 GAMES: list[Game[Any, Any]] = [
     cardbench.GAME,
