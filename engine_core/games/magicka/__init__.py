@@ -394,7 +394,10 @@ class Magicka(Game[MagickaState, MagickaAction]):
         aims = targets(state)
         legal: list[MagickaAction] = []
         for element in ELEMENTS:
-            top = max(0, _max_extra(hand, element) - 2) if element in SNAP_EXTRA else 0
+            total = _max_extra(hand, element)
+            if total < 2:
+                continue
+            top = total - 2 if element in SNAP_EXTRA else 0
             for extra in range(top + 1):
                 for payment in payments({element: 2 + extra}, hand):
                     legal += [

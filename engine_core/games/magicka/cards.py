@@ -163,7 +163,7 @@ ELEMENT_CARDS: tuple[ElementCard, ...] = (
     _single(8, "Raging Fire", FIRE, 2, 2),
     _single(9, "Bitter Frost", COLD, 2, 2),
     _single(10, "Crackling Lightning", LIGHTNING, 2, 2),
-    _single(11, "Epic Earth", EARTH, 2, 2),
+    _single(11, "Mighty Earth", EARTH, 2, 2),
     _single(12, "Torrential Water", WATER, 2, 2),
     _single(13, "Blooming Life", LIFE, 2, 2),
     _single(14, "Arcane Torrent", ARCANE, 2, 2),

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
+from functools import lru_cache
 
 from engine_core.games.magicka.cards import ELEMENT_BY_KIND, Element
 
@@ -46,10 +47,15 @@ def _is_minimal(values: list[int], need: int) -> bool:
     return total == need or (total == need + 1 and all(v == 2 for v in values))
 
 
-def payments(needs: Mapping[Element, int], hand: Counter[int]) -> Iterator[Payment]:
+def payments(needs: Mapping[Element, int], hand: Counter[int]) -> tuple[Payment, ...]:
     """Every legal payment for `needs` from `hand`, each once, in a fixed order."""
-    elements = sorted(e for e, n in needs.items() if n > 0)
-    yield from _pay(elements, needs, hand, ())
+    return _payments(tuple(sorted(needs.items())), tuple(sorted((k, n) for k, n in hand.items() if n > 0)))
+
+
+@lru_cache(maxsize=4096)
+def _payments(needs: tuple[tuple[Element, int], ...], hand: tuple[tuple[int, int], ...]) -> tuple[Payment, ...]:
+    elements = [e for e, n in needs if n > 0]
+    return tuple(_pay(elements, dict(needs), Counter(dict(hand)), ()))
 
 
 def _pay(elements: list[Element], needs: Mapping[Element, int], hand: Counter[int], done: Payment) -> Iterator[Payment]:
@@ -82,4 +88,4 @@ def _multisets(options: list[int], hand: Counter[int], need: int) -> Iterator[tu
 
 
 def can_pay(needs: Mapping[Element, int], hand: Counter[int]) -> bool:
-    return next(payments(needs, hand), None) is not None
+    return bool(payments(needs, hand))
