@@ -31,6 +31,7 @@ from engine_core.games.magicka.cards import (
     CATALOGUE,
     ELEMENT_BY_KIND,
     ELEMENTS,
+    FIRE,
     OPPOSES,
     SHIELD,
     SPELL_BY_KIND,
@@ -557,7 +558,7 @@ class Magicka(Game[MagickaState, MagickaAction]):
             )
         ]
         damage = spells.cast_damage(state, spell)
-        if spell.count_of(spells.FIRE) >= 2:
+        if spell.count_of(FIRE) >= 2:
             state.fire_spells += 1
         if spell.type is SpellType.SUMMON:  # 'Summoning Spells CANNOT be Mayhemified.'
             spells.summon(state, seat, card, spell, action.extra, events)
@@ -619,7 +620,7 @@ class Magicka(Game[MagickaState, MagickaAction]):
                 actor=seat,
             )
         ]
-        if action.element == spells.FIRE:
+        if action.element == FIRE:
             state.fire_spells += 1
         spells.snap(state, seat, action.element, action.extra, action.target, events)
         return events
@@ -878,10 +879,10 @@ def render_view(view: MagickaState, seat: int | None) -> str:
             f"{b.damage} a turn, {b.turns_left} more turn(s)"
         )
     if view.HasField("cast"):
-        c = view.cast
+        flying = view.cast
         lines.append(
-            f"in flight: {SPELL_BY_KIND[c.spell].name} from wizard {c.caster} at {target_name(view, c.target)}"
-            f"{' (reflected)' if c.reflected else ''}"
+            f"in flight: {SPELL_BY_KIND[flying.spell].name} from wizard {flying.caster} at "
+            f"{target_name(view, flying.target)}{' (reflected)' if flying.reflected else ''}"
         )
     if view.exchange_open and (view.owed_elements or view.owed_spells):
         lines.append(f"exchange owes {view.owed_elements} Element and {view.owed_spells} Spell cards")

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import TypeAlias
 
 from manaforge.v1.games.magicka_pb2 import MagickaElement
 
-Element = MagickaElement.ValueType
+Element: TypeAlias = MagickaElement.ValueType
 
 FIRE = MagickaElement.MAGICKA_ELEMENT_FIRE
 COLD = MagickaElement.MAGICKA_ELEMENT_COLD
@@ -110,7 +111,9 @@ class SpellCard:
     freezes: bool = False
     wets: bool = False
     heals_caster: int = 0  # beams that drain: the caster heals this much per turn
-    upgrade: Element = 0  # the Element whose additional copies upgrade the spell
+    upgrade: Element = (
+        MagickaElement.MAGICKA_ELEMENT_UNSPECIFIED
+    )  # the Element whose additional copies upgrade the spell
     upgrade_attack: bool = False  # summons: each upgrade Element adds +1 Attack (else +1 Health)
     attack: int = 0
     health: int = 0
