@@ -828,7 +828,8 @@ def describe_action(state: MagickaState, action: MagickaAction) -> str:
     if t == DRAW_REPLACEMENTS:
         return "draw the replacement cards"
     if t == CAST_SPELL:
-        extra = f" (+{action.extra} {element_name(SPELL_BY_KIND[action.spell].upgrade)})" if action.extra else ""
+        spell = SPELL_BY_KIND.get(action.spell)
+        extra = f" (+{action.extra} {element_name(spell.upgrade)})" if action.extra and spell else ""
         return f"cast {kind_name(action.spell)}{extra} at {aim} with {_payment_text(payment)}"
     if t == CAST_SNAP:
         extra = f" (+{action.extra})" if action.extra else ""
