@@ -31,6 +31,7 @@ from engine_core.rng import randbelow
 Stop = Callable[[], bool]
 AnyGame = Game[Any, Any]
 Key = tuple[int, bytes]
+MARGIN_SCALE = 0.1  # a margin of a tenth of the average score counts fully
 
 
 @dataclass
@@ -40,6 +41,7 @@ class Node:
     visits: int = 0
     reward: float = 0.0
     available: int = 0
+    lead: int = 0  # visits granted up front to the heuristic's choice at the root, for the final choice only
     children: dict[Key, Node] = field(default_factory=dict)
 
     def mean(self) -> float:
@@ -48,12 +50,20 @@ class Node:
 
 @dataclass(frozen=True)
 class Budget:
-    """How much one decision may search. `rollout` is "random" or "heuristic" (random where a game has none)."""
+    """How much one decision may search, and how.
+
+    `rollout`: "random" or "heuristic" playouts (random where a game has no heuristic). `heuristic_prior`: the
+    heuristic's choice at the root starts with this fraction of the iterations as a lead in visits, so the search
+    plays it unless it finds a move clearly better (the search's own noise then never makes it weaker than the
+    heuristic). `score_weight`: see `rewards`.
+    """
 
     iterations: int
     rollout: str = "random"
     max_rollout_actions: int = 400
-    exploration: float = 0.7
+    exploration: float = 0.5
+    score_weight: float = 0.25
+    heuristic_prior: float = 0.5
 
 
 def action_key(seat: int, action: Message) -> Key:
@@ -71,14 +81,23 @@ def step(game: AnyGame, world: Message, seat: int, action: Message) -> None:
     game.header(world).version += 1
 
 
-def shares(game: AnyGame, world: Message) -> list[float]:
-    """Each seat's share of the win: 1/k for each of k winners; an unfinished playout counts as an even split."""
+def rewards(game: AnyGame, world: Message, score_weight: float) -> list[float]:
+    """Each seat's share of the win (1/k for each of k winners; an unfinished playout is an even split), plus
+    `score_weight` times its score margin over the average, relative to a tenth of the average score (clamped to
+    ±1): the margin tells a search which move is better even in playouts whose winner it does not change."""
     seats = game.header(world).config.seats
     outcome = game.outcome(world)
     if not outcome.finished:
         return [1.0 / seats] * seats
     winners = set(outcome.winners)
-    return [1.0 / len(winners) if seat in winners else 0.0 for seat in range(seats)]
+    shares = [1.0 / len(winners) if seat in winners else 0.0 for seat in range(seats)]
+    scores = list(outcome.scores)
+    if len(scores) != seats or not score_weight:
+        return shares
+    mean = sum(scores) / seats
+    size = MARGIN_SCALE * sum(abs(score) for score in scores) / seats + 1.0
+    margins = [max(-1.0, min(1.0, (score - mean) / size)) for score in scores]
+    return [share + score_weight * margin for share, margin in zip(shares, margins, strict=True)]
 
 
 def has_heuristic(game: AnyGame) -> bool:
@@ -101,7 +120,7 @@ def playout(game: AnyGame, world: Message, observer: int, budget: Budget, rng: R
         else:
             action = legal[randbelow(rng, len(legal))]
         step(game, world, seat, action)
-    return shares(game, world)
+    return rewards(game, world, budget.score_weight)
 
 
 def ucb(child: Node, exploration: float) -> float:
@@ -126,10 +145,10 @@ def iterate(game: AnyGame, root: Node, view: Message, seat: int, roots: set[Key]
                 node.children[key].available += 1
         if not options:
             break
-        untried = [(key, a) for key, a in options if key not in node.children]
+        untried = [(key, a) for key, a in options if key not in node.children or not node.children[key].visits]
         if untried:
             key, action = untried[randbelow(rng, len(untried))]
-            node.children[key] = Node(available=1)
+            node.children.setdefault(key, Node(available=1))
         else:
             key, action = select(node, options, budget.exploration)
         node = node.children[key]
@@ -137,10 +156,10 @@ def iterate(game: AnyGame, root: Node, view: Message, seat: int, roots: set[Key]
         step(game, world, actor, action)
         if untried:
             break
-    rewards = playout(game, world, seat, budget, rng)
+    results = playout(game, world, seat, budget, rng)
     for visited, actor in path:
         visited.visits += 1
-        visited.reward += rewards[actor]
+        visited.reward += results[actor]
 
 
 def search(
@@ -149,6 +168,9 @@ def search(
     """The root of the search tree after the budget (or `stop`) runs out."""
     root = Node()
     roots = {action_key(seat, action) for action in legal}
+    if budget.heuristic_prior and has_heuristic(game):
+        favourite = game.heuristic_action(view, seat, legal, rng)
+        root.children[action_key(seat, favourite)] = Node(lead=round(budget.heuristic_prior * budget.iterations))
     for _ in range(budget.iterations):
         if stop is not None and stop():
             break
@@ -161,6 +183,6 @@ def best_action(root: Node, seat: int, legal: list[Any]) -> Any:
 
     def rank(action: Any) -> tuple[int, float]:
         child = root.children.get(action_key(seat, action))
-        return (child.visits, child.mean()) if child else (0, 0.0)
+        return (child.visits + child.lead, child.mean()) if child else (0, 0.0)
 
     return max(legal, key=rank)

@@ -1,0 +1,146 @@
+"""`make arena`: bot levels against each other, N seeded games per pairing, in this process on one core.
+
+    python -m deploy.arena [--games cardbench,magicka] [--n 20] [--levels random,heuristic,ismcts] [--seats 2]
+
+For every game and every ordered pair of levels (A, B), A plays one seat and B every other seat, with A's seat
+rotating from game to game (so no level keeps the first-move advantage). It reports, per game:
+- each level's win share against each other level (a draw among k winners gives each 1/k), with the share a B seat
+  took in the same games; against random, the ratio of the two is the "times a random seat's share" figure;
+- each level's decision time p50/p95 in milliseconds (time spent in `choose_action`, this process, one core).
+Levels a game does not implement (a missing hook) are left out and named.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from manaforge.v1.common_pb2 import GameConfig
+from tqdm import tqdm
+
+from engine_core.bots import DEFAULT_LEVEL, bot_levels, choose_action, levels_for
+from engine_core.game import Game
+from engine_core.registry import GAMES, find_game
+
+AnyGame = Game[Any, Any]
+
+
+@dataclass
+class Tally:
+    """The results of one pairing: A's share, the average B seat's share, games played."""
+
+    a_share: float = 0.0
+    b_share: float = 0.0
+    games: int = 0
+
+
+@dataclass
+class GameReport:
+    game: str
+    seats: int
+    levels: list[str]
+    missing: list[str]
+    pairs: dict[tuple[str, str], Tally] = field(default_factory=dict)
+    times: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else 0.0
+
+
+def play(game: AnyGame, seats: list[str], seed: int, times: dict[str, list[float]]) -> list[float]:
+    """One game with `seats[i]` the level at seat i; each seat's share of the win."""
+    state = game.new_game(GameConfig(game=game.info.name, seats=len(seats)), seed)
+    for _ in range(game.info.max_actions):
+        if game.is_terminal(state):
+            break
+        seat = game.pending_seats(state)[0]
+        level = seats[seat]
+        bot_seed = seed * 1_000_003 + game.header(state).version * 31 + seat
+        start = time.perf_counter()
+        action = choose_action(game, state, seat, level, bot_seed)
+        times[level].append(time.perf_counter() - start)
+        state, _ = game.apply(state, seat, action)
+    winners = set(game.outcome(state).winners) if game.is_terminal(state) else set(range(len(seats)))
+    return [1.0 / len(winners) if seat in winners else 0.0 for seat in range(len(seats))]
+
+
+def pairings(levels: list[str]) -> list[tuple[str, str]]:
+    return [(a, b) for a in levels for b in levels if a != b]
+
+
+def run_game(game: AnyGame, levels: list[str], n: int, seats: int, bar: tqdm) -> GameReport:
+    playable = [level for level in levels if level in levels_for(game)]
+    report = GameReport(game.info.name, seats, playable, [level for level in levels if level not in playable])
+    for a, b in pairings(playable):
+        tally = report.pairs.setdefault((a, b), Tally())
+        for i in range(n):
+            bar.set_postfix_str(f"{game.info.name} {a} v {b}")
+            a_seat = i % seats
+            lineup = [a if seat == a_seat else b for seat in range(seats)]
+            shares = play(game, lineup, seed=10_000 + i, times=report.times)
+            tally.a_share += shares[a_seat]
+            tally.b_share += (sum(shares) - shares[a_seat]) / (seats - 1)
+            tally.games += 1
+            bar.update()
+    return report
+
+
+def format_report(report: GameReport) -> str:
+    lines = [f"== {report.game} ({report.seats} seats): win share of the row level against the column level"]
+    if report.missing:
+        lines.append(f"   not available (missing hook): {', '.join(report.missing)}")
+    lines.append(" " * 10 + "".join(f"{b:>11}" for b in report.levels) + "   p50 ms   p95 ms")
+    for a in report.levels:
+        cells = []
+        for b in report.levels:
+            tally = report.pairs.get((a, b))
+            cells.append(f"{tally.a_share / tally.games:>11.2f}" if tally and tally.games else f"{'-':>11}")
+        times = report.times.get(a, [])
+        lines.append(
+            f"{a:<10}" + "".join(cells) + f" {percentile(times, 0.5) * 1e3:8.1f} {percentile(times, 0.95) * 1e3:8.1f}"
+        )
+    for a in report.levels:
+        tally = report.pairs.get((a, "random"))
+        if tally and tally.games and tally.b_share:
+            lines.append(
+                f"   {a} vs random: {tally.a_share / tally.games:.2f} against a random seat's "
+                f"{tally.b_share / tally.games:.2f} in the same games ({tally.a_share / tally.b_share:.1f}x)"
+            )
+    return "\n".join(lines)
+
+
+def pin_one_core() -> None:
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--games", default="", help="comma-separated game names (default: every registered game)")
+    parser.add_argument("--n", type=int, default=10, help="games per ordered pair of levels")
+    parser.add_argument("--levels", default=",".join(bot_levels()), help="comma-separated levels")
+    parser.add_argument("--seats", type=int, default=0, help="seats per game (default: the game's minimum)")
+    args = parser.parse_args(argv)
+    pin_one_core()
+    games = [find_game(name) for name in args.games.split(",")] if args.games else list(GAMES)
+    levels = [level for level in args.levels.split(",") if level]
+    plans = [(game, args.seats or game.info.min_seats) for game in games]
+    total = sum(len(pairings([lv for lv in levels if lv in levels_for(g)])) * args.n for g, _ in plans)
+    reports = []
+    with tqdm(total=total, unit="game") as bar:
+        for game, seats in plans:
+            reports.append(run_game(game, levels, args.n, seats, bar))
+    print(f"default level: {DEFAULT_LEVEL}")
+    for report in reports:
+        print(format_report(report))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,137 @@
+"""Bots on every registered game: determinized worlds are possible worlds, every level plays legally, ISMCTS plays
+from its own view only, and it beats a random player.
+
+A sampled world must hold exactly the cards of the true state, look to the seat exactly as the true state does (the
+seat's view of both is the same message), and play to the end. OpenSpiel's hearts resampler once dealt a card twice
+and crashed its ISMCTS bot: these tests are there so that never happens here.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+from google.protobuf.message import Message
+from manaforge.v1.common_pb2 import GameConfig
+
+from engine_core import GAMES, Game
+from engine_core.bots import LEVELS, choose_action, levels_for
+from engine_core.bots.ismcts import has_heuristic, has_sample_world
+from engine_core.registry import find_game
+from engine_core.rng import new_rng
+
+IDS = [g.info.name for g in GAMES]
+SAMPLED_STATES = 5  # states per game (spread over a random playout) where every seat's world is sampled
+
+
+def _need(game: Game[Any, Any], sample_world: bool = False, heuristic: bool = False) -> None:
+    if sample_world and not has_sample_world(game):
+        pytest.skip(f"{game.info.name} has no sample_world hook yet (Game.sample_world is not overridden)")
+    if heuristic and not has_heuristic(game):
+        pytest.skip(f"{game.info.name} has no heuristic_action hook yet (Game.heuristic_action is not overridden)")
+
+
+def _random_playout_states(game: Game[Any, Any], seed: int, count: int) -> list[Any]:
+    """`count` states spread over one seeded random playout (the first is the opening, none is finished)."""
+    rand = random.Random(seed)
+    state = game.new_game(GameConfig(game=game.info.name, seats=game.info.min_seats), seed)
+    states = []
+    while not game.is_terminal(state):
+        states.append(state)
+        seat = rand.choice(game.pending_seats(state))
+        state, _ = game.apply(state, seat, rand.choice(game.legal_actions(state, seat)))
+    stride = max(1, len(states) // count)
+    return states[::stride][:count]
+
+
+def _data(message: Message) -> bytes:
+    return message.SerializeToString(deterministic=True)
+
+
+def _differences(a: Message, b: Message) -> list[str]:
+    """The top-level fields where two messages differ, for a readable failure."""
+    return [fd.name for fd in a.DESCRIPTOR.fields if getattr(a, fd.name) != getattr(b, fd.name)]
+
+
+def _plays_to_the_end(game: Game[Any, Any], world: Any, seed: int) -> bool:
+    rand = random.Random(seed)
+    cards = sorted(game.cards(world))
+    for _ in range(game.info.max_actions + 1):
+        if game.is_terminal(world):
+            return sorted(game.cards(world)) == cards
+        seat = rand.choice(game.pending_seats(world))
+        world, _ = game.apply(world, seat, rand.choice(game.legal_actions(world, seat)))
+    return False
+
+
+@pytest.mark.parametrize("game", GAMES, ids=IDS)
+def test_sampled_worlds_are_possible_and_play_to_the_end(game: Game[Any, Any]) -> None:
+    _need(game, sample_world=True)
+    for step, state in enumerate(_random_playout_states(game, seed=7, count=SAMPLED_STATES)):
+        for seat in range(game.header(state).config.seats):
+            view = game.view(state, seat)
+            before = _data(view)
+            world = game.sample_world(view, seat, new_rng(100 * step + seat))
+            where = f"{game.info.name} state {step}, seat {seat}"
+            assert _data(view) == before, f"{where}: sample_world changed the view it was given"
+            assert sorted(game.cards(world)) == sorted(game.cards(state)), f"{where}: cards not conserved"
+            seen = game.view(world, seat)
+            assert seen == view, f"{where}: the seat would see a different game in {_differences(seen, view)}"
+            assert game.header(world).HasField("rng"), f"{where}: the sampled world has no rng to play on with"
+            assert _plays_to_the_end(game, world, seed=step), f"{where}: the sampled world does not play to the end"
+
+
+@pytest.mark.parametrize("game", GAMES, ids=IDS)
+def test_the_same_rng_samples_the_same_world(game: Game[Any, Any]) -> None:
+    _need(game, sample_world=True)
+    state = _random_playout_states(game, seed=3, count=2)[-1]
+    seat = game.pending_seats(state)[0]
+    view = game.view(state, seat)
+    assert _data(game.sample_world(view, seat, new_rng(5))) == _data(game.sample_world(view, seat, new_rng(5)))
+
+
+@pytest.mark.parametrize("game", GAMES, ids=IDS)
+def test_every_level_returns_a_legal_action(game: Game[Any, Any]) -> None:
+    missing = [level for level in LEVELS if level not in levels_for(game)]
+    for state in _random_playout_states(game, seed=11, count=2):
+        for seat in game.pending_seats(state):
+            legal = [_data(action) for action in game.legal_actions(state, seat)]
+            for level in LEVELS:
+                action = choose_action(game, state, seat, level, seed=seat)
+                assert _data(action) in legal, f"{game.info.name} {level} chose an illegal action"
+    if missing:
+        pytest.skip(f"{game.info.name} plays {', '.join(missing)} through a lower level: its hook is missing")
+
+
+@pytest.mark.parametrize("game", GAMES, ids=IDS)
+def test_ismcts_decides_from_the_seat_view_only(game: Game[Any, Any]) -> None:
+    """Two games that look the same to the bot's seat (the true one and a redealt one) get the same move."""
+    _need(game, sample_world=True)
+    state = _random_playout_states(game, seed=5, count=3)[1]
+    seat = game.pending_seats(state)[0]
+    redealt = game.sample_world(game.view(state, seat), seat, new_rng(99))
+    assert _data(choose_action(game, state, seat, "ismcts", seed=1)) == _data(
+        choose_action(game, redealt, seat, "ismcts", seed=1)
+    )
+
+
+def _match(game: Game[Any, Any], bot: str, games: int) -> tuple[float, float]:
+    """`bot` against random, seats alternating: the bot's win share and its average score margin."""
+    wins = margin = 0.0
+    for i in range(games):
+        lineup = [bot, "random"] if i % 2 == 0 else ["random", bot]
+        state = game.new_game(GameConfig(game=game.info.name, seats=2), 500 + i)
+        while not game.is_terminal(state):
+            seat = game.pending_seats(state)[0]
+            state, _ = game.apply(state, seat, choose_action(game, state, seat, lineup[seat], seed=i * 1000 + seat))
+        outcome, me = game.outcome(state), lineup.index(bot)
+        wins += (me in outcome.winners) / len(outcome.winners)
+        margin += outcome.scores[me] - outcome.scores[1 - me]
+    return wins / games, margin / games
+
+
+def test_ismcts_beats_random_at_cardbench() -> None:
+    share, margin = _match(find_game("cardbench"), "ismcts", games=6)
+    assert share > 0.5
+    assert margin > 0
