@@ -41,7 +41,7 @@ class Node:
     visits: int = 0
     reward: float = 0.0
     available: int = 0
-    lead: int = 0  # visits granted up front to the heuristic's choice at the root, for the final choice only
+    lead: int = 0  # visits granted to the heuristic's choice at the root, for the final choice only
     children: dict[Key, Node] = field(default_factory=dict)
 
     def mean(self) -> float:
@@ -52,13 +52,16 @@ class Node:
 class Budget:
     """How much one decision may search, and how.
 
-    `rollout`: "random" or "heuristic" playouts (random where a game has no heuristic). `heuristic_prior`: the
-    heuristic's choice at the root starts with this fraction of the iterations as a lead in visits, so the search
-    plays it unless it finds a move clearly better (the search's own noise then never makes it weaker than the
-    heuristic). `score_weight`: see `rewards`.
+    `iterations` and `actions` bound the search, whichever runs out first: counting simulated actions (tree and
+    playout steps) keeps a decision's time about the same in long games as in short ones. `rollout`: "random" or
+    "heuristic" playouts (random where a game has no heuristic), cut after `max_rollout_actions`.
+    `heuristic_prior`: after the search, the heuristic's choice at the root gets this fraction of the iterations run
+    as extra visits, so the search plays it unless it found a move clearly better (its own noise then never makes it
+    weaker than the heuristic). `score_weight`: see `rewards`.
     """
 
     iterations: int
+    actions: int = 1_000_000  # simulated actions (tree and playout steps) over the whole search
     rollout: str = "random"
     max_rollout_actions: int = 400
     exploration: float = 0.5
@@ -108,9 +111,10 @@ def has_sample_world(game: AnyGame) -> bool:
     return type(game).sample_world is not Game.sample_world
 
 
-def playout(game: AnyGame, world: Message, observer: int, budget: Budget, rng: Rng) -> list[float]:
+def playout(game: AnyGame, world: Message, observer: int, budget: Budget, rng: Rng, limit: int) -> list[float]:
+    """Play on to the end, or `limit` actions; each seat's reward."""
     heuristic = budget.rollout == "heuristic" and has_heuristic(game)
-    for _ in range(budget.max_rollout_actions):
+    for _ in range(limit):
         if game.is_terminal(world):
             break
         seat = acting_seat(game, world, observer)
@@ -131,8 +135,11 @@ def select(node: Node, options: list[tuple[Key, Any]], exploration: float) -> tu
     return max(options, key=lambda option: ucb(node.children[option[0]], exploration))
 
 
-def iterate(game: AnyGame, root: Node, view: Message, seat: int, roots: set[Key], budget: Budget, rng: Rng) -> None:
-    """One iteration: determinize, select and expand, play out, back up."""
+def iterate(
+    game: AnyGame, root: Node, view: Message, seat: int, roots: set[Key], budget: Budget, rng: Rng, limit: int
+) -> int:
+    """One iteration: determinize, select and expand, play out (at most `limit` actions), back up. Returns the
+    number of actions simulated."""
     world = game.sample_world(view, seat, rng)
     node, path = root, []
     while not game.is_terminal(world):
@@ -156,10 +163,12 @@ def iterate(game: AnyGame, root: Node, view: Message, seat: int, roots: set[Key]
         step(game, world, actor, action)
         if untried:
             break
-    results = playout(game, world, seat, budget, rng)
+    version = game.header(world).version
+    results = playout(game, world, seat, budget, rng, min(budget.max_rollout_actions, limit))
     for visited, actor in path:
         visited.visits += 1
         visited.reward += results[actor]
+    return len(path) + game.header(world).version - version
 
 
 def search(
@@ -168,13 +177,14 @@ def search(
     """The root of the search tree after the budget (or `stop`) runs out."""
     root = Node()
     roots = {action_key(seat, action) for action in legal}
-    if budget.heuristic_prior and has_heuristic(game):
-        favourite = game.heuristic_action(view, seat, legal, rng)
-        root.children[action_key(seat, favourite)] = Node(lead=round(budget.heuristic_prior * budget.iterations))
+    spent = 0
     for _ in range(budget.iterations):
-        if stop is not None and stop():
+        if spent >= budget.actions or (stop is not None and stop()):
             break
-        iterate(game, root, view, seat, roots, budget, rng)
+        spent += iterate(game, root, view, seat, roots, budget, rng, budget.actions - spent)
+    if budget.heuristic_prior and has_heuristic(game):
+        favourite = root.children.setdefault(action_key(seat, game.heuristic_action(view, seat, legal, rng)), Node())
+        favourite.lead = max(1, round(budget.heuristic_prior * sum(child.visits for child in root.children.values())))
     return root
 
 
