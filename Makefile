@@ -50,7 +50,7 @@ stack: proto
 	$(BIN)/pytest -q tests/stack
 
 test: proto check-proto lint typecheck
-	$(BIN)/pytest -q -p no:cacheprovider
+	$(BIN)/pytest -q -p no:cacheprovider -n 2 --durations=10
 
 bench: proto
 	$(PY) -m deploy.bench

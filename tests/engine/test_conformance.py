@@ -1,7 +1,9 @@
 """Seeded random playouts of every registered game, checking the Game protocol's invariants at every step.
 
-MANAFORGE_PLAYOUTS sets how many playouts each game gets (default 1000: 150 with every check at every step, the
-rest with the cheap checks and sampled deep ones).
+Each game gets up to MANAFORGE_PLAYOUTS playouts (default 1000) within MANAFORGE_PLAYOUT_ACTIONS actions
+(default 100,000), so long games (a board game of 1,500 actions) get fewer playouts than short ones. The first
+MANAFORGE_FULL_PLAYOUTS (default 40, and at most a fifth of the action budget) check everything at every step; the
+rest keep the cheap checks at every step and the expensive ones (views, fuzzed actions, round trips) every 37th step. Seeds are fixed: the same playouts every run.
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ from engine_core import GAMES, Game
 from engine_core.conformance import check_playout
 
 PLAYOUTS = int(os.environ.get("MANAFORGE_PLAYOUTS", "1000"))
-FULL = max(1, PLAYOUTS * 15 // 100)
+ACTIONS = int(os.environ.get("MANAFORGE_PLAYOUT_ACTIONS", "100000"))
+FULL = int(os.environ.get("MANAFORGE_FULL_PLAYOUTS", "40"))
 
 
 def _seat_counts(game: Game[Any, Any]) -> list[int]:
@@ -33,10 +36,12 @@ def _option_sets(game: Game[Any, Any]) -> list[dict[str, str]]:
 @pytest.mark.parametrize("game", GAMES, ids=[g.info.name for g in GAMES])
 def test_random_playouts_keep_every_invariant(game: Game[Any, Any]) -> None:
     seat_counts, option_sets = _seat_counts(game), _option_sets(game)
-    finished = 0
-    for i in range(PLAYOUTS):
-        seats = seat_counts[i % len(seat_counts)]
-        opts = option_sets[(i // len(seat_counts)) % len(option_sets)]
-        report = check_playout(game, seats, seed=1000 + i, options=opts, full=i < FULL)
-        finished += report.finished
-    assert finished == PLAYOUTS
+    played = actions = 0
+    while played < PLAYOUTS and actions < ACTIONS:
+        seats = seat_counts[played % len(seat_counts)]
+        opts = option_sets[(played // len(seat_counts)) % len(option_sets)]
+        report = check_playout(game, seats, seed=1000 + played, options=opts, full=played < FULL and actions < ACTIONS // 5)
+        assert report.finished
+        played += 1
+        actions += report.actions
+    assert played >= min(PLAYOUTS, 50), f"only {played} playouts fit in {ACTIONS} actions"
