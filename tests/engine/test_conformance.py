@@ -3,7 +3,8 @@
 Each game gets up to MANAFORGE_PLAYOUTS playouts (default 1000) within MANAFORGE_PLAYOUT_ACTIONS actions
 (default 100,000), so long games (a board game of 1,500 actions) get fewer playouts than short ones. The first
 MANAFORGE_FULL_PLAYOUTS (default 40, and at most a fifth of the action budget) check everything at every step; the
-rest keep the cheap checks at every step and the expensive ones (views, fuzzed actions, round trips) every 37th step. Seeds are fixed: the same playouts every run.
+rest keep the cheap checks at every step and the expensive ones (views, fuzzed actions, round trips) every 37th
+step. Seeds are fixed: the same playouts every run.
 """
 
 from __future__ import annotations
@@ -40,7 +41,9 @@ def test_random_playouts_keep_every_invariant(game: Game[Any, Any]) -> None:
     while played < PLAYOUTS and actions < ACTIONS:
         seats = seat_counts[played % len(seat_counts)]
         opts = option_sets[(played // len(seat_counts)) % len(option_sets)]
-        report = check_playout(game, seats, seed=1000 + played, options=opts, full=played < FULL and actions < ACTIONS // 5)
+        report = check_playout(
+            game, seats, seed=1000 + played, options=opts, full=played < FULL and actions < ACTIONS // 5
+        )
         assert report.finished
         played += 1
         actions += report.actions

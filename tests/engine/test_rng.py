@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
+from manaforge.v1.common_pb2 import Rng
 
 from engine_core import rng
 
@@ -32,7 +33,7 @@ def test_the_draws_of_a_seed_are_fixed() -> None:
     assert rng.next_u64(rng.new_rng(0)) == 0xE220A8397B1DCDAF
 
 
-def _replayed(seed: int, n: int) -> list[rng.Rng]:
+def _replayed(seed: int, n: int) -> list[Rng]:
     states = []
     for counter in range(n):
         state = rng.new_rng(seed)

@@ -8,7 +8,13 @@ from collections.abc import MutableSequence, Sequence
 
 import pytest
 from manaforge.v1.common_pb2 import GameConfig
-from manaforge.v1.games.magicka_pb2 import MagickaAction, MagickaPayment, MagickaState, MagickaTarget
+from manaforge.v1.games.magicka_pb2 import (
+    MagickaAction,
+    MagickaElement,
+    MagickaPayment,
+    MagickaState,
+    MagickaTarget,
+)
 
 from engine_core.errors import IllegalActionError
 from engine_core.game import RESPONSE
@@ -70,7 +76,7 @@ def give(state: MagickaState, seat: int, elements: Sequence[int] = (), spells: S
             hand.append(_fetch(kind, deck, other_hands))
 
 
-def _fetch(kind: int, deck: MutableSequence[int], hands: list[MutableSequence[int]]) -> int:
+def _fetch(kind: int, deck: MutableSequence[int], hands: Sequence[MutableSequence[int]]) -> int:
     """A card of `kind` from the deck, or from another hand (which gets a deck card instead)."""
     for card in deck:
         if kind_of(card) == kind:
@@ -91,7 +97,7 @@ def top_mayhem(state: MagickaState, kind: int) -> None:
 
 
 def pay(*pairs: tuple[int, int]) -> list[MagickaPayment]:
-    return [MagickaPayment(kind=k, element=e) for k, e in pairs]
+    return [MagickaPayment(kind=k, element=MagickaElement.ValueType(e)) for k, e in pairs]
 
 
 def at(seat: int, creature: int = 0) -> MagickaTarget:
@@ -103,7 +109,9 @@ def cast(spell: int, payment: list[MagickaPayment], target: MagickaTarget, extra
 
 
 def snap(element: int, payment: list[MagickaPayment], target: MagickaTarget, extra: int = 0) -> MagickaAction:
-    return MagickaAction(type=CAST_SNAP, element=element, payment=payment, target=target, extra=extra)
+    return MagickaAction(
+        type=CAST_SNAP, element=MagickaElement.ValueType(element), payment=payment, target=target, extra=extra
+    )
 
 
 def play(state: MagickaState, seat: int, action: MagickaAction) -> MagickaState:
@@ -509,7 +517,7 @@ def test_backfire_hits_the_caster() -> None:
 
 
 def fire_bolt_at_1(**opts: str) -> MagickaState:
-    state = new(mode="spell_vs_spell", **opts)
+    state = new(2, mode="spell_vs_spell", **opts)
     give(state, 0, [RAGING_FIRE, E_LIGHTNING], [FIRE_BOLT])
     return play(state, 0, cast(FIRE_BOLT, pay((RAGING_FIRE, FIRE), (E_LIGHTNING, LIGHTNING)), at(1)))
 
