@@ -81,7 +81,6 @@ class GameInfo:
     options: tuple[Option, ...] = ()
     max_actions: int = 20_000  # every game ends within this many actions (checked by the conformance tests)
     free_text: bool = False  # actions carry free text: legal_actions lists examples, not every accepted action
-    card_message: str = ""  # the full name of the message type that carries card faces, if any
     extra: Mapping[str, str] = field(default_factory=dict)
 
     def option(self, name: str) -> Option:

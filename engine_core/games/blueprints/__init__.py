@@ -142,7 +142,6 @@ class Blueprints(Game[BlueprintsState, BlueprintsAction]):
         "a Tower.",
         options=(CARD_SET_OPTION, REVEAL_OPTION, TAKEN_CARD_OPTION, ROUND_LIMIT_OPTION),
         max_actions=3 * MAX_ROUNDS * MAX_SEATS,
-        card_message=MagicCard.DESCRIPTOR.full_name,
     )
     state_type = BlueprintsState
     action_type = BlueprintsAction

@@ -236,7 +236,6 @@ class Magicka(Game[MagickaState, MagickaAction]):
             ),
         ),
         max_actions=int(ROUND_LIMITS[-1]) * MAX_SEATS * ACTIONS_PER_TURN,
-        card_message="",
         extra={
             "golden": "magicka_spell_vs_spell,2,mode=spell_vs_spell,mayhem=maximum;magicka_minimum,4,mayhem=minimum",
         },

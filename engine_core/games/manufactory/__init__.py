@@ -131,7 +131,6 @@ class Manufactory(Game[ManufactoryState, ManufactoryAction]):
         description="Draft cards from a conveyor belt fed by the players' boosters; collect the biggest colour groups.",
         options=(CARD_SET_OPTION, FIRST_PLACE_TIE_OPTION, WIN_TIE_OPTION),
         max_actions=MAX_CARDS,
-        card_message=MagicCard.DESCRIPTOR.full_name,
     )
     state_type = ManufactoryState
     action_type = ManufactoryAction

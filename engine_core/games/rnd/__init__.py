@@ -122,7 +122,6 @@ class Rnd(Game[RndState, RndAction]):
         # per design: at most 4 turns of (every card of the pack drawn + one copy); art, words; 3 votes a seat
         max_actions=MAX_SEATS * (4 * (PACK_BOUND * 2 + 1) + 2 + 3),
         free_text=True,
-        card_message="manaforge.v1.MagicCard",
         extra={"golden": "rnd_5_forbidden,5,self_votes=forbidden"},
     )
     state_type = RndState
