@@ -48,6 +48,26 @@ class GameReport:
     pairs: dict[tuple[str, str], Tally] = field(default_factory=dict)
     times: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
 
+    def share(self, a: str, b: str) -> float | None:
+        """A's win share against B (with two seats, also read from the games of B against A)."""
+        tally = self.pairs.get((a, b))
+        if tally and tally.games:
+            return tally.a_share / tally.games
+        mirror = self.pairs.get((b, a))
+        if self.seats == 2 and mirror and mirror.games:
+            return mirror.b_share / mirror.games
+        return None
+
+    def against_random(self, a: str) -> tuple[float, float] | None:
+        """In the games of A against random seats: A's share, and a random seat's average share."""
+        tally = self.pairs.get((a, "random"))
+        if tally and tally.games:
+            return tally.a_share / tally.games, tally.b_share / tally.games
+        mirror = self.pairs.get(("random", a))
+        if self.seats == 2 and mirror and mirror.games:
+            return mirror.b_share / mirror.games, mirror.a_share / mirror.games
+        return None
+
 
 def percentile(values: Sequence[float], q: float) -> float:
     ordered = sorted(values)
@@ -71,14 +91,17 @@ def play(game: AnyGame, seats: list[str], seed: int, times: dict[str, list[float
     return [1.0 / len(winners) if seat in winners else 0.0 for seat in range(len(seats))]
 
 
-def pairings(levels: list[str]) -> list[tuple[str, str]]:
+def pairings(levels: list[str], seats: int) -> list[tuple[str, str]]:
+    """Who plays whom: with two seats each pair once (B's share is the mirror), else A alone against B's."""
+    if seats == 2:
+        return [(a, b) for i, a in enumerate(levels) for b in levels[i + 1 :]]
     return [(a, b) for a in levels for b in levels if a != b]
 
 
 def run_game(game: AnyGame, levels: list[str], n: int, seats: int, bar: tqdm) -> GameReport:
     playable = [level for level in levels if level in levels_for(game)]
     report = GameReport(game.info.name, seats, playable, [level for level in levels if level not in playable])
-    for a, b in pairings(playable):
+    for a, b in pairings(playable, seats):
         tally = report.pairs.setdefault((a, b), Tally())
         for i in range(n):
             bar.set_postfix_str(f"{game.info.name} {a} v {b}")
@@ -100,19 +123,18 @@ def format_report(report: GameReport) -> str:
     for a in report.levels:
         cells = []
         for b in report.levels:
-            tally = report.pairs.get((a, b))
-            cells.append(f"{tally.a_share / tally.games:>11.2f}" if tally and tally.games else f"{'-':>11}")
+            share = report.share(a, b)
+            cells.append(f"{'-':>11}" if share is None else f"{share:>11.2f}")
         times = report.times.get(a, [])
         lines.append(
             f"{a:<10}" + "".join(cells) + f" {percentile(times, 0.5) * 1e3:8.1f} {percentile(times, 0.95) * 1e3:8.1f}"
         )
     for a in report.levels:
-        tally = report.pairs.get((a, "random"))
-        if tally and tally.games and tally.b_share:
-            lines.append(
-                f"   {a} vs random: {tally.a_share / tally.games:.2f} against a random seat's "
-                f"{tally.b_share / tally.games:.2f} in the same games ({tally.a_share / tally.b_share:.1f}x)"
-            )
+        shares = report.against_random(a)
+        if a != "random" and shares is not None:
+            share, theirs = shares
+            ratio = f"{share / theirs:.1f}x" if theirs else "random seats won nothing"
+            lines.append(f"   {a} vs random: {share:.2f} against a random seat's {theirs:.2f} ({ratio})")
     return "\n".join(lines)
 
 
@@ -132,7 +154,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     games = [find_game(name) for name in args.games.split(",")] if args.games else list(GAMES)
     levels = [level for level in args.levels.split(",") if level]
     plans = [(game, args.seats or game.info.min_seats) for game in games]
-    total = sum(len(pairings([lv for lv in levels if lv in levels_for(g)])) * args.n for g, _ in plans)
+    total = sum(len(pairings([lv for lv in levels if lv in levels_for(g)], s)) * args.n for g, s in plans)
     reports = []
     with tqdm(total=total, unit="game") as bar:
         for game, seats in plans:

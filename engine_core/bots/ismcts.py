@@ -56,12 +56,14 @@ class Budget:
     playout steps) keeps a decision's time about the same in long games as in short ones. `rollout`: "random" or
     "heuristic" playouts (random where a game has no heuristic), cut after `max_rollout_actions`.
     `heuristic_prior`: after the search, the heuristic's choice at the root gets this fraction of the iterations run
-    as extra visits, so the search plays it unless it found a move clearly better (its own noise then never makes it
-    weaker than the heuristic). `score_weight`: see `rewards`.
+    (plus one) as extra visits, so the search plays it unless it found a move clearly better: a search too small to
+    tell (a long game under a small budget) plays like the heuristic instead of at random. `world_cost`: what
+    dealing one world counts against `actions`. `score_weight`: see `rewards`.
     """
 
     iterations: int
     actions: int = 1_000_000  # simulated actions (tree and playout steps) over the whole search
+    world_cost: int = 8
     rollout: str = "random"
     max_rollout_actions: int = 400
     exploration: float = 0.5
@@ -181,10 +183,11 @@ def search(
     for _ in range(budget.iterations):
         if spent >= budget.actions or (stop is not None and stop()):
             break
-        spent += iterate(game, root, view, seat, roots, budget, rng, budget.actions - spent)
+        spent += budget.world_cost
+        spent += iterate(game, root, view, seat, roots, budget, rng, max(1, budget.actions - spent))
     if budget.heuristic_prior and has_heuristic(game):
         favourite = root.children.setdefault(action_key(seat, game.heuristic_action(view, seat, legal, rng)), Node())
-        favourite.lead = max(1, round(budget.heuristic_prior * sum(child.visits for child in root.children.values())))
+        favourite.lead = 1 + math.ceil(budget.heuristic_prior * sum(child.visits for child in root.children.values()))
     return root
 
 
