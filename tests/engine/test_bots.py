@@ -16,8 +16,8 @@ from google.protobuf.message import Message
 from manaforge.v1.common_pb2 import GameConfig
 
 from engine_core import GAMES, Game
-from engine_core.bots import LEVELS, choose_action, levels_for
-from engine_core.bots.ismcts import has_heuristic, has_sample_world
+from engine_core.bots import LEVELS, IsmctsPolicy, Policy, choose_action, levels_for
+from engine_core.bots.ismcts import Budget, has_heuristic, has_sample_world
 from engine_core.registry import find_game
 from engine_core.rng import new_rng
 
@@ -116,22 +116,34 @@ def test_ismcts_decides_from_the_seat_view_only(game: Game[Any, Any]) -> None:
     )
 
 
-def _match(game: Game[Any, Any], bot: str, games: int) -> tuple[float, float]:
+def _match(game: Game[Any, Any], bot: Policy, games: int) -> tuple[float, float]:
     """`bot` against random, seats alternating: the bot's win share and its average score margin."""
     wins = margin = 0.0
     for i in range(games):
-        lineup = [bot, "random"] if i % 2 == 0 else ["random", bot]
+        me = i % 2
         state = game.new_game(GameConfig(game=game.info.name, seats=2), 500 + i)
         while not game.is_terminal(state):
             seat = game.pending_seats(state)[0]
-            state, _ = game.apply(state, seat, choose_action(game, state, seat, lineup[seat], seed=i * 1000 + seat))
-        outcome, me = game.outcome(state), lineup.index(bot)
+            policy = bot if seat == me else LEVELS["random"]
+            legal = game.legal_actions(state, seat)
+            seed = (i * 10_000 + game.header(state).version) * 2 + seat
+            state, _ = game.apply(state, seat, policy(game, game.view(state, seat), seat, legal, seed))
+        outcome = game.outcome(state)
         wins += (me in outcome.winners) / len(outcome.winners)
         margin += outcome.scores[me] - outcome.scores[1 - me]
     return wins / games, margin / games
 
 
-def test_ismcts_beats_random_at_cardbench() -> None:
-    share, margin = _match(find_game("cardbench"), "ismcts", games=6)
+def test_the_search_alone_beats_random_at_manufactory() -> None:
+    """No heuristic help (no lead for its choice, random playouts): the tree search itself must win."""
+    game = find_game("manufactory")
+    _need(game, sample_world=True)
+    share, margin = _match(game, IsmctsPolicy(Budget(iterations=30, heuristic_prior=0)), games=4)
+    assert share >= 0.75
+    assert margin > 0
+
+
+def test_the_default_ismcts_level_beats_random_at_cardbench() -> None:
+    share, margin = _match(find_game("cardbench"), LEVELS["ismcts"], games=6)
     assert share > 0.5
     assert margin > 0
