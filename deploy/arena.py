@@ -1,12 +1,16 @@
 """`make arena`: bot levels against each other, N seeded games per pairing, in this process on one core.
 
-    python -m deploy.arena [--games cardbench,magicka] [--n 20] [--levels random,heuristic,ismcts] [--seats 2]
+    python -m deploy.arena [--games cardbench,magicka] [--n 10] [--levels random,heuristic,ismcts] [--seats 2]
+                           [--time-cap-ms 90]
 
-For every game and every ordered pair of levels (A, B), A plays one seat and B every other seat, with A's seat
-rotating from game to game (so no level keeps the first-move advantage). It reports, per game:
+For every game and every pair of levels (A, B), A plays one seat and B every other seat, with A's seat rotating
+from game to game (so no level keeps the first-move advantage). With two seats each pair plays once; with more,
+each ordered pair (one A against B's, one B against A's). It reports, per game:
 - each level's win share against each other level (a draw among k winners gives each 1/k), with the share a B seat
   took in the same games; against random, the ratio of the two is the "times a random seat's share" figure;
 - each level's decision time p50/p95 in milliseconds (time spent in `choose_action`, this process, one core).
+Without --time-cap-ms searches run to their budget (iterations and simulated actions) and replay exactly; with it,
+each search also stops at the cap, as a worker with a deadline would.
 Levels a game does not implement (a missing hook) are left out and named.
 """
 
@@ -16,7 +20,7 @@ import argparse
 import os
 import time
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -74,7 +78,17 @@ def percentile(values: Sequence[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else 0.0
 
 
-def play(game: AnyGame, seats: list[str], seed: int, times: dict[str, list[float]]) -> list[float]:
+def deadline(seconds: float | None) -> Callable[[], bool] | None:
+    """A `stop` for the search: true once `seconds` have passed (None: no time cap, the budget alone decides)."""
+    if seconds is None:
+        return None
+    end = time.perf_counter() + seconds
+    return lambda: time.perf_counter() >= end
+
+
+def play(
+    game: AnyGame, seats: list[str], seed: int, times: dict[str, list[float]], cap: float | None = None
+) -> list[float]:
     """One game with `seats[i]` the level at seat i; each seat's share of the win."""
     state = game.new_game(GameConfig(game=game.info.name, seats=len(seats)), seed)
     for _ in range(game.info.max_actions):
@@ -84,7 +98,7 @@ def play(game: AnyGame, seats: list[str], seed: int, times: dict[str, list[float
         level = seats[seat]
         bot_seed = seed * 1_000_003 + game.header(state).version * 31 + seat
         start = time.perf_counter()
-        action = choose_action(game, state, seat, level, bot_seed)
+        action = choose_action(game, state, seat, level, bot_seed, deadline(cap))
         times[level].append(time.perf_counter() - start)
         state, _ = game.apply(state, seat, action)
     winners = set(game.outcome(state).winners) if game.is_terminal(state) else set(range(len(seats)))
@@ -98,7 +112,7 @@ def pairings(levels: list[str], seats: int) -> list[tuple[str, str]]:
     return [(a, b) for a in levels for b in levels if a != b]
 
 
-def run_game(game: AnyGame, levels: list[str], n: int, seats: int, bar: tqdm) -> GameReport:
+def run_game(game: AnyGame, levels: list[str], n: int, seats: int, bar: tqdm, cap: float | None = None) -> GameReport:
     playable = [level for level in levels if level in levels_for(game)]
     report = GameReport(game.info.name, seats, playable, [level for level in levels if level not in playable])
     for a, b in pairings(playable, seats):
@@ -107,7 +121,7 @@ def run_game(game: AnyGame, levels: list[str], n: int, seats: int, bar: tqdm) ->
             bar.set_postfix_str(f"{game.info.name} {a} v {b}")
             a_seat = i % seats
             lineup = [a if seat == a_seat else b for seat in range(seats)]
-            shares = play(game, lineup, seed=10_000 + i, times=report.times)
+            shares = play(game, lineup, seed=10_000 + i, times=report.times, cap=cap)
             tally.a_share += shares[a_seat]
             tally.b_share += (sum(shares) - shares[a_seat]) / (seats - 1)
             tally.games += 1
@@ -149,7 +163,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--n", type=int, default=10, help="games per ordered pair of levels")
     parser.add_argument("--levels", default=",".join(bot_levels()), help="comma-separated levels")
     parser.add_argument("--seats", type=int, default=0, help="seats per game (default: the game's minimum)")
+    parser.add_argument(
+        "--time-cap-ms", type=float, default=None, help="stop each search after this long (default: budget only)"
+    )
     args = parser.parse_args(argv)
+    cap = None if args.time_cap_ms is None else args.time_cap_ms / 1000
     pin_one_core()
     games = [find_game(name) for name in args.games.split(",")] if args.games else list(GAMES)
     levels = [level for level in args.levels.split(",") if level]
@@ -158,7 +176,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     reports = []
     with tqdm(total=total, unit="game") as bar:
         for game, seats in plans:
-            reports.append(run_game(game, levels, args.n, seats, bar))
+            reports.append(run_game(game, levels, args.n, seats, bar, cap))
     print(f"default level: {DEFAULT_LEVEL}")
     for report in reports:
         print(format_report(report))
