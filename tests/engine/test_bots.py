@@ -22,7 +22,7 @@ from engine_core.registry import find_game
 from engine_core.rng import new_rng
 
 IDS = [g.info.name for g in GAMES]
-SAMPLED_STATES = 5  # states per game (spread over a random playout) where every seat's world is sampled
+SAMPLED_STATES = 12  # states per playout (spread over it) where every seat's world is sampled
 
 
 def _need(game: Game[Any, Any], sample_world: bool = False, heuristic: bool = False) -> None:
@@ -32,10 +32,10 @@ def _need(game: Game[Any, Any], sample_world: bool = False, heuristic: bool = Fa
         pytest.skip(f"{game.info.name} has no heuristic_action hook yet (Game.heuristic_action is not overridden)")
 
 
-def _random_playout_states(game: Game[Any, Any], seed: int, count: int) -> list[Any]:
+def _random_playout_states(game: Game[Any, Any], seed: int, count: int, seats: int = 0) -> list[Any]:
     """`count` states spread over one seeded random playout (the first is the opening, none is finished)."""
     rand = random.Random(seed)
-    state = game.new_game(GameConfig(game=game.info.name, seats=game.info.min_seats), seed)
+    state = game.new_game(GameConfig(game=game.info.name, seats=seats or game.info.min_seats), seed)
     states = []
     while not game.is_terminal(state):
         states.append(state)
@@ -68,7 +68,12 @@ def _plays_to_the_end(game: Game[Any, Any], world: Any, seed: int) -> bool:
 @pytest.mark.parametrize("game", GAMES, ids=IDS)
 def test_sampled_worlds_are_possible_and_play_to_the_end(game: Game[Any, Any]) -> None:
     _need(game, sample_world=True)
-    for step, state in enumerate(_random_playout_states(game, seed=7, count=SAMPLED_STATES)):
+    most = min(game.info.max_seats, 4)
+    states = [
+        *_random_playout_states(game, seed=7, count=SAMPLED_STATES),
+        *_random_playout_states(game, seed=8, count=SAMPLED_STATES, seats=most),
+    ]
+    for step, state in enumerate(states):
         for seat in range(game.header(state).config.seats):
             view = game.view(state, seat)
             before = _data(view)
