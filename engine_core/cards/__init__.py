@@ -9,7 +9,7 @@ numbers the cards 0..n-1. Odds and sources: engine_core/cards/README.md.
 
 from __future__ import annotations
 
-from engine_core.cards.booster import draft_booster, open_packs
+from engine_core.cards.booster import draft_booster, open_packs, sample_faces
 from engine_core.cards.builtin import BUILTIN_CODE, builtin_set
 from engine_core.cards.card import (
     COLOR_NAMES,
@@ -90,5 +90,6 @@ __all__ = [
     "parse_mtgjson",
     "parse_type_line",
     "register_set",
+    "sample_faces",
     "set_codes",
 ]

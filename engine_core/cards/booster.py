@@ -34,6 +34,16 @@ def open_packs(card_set: CardSet, rng: Rng, packs: int) -> list[MagicCard]:
     return cards
 
 
+def sample_faces(card_set: CardSet, rng: Rng, count: int, packs: int) -> list[MagicCard]:
+    """`count` card faces from freshly opened boosters (`packs` at a time), shuffled: stand-ins for unseen cards
+    when a bot deals a world it cannot see (ids are left for the caller to set)."""
+    faces: list[MagicCard] = []
+    while len(faces) < count:
+        faces += open_packs(card_set, rng, max(1, packs))
+    random.shuffle(rng, faces)
+    return faces[:count]
+
+
 def _draw_sheet(card_set: CardSet, sheet: Sheet, count: int, rng: Rng) -> list[int]:
     """`count` distinct card indices from a sheet by weight; with `balance_colors`, one card of each colour first
     (while the count allows and the sheet has a card of that colour)."""

@@ -25,7 +25,7 @@ from manaforge.v1.games.blueprints_pb2 import (
 )
 
 from engine_core import rng as random
-from engine_core.cards import CARD_SET_OPTION, find_set, open_packs
+from engine_core.cards import CARD_SET_OPTION, find_set, open_packs, sample_faces
 from engine_core.errors import IllegalActionError, InvalidConfigError, MalformedActionError
 from engine_core.game import Game, GameInfo, Option, event, finish, options, seat_count, set_pending
 from engine_core.games.blueprints.locations import (
@@ -425,12 +425,7 @@ class Blueprints(Game[BlueprintsState, BlueprintsAction]):
         return world
 
     def _unseen_faces(self, view: BlueprintsState, count: int, rng: Rng) -> list[MagicCard]:
-        card_set = find_set(options(view)[CARD_SET_OPTION.name])
-        faces: list[MagicCard] = []
-        while len(faces) < count:
-            faces += open_packs(card_set, rng, max(1, seat_count(view)))
-        random.shuffle(rng, faces)
-        return faces[:count]
+        return sample_faces(find_set(options(view)[CARD_SET_OPTION.name]), rng, count, seat_count(view))
 
     def heuristic_action(
         self, view: BlueprintsState, seat: int, legal: list[BlueprintsAction], rng: Rng

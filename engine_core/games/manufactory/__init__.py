@@ -21,7 +21,7 @@ from manaforge.v1.games.manufactory_pb2 import (
 )
 
 from engine_core import rng as random
-from engine_core.cards import CARD_SET_OPTION, find_set, is_land, open_packs
+from engine_core.cards import CARD_SET_OPTION, find_set, is_land, open_packs, sample_faces
 from engine_core.errors import IllegalActionError, MalformedActionError
 from engine_core.game import Game, GameInfo, Option, event, finish, options, seat_count, set_pending
 from engine_core.games.manufactory.scoring import (
@@ -323,12 +323,7 @@ class Manufactory(Game[ManufactoryState, ManufactoryAction]):
         return world
 
     def _unseen_faces(self, view: ManufactoryState, count: int, rng: Rng) -> list[MagicCard]:
-        card_set = find_set(options(view)[CARD_SET_OPTION.name])
-        faces: list[MagicCard] = []
-        while len(faces) < count:
-            faces += open_packs(card_set, rng, max(1, seat_count(view)))
-        random.shuffle(rng, faces)
-        return faces[:count]
+        return sample_faces(find_set(options(view)[CARD_SET_OPTION.name]), rng, count, seat_count(view))
 
     def heuristic_action(
         self, view: ManufactoryState, seat: int, legal: list[ManufactoryAction], rng: Rng
