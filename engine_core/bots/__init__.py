@@ -71,7 +71,7 @@ LEVELS: dict[str, Policy] = {
     "random": random_policy,
     "heuristic": heuristic_policy,
     # Tuned with `make arena` for a decision p95 under 100 ms on one core in every registered game (docs/bots.md).
-    "ismcts": IsmctsPolicy(Budget(iterations=200, actions=600, rollout="random", max_rollout_actions=200)),
+    "ismcts": IsmctsPolicy(Budget(iterations=200, actions=400, rollout="random", max_rollout_actions=200)),
 }
 DEFAULT_LEVEL = "ismcts"
 
