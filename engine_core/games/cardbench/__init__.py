@@ -19,6 +19,7 @@ from engine_core.rng import choice, new_rng, next_u64, shuffle
 MOVES_PER_MATCH = 100
 HAND_SIZE = 5
 SUITS = "CDHS"
+_PLAY = [CardbenchAction(card=card) for card in range(52)]  # legal actions are shared, never mutated
 
 
 def rank(card: int) -> int:
@@ -53,7 +54,7 @@ class Cardbench(Game[CardbenchState, CardbenchAction]):
         set_pending(state, [0], prompt="play a card")
 
     def _legal_actions(self, state: CardbenchState, seat: int) -> list[CardbenchAction]:
-        return [CardbenchAction(card=card) for card in state.hands[seat].cards]
+        return [_PLAY[card] for card in state.hands[seat].cards]
 
     def _apply(self, state: CardbenchState, seat: int, action: CardbenchAction) -> list[Event]:
         hand = state.hands[seat]
