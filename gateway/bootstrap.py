@@ -18,6 +18,7 @@ class Settings:
     redis_url: str = DEFAULT_REDIS_URL
     response_timeout: float = 30.0  # seconds a seat has to answer a response window before it passes
     bot_delay: float = 0.0  # seconds a bot waits before moving
+    bot_time_cap: float = 2.0  # seconds a bot may think, whatever its level's budget
     card_sets: str = ""  # a directory of MTGJSON set files to import
 
     @classmethod
@@ -27,6 +28,7 @@ class Settings:
             redis_url=env.get("REDIS_URL", DEFAULT_REDIS_URL),
             response_timeout=float(env.get("MANAFORGE_RESPONSE_TIMEOUT", "30")),
             bot_delay=float(env.get("MANAFORGE_BOT_DELAY", "0")),
+            bot_time_cap=float(env.get("MANAFORGE_BOT_TIME_CAP", "2")),
             card_sets=env.get("MANAFORGE_CARD_SETS", ""),
         )
 
@@ -48,5 +50,9 @@ def build_tables(settings: Settings) -> Tables:
     client = redis.Redis.from_url(settings.redis_url)
     scheduler = CeleryScheduler(make_celery(settings.redis_url))
     return Tables(
-        RedisStore(client), scheduler, response_timeout=settings.response_timeout, bot_delay=settings.bot_delay
+        RedisStore(client),
+        scheduler,
+        response_timeout=settings.response_timeout,
+        bot_delay=settings.bot_delay,
+        bot_time_cap=settings.bot_time_cap,
     )

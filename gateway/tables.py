@@ -128,12 +128,14 @@ class Tables:
         *,
         response_timeout: float = 30.0,
         bot_delay: float = 0.0,
+        bot_time_cap: float = 2.0,
         watch_poll: float = 1.0,
     ) -> None:
         self.store = store
         self.scheduler = scheduler
         self.response_timeout = response_timeout
         self.bot_delay = bot_delay
+        self.bot_time_cap = bot_time_cap  # a bot's search stops after this many seconds, whatever its budget
         self.watch_poll = watch_poll
 
     # ----- games and tables ------------------------------------------------------------------------------------
@@ -328,7 +330,10 @@ class Tables:
         if live.version != version or seat not in game.pending_seats(state) or not occupant.startswith("bot:"):
             return False
         bot_seed = int.from_bytes(hashlib.sha256(f"{table_id}:{version}:{seat}".encode()).digest()[:8], "big")
-        action = choose_action(game, state, seat, occupant.removeprefix("bot:"), bot_seed)
+        deadline = time.monotonic() + self.bot_time_cap
+        action = choose_action(
+            game, state, seat, occupant.removeprefix("bot:"), bot_seed, stop=lambda: time.monotonic() > deadline
+        )
         try:
             self.submit_as(record, game, seat, action, f"bot:{version}:{seat}", expected=version)
         except StaleVersionError:
