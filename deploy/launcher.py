@@ -76,7 +76,7 @@ class Stack:
     worker_concurrency: int = 4
     response_timeout: float = 30.0
     bot_delay: float = 0.0
-    persist: bool = False  # keep Redis data (append-only file) under run/redis
+    redis_dir: str = ""  # where an embedded Redis keeps its append-only file; empty: no persistence
     quiet: bool = True
     processes: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
     gateway_addresses: list[str] = field(default_factory=list)
@@ -122,14 +122,15 @@ class Stack:
         for address in [self.rules_address, *self.gateway_addresses]:
             wait_for_grpc(address)
 
-    def start_redis(self) -> None:
-        port = free_port()
-        if self.persist:
-            data = ROOT / "run" / "redis"
-            data.mkdir(parents=True, exist_ok=True)
-            persistence = ["--appendonly", "yes", "--appendfsync", "everysec", "--dir", str(data)]
+    def start_redis(self, port: int = 0) -> None:
+        """An embedded redis-server. With `redis_dir`, every write is in the append-only file before Redis answers
+        (appendfsync always), so an acknowledged move survives even a crash of Redis itself."""
+        port = port or free_port()
+        if self.redis_dir:
+            Path(self.redis_dir).mkdir(parents=True, exist_ok=True)
+            persistence = ["--appendonly", "yes", "--appendfsync", "always", "--dir", self.redis_dir]
         else:
-            self._tmp = tempfile.mkdtemp(prefix="manaforge-redis-")
+            self._tmp = self._tmp or tempfile.mkdtemp(prefix="manaforge-redis-")
             persistence = ["--save", "", "--appendonly", "no", "--dir", self._tmp]
         self._spawn("redis", [redis_server_binary(), "--port", str(port), "--bind", "127.0.0.1", *persistence])
         self.redis_url = f"redis://127.0.0.1:{port}/0"
@@ -156,12 +157,19 @@ class Stack:
             ],
         )
 
-    def restart(self, name: str) -> None:
-        """Stop one process and start it again (the tests use it to show nothing lives only in a process)."""
+    def restart(self, name: str, crash: bool = False) -> None:
+        """Stop one process (with `crash`, kill -9) and start it again on the same port: the tests use it to show
+        that nothing lives only in a process."""
         process = self.processes.pop(name)
-        process.terminate()
+        if crash:
+            process.kill()
+        else:
+            process.terminate()
         process.wait(10)
-        if name == "worker":
+        if name == "redis":
+            self.start_redis(int(self.redis_url.rsplit(":", 1)[1].split("/")[0]))
+            wait_for_redis(self.redis_url)
+        elif name == "worker":
             self.start_worker()
         elif name.startswith("gateway-"):
             address = self.gateway_addresses[int(name.split("-")[1])]
@@ -192,7 +200,7 @@ def run() -> None:
     stack = Stack(
         redis_url=os.environ.get("REDIS_URL", ""),
         bot_delay=float(os.environ.get("MANAFORGE_BOT_DELAY", "0.5")),
-        persist=True,
+        redis_dir=str(ROOT / "run" / "redis"),
         quiet=False,
     )
     stack.start()
