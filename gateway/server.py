@@ -6,6 +6,7 @@ from concurrent import futures
 from typing import Any
 
 import grpc
+import redis
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 from manaforge.v1 import gateway_pb2, gateway_pb2_grpc, rules_pb2
@@ -24,6 +25,8 @@ register(TableNotFoundError, grpc.StatusCode.NOT_FOUND)
 register(SeatTokenError, grpc.StatusCode.UNAUTHENTICATED)
 register(StaleVersionError, grpc.StatusCode.ABORTED)
 register(TableStateError, grpc.StatusCode.FAILED_PRECONDITION)
+register(redis.exceptions.ConnectionError, grpc.StatusCode.UNAVAILABLE)  # storage unreachable: try again
+register(redis.exceptions.TimeoutError, grpc.StatusCode.UNAVAILABLE)
 
 
 class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
