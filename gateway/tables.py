@@ -150,7 +150,10 @@ class Tables:
         player_name: str = "",
         response_timeout: float | None = None,
         bot_delay: float | None = None,
+        listed: bool = True,
     ) -> tuple[Table, int, str]:
+        """A new table. `listed`: shown by ListTables while a seat is open (a matchmaking table is not: its seats
+        are kept for the matched players)."""
         game = find_game(config.game)
         checked = game.check_config(config)
         if seats and len(seats) != checked.seats:
@@ -168,7 +171,7 @@ class Tables:
             created_at=time.time(),
         )
         open_seats = checked.seats - len(occupants)
-        self.store.create_table(record, _bytes(state), occupants, listed=open_seats > 0)
+        self.store.create_table(record, _bytes(state), occupants, listed=listed and open_seats > 0)
         seat, token = -1, ""
         if player_name and open_seats:
             _, seat, token = self.join_table(record.table_id, player_name)
@@ -499,7 +502,7 @@ class Tables:
     def _seat_tickets(self, config: GameConfig, tickets: list[str], bot_level: str) -> None:
         requests = [SeatRequest() for _ in tickets]
         requests += [SeatRequest(bot=True, bot_level=bot_level) for _ in range(config.seats - len(tickets))]
-        table, _, _ = self.create_table(config, requests)
+        table, _, _ = self.create_table(config, requests, listed=False)
         for ticket_id in tickets:
             name = self.store.ticket(ticket_id).get("name", "player")
             _, seat, token = self.join_table(table.table_id, name)

@@ -218,6 +218,20 @@ def test_matchmaking_forms_a_table_when_enough_players_wait(client: Client, clie
     assert client.submit(first.table_id, token, first_legal(client, first.table_id, token)).version == 1
 
 
+def test_tables_with_open_seats_are_listed_until_full(client: Client, tables: Tables) -> None:
+    created = client.create_table("cardbench", 2, player_name="ann")
+    table_id = created.table.table_id
+
+    def listed() -> list[str]:
+        return [t.table_id for t in client.stub.ListTables(gw.ListTablesRequest(game="cardbench")).tables]
+
+    assert table_id in listed()
+    client.join(table_id, "bob")
+    assert table_id not in listed()
+    kept, _, _ = tables.create_table(GameConfig(game="cardbench", seats=2), [], listed=False)
+    assert kept.table_id not in listed()  # matchmaking keeps its seats for the matched players
+
+
 def test_a_waiting_player_can_fill_the_table_with_bots(client: Client) -> None:
     ticket = client.stub.JoinQueue(gw.JoinQueueRequest(game="cardbench", seats=2, player_name="solo"))
     assert not ticket.matched
