@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from bisect import bisect_right
+from collections.abc import Sequence
+from itertools import accumulate
+
 from manaforge.v1.cards_pb2 import MagicCard
 from manaforge.v1.common_pb2 import Rng
 
 from engine_core import rng as random
 from engine_core.cards.card import COLORS
-from engine_core.cards.cardset import CardSet, Sheet
+from engine_core.cards.cardset import CardSet, SheetDraws
 
 
 def draft_booster(card_set: CardSet, rng: Rng) -> list[MagicCard]:
@@ -15,13 +19,14 @@ def draft_booster(card_set: CardSet, rng: Rng) -> list[MagicCard]:
 
     Cards are copies of the templates with id 0; a foil sheet's cards have `foil` set."""
     layout = card_set.layouts[_weighted_index(rng, [layout.weight for layout in card_set.layouts])]
+    templates = card_set.cards
     booster: list[MagicCard] = []
     for sheet_name, count in layout.contents:
-        sheet = card_set.sheet(sheet_name)
-        for index in _draw_sheet(card_set, sheet, count, rng):
+        foil = card_set.sheet(sheet_name).foil
+        for index in _draw_sheet(card_set.sheet_draws[sheet_name], count, rng):
             card = MagicCard()
-            card.CopyFrom(card_set.cards[index])
-            card.foil = sheet.foil
+            card.CopyFrom(templates[index])
+            card.foil = foil
             booster.append(card)
     return booster
 
@@ -44,32 +49,26 @@ def sample_faces(card_set: CardSet, rng: Rng, count: int, packs: int) -> list[Ma
     return faces[:count]
 
 
-def _draw_sheet(card_set: CardSet, sheet: Sheet, count: int, rng: Rng) -> list[int]:
-    """`count` distinct card indices from a sheet by weight; with `balance_colors`, one card of each colour first
-    (while the count allows and the sheet has a card of that colour)."""
-    remaining = dict(zip(sheet.cards, sheet.weights, strict=True))
-    drawn: list[int] = []
-    if sheet.balance_colors and count >= len(COLORS):
-        for color in COLORS:
-            of_color = {i: w for i, w in remaining.items() if list(card_set.cards[i].colors) == [color]}
-            if of_color:
-                drawn.append(_take(of_color, remaining, rng))
-    while len(drawn) < count and remaining:
-        drawn.append(_take(remaining, remaining, rng))
+def _draw_sheet(sheet: SheetDraws, count: int, rng: Rng) -> list[int]:
+    """`count` distinct card indices from a sheet by weight; with colour balancing (`sheet.by_color` is empty
+    without it), one card of each colour first (while the count allows and the sheet has a card of that colour)."""
+    taken: list[int] = []  # positions in sheet.cards
+    if sheet.by_color and count >= len(COLORS):
+        # colour groups do not overlap, so a colour's draw does not depend on the cards taken before it
+        taken = [positions[_weighted_index(rng, weights)] for positions, weights in sheet.by_color]
+    drawn = [sheet.cards[position] for position in taken]
+    cards, weights = list(sheet.cards), list(sheet.weights)
+    for position in sorted(taken, reverse=True):
+        del cards[position], weights[position]
+    while len(drawn) < count and cards:
+        position = _weighted_index(rng, weights)
+        drawn.append(cards.pop(position))
+        del weights[position]
     return drawn
 
 
-def _take(candidates: dict[int, int], remaining: dict[int, int], rng: Rng) -> int:
-    indices = list(candidates)
-    index = indices[_weighted_index(rng, [candidates[i] for i in indices])]
-    del remaining[index]
-    return index
-
-
-def _weighted_index(rng: Rng, weights: list[int]) -> int:
-    point = random.randbelow(rng, sum(weights))
-    for index, weight in enumerate(weights):
-        if point < weight:
-            return index
-        point -= weight
-    return len(weights) - 1  # not reached: point < sum(weights)
+def _weighted_index(rng: Rng, weights: Sequence[int]) -> int:
+    """The index whose slice of [0, sum of weights) holds a uniform point: the first whose running total is above
+    it (one draw)."""
+    totals = list(accumulate(weights))
+    return bisect_right(totals, random.randbelow(rng, totals[-1] if totals else 0))

@@ -9,8 +9,11 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 from manaforge.v1.cards_pb2 import MagicCard
+
+from engine_core.cards.card import COLORS
 
 
 @dataclass(frozen=True)
@@ -22,6 +25,17 @@ class Sheet:
     weights: tuple[int, ...]
     foil: bool = False
     balance_colors: bool = False  # the slot's cards include one of each colour first (MTGJSON `balanceColors`)
+
+
+@dataclass(frozen=True)
+class SheetDraws:
+    """A sheet made ready to draw from, once per set: its distinct cards in order with their weights (a card listed
+    twice keeps its first place and its last weight), and when the sheet balances colours, per colour that has a card,
+    the positions (into `cards`) of the cards of exactly that colour and their weights."""
+
+    cards: tuple[int, ...]
+    weights: tuple[int, ...]
+    by_color: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]
 
 
 @dataclass(frozen=True)
@@ -47,10 +61,34 @@ class CardSet:
     layouts: tuple[BoosterLayout, ...] = ()
 
     def sheet(self, name: str) -> Sheet:
+        try:
+            return self.sheets_by_name[name]
+        except KeyError:
+            raise KeyError(f"card set {self.code} has no sheet {name!r}") from None
+
+    @cached_property
+    def sheets_by_name(self) -> dict[str, Sheet]:
+        """The sheets by name (the first of a name, as `sheet` always found it)."""
+        named: dict[str, Sheet] = {}
         for sheet in self.sheets:
-            if sheet.name == name:
-                return sheet
-        raise KeyError(f"card set {self.code} has no sheet {name!r}")
+            named.setdefault(sheet.name, sheet)
+        return named
+
+    @cached_property
+    def sheet_draws(self) -> dict[str, SheetDraws]:
+        """Every sheet by name, made ready to draw from (booster opening reads these, not the templates)."""
+        mono = [card.colors[0] if len(card.colors) == 1 else None for card in self.cards]
+        draws: dict[str, SheetDraws] = {}
+        for name, sheet in self.sheets_by_name.items():
+            distinct = dict(zip(sheet.cards, sheet.weights, strict=True))
+            cards, weights = tuple(distinct), tuple(distinct.values())
+            by_color = []
+            for color in COLORS if sheet.balance_colors else ():
+                positions = tuple(p for p, index in enumerate(cards) if mono[index] == color)
+                if positions:
+                    by_color.append((positions, tuple(weights[p] for p in positions)))
+            draws[name] = SheetDraws(cards, weights, tuple(by_color))
+        return draws
 
     def sheet_cards(self, name: str) -> list[MagicCard]:
         return [self.cards[index] for index in self.sheet(name).cards]
