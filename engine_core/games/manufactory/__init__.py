@@ -11,6 +11,8 @@ Rules, decisions and tests: RULES.md beside this file.
 
 from __future__ import annotations
 
+from functools import cache
+
 from manaforge.v1.cards_pb2 import MagicCard
 from manaforge.v1.common_pb2 import Event, Rng
 from manaforge.v1.games.manufactory_pb2 import (
@@ -68,8 +70,10 @@ WIN_TIE_OPTION = Option(
 def card_of(state: ManufactoryState, card_id: int) -> MagicCard:
     """A catalogue entry by id (in a full state id = index; a view keeps only the entries its seat may see)."""
     catalogue = state.catalogue
-    if 0 <= card_id < len(catalogue) and catalogue[card_id].id == card_id:
-        return catalogue[card_id]
+    if 0 <= card_id < len(catalogue):
+        card = catalogue[card_id]
+        if card.id == card_id:
+            return card
     for card in catalogue:
         if card.id == card_id:
             return card
@@ -81,9 +85,25 @@ def card_groups(card: MagicCard) -> tuple[str, ...]:
     colours, any other card its colour, or colorless."""
     if is_land(card):
         return GROUPS
-    if not card.colors:
+    return _groups_of_colors(tuple(card.colors))
+
+
+@cache
+def _groups_of_colors(colors: tuple[str, ...]) -> tuple[str, ...]:
+    """The groups a card that is not a land may join, by its colours (asked for every belt card at every turn)."""
+    if not colors:
         return ("C",)
-    return tuple(group for group in GROUPS if group in card.colors)
+    return tuple(group for group in GROUPS if group in colors)
+
+
+def declarable_colors(card: MagicCard) -> tuple[ManufactoryColor.ValueType, ...]:
+    """The colours an action may declare for the card: `card_groups` as `ManufactoryColor` values."""
+    return _colors_of_groups(card_groups(card))
+
+
+@cache
+def _colors_of_groups(groups: tuple[str, ...]) -> tuple[ManufactoryColor.ValueType, ...]:
+    return tuple(COLOR_OF_GROUP[group] for group in groups)
 
 
 def format_card(card: MagicCard) -> str:
@@ -171,19 +191,21 @@ class Manufactory(Game[ManufactoryState, ManufactoryAction]):
         discards = collected(state.players[seat])
         legal: list[ManufactoryAction] = []
         for position, card_id in enumerate(state.belt):
-            for group in card_groups(card_of(state, card_id)):
-                color = COLOR_OF_GROUP[group]
-                if is_front(position):
-                    legal.append(ManufactoryAction(card=card_id, color=color))
-                else:
-                    legal += [ManufactoryAction(card=card_id, color=color, discard=d) for d in discards]
+            colors = declarable_colors(card_of(state, card_id))
+            if is_front(position):
+                legal += [ManufactoryAction(card=card_id, color=color) for color in colors]
+            else:
+                legal += [ManufactoryAction(card=card_id, color=color, discard=d) for color in colors for d in discards]
         return legal
 
-    def _check(self, state: ManufactoryState, seat: int, action: ManufactoryAction) -> None:
+    def _check(self, state: ManufactoryState, seat: int, action: ManufactoryAction) -> tuple[int, MagicCard]:
+        """Refuses an illegal action (naming the rule); returns the drafted card's belt position and the card."""
         if action.color not in GROUP_OF_COLOR:
             raise MalformedActionError("declare a colour", "the action names no group (a colour or colorless)")
-        if action.card not in state.belt:
+        belt = list(state.belt)
+        if action.card not in belt:
             raise IllegalActionError("draft from the conveyor belt", f"card {action.card} is not on the conveyor belt")
+        position = belt.index(action.card)
         card = card_of(state, action.card)
         group = GROUP_OF_COLOR[action.color]
         if group not in card_groups(card):
@@ -192,7 +214,7 @@ class Manufactory(Game[ManufactoryState, ManufactoryAction]):
                 f"{card.name} cannot join the {GROUP_NAMES[group]} group: lands are wild, and a multicolored card "
                 "can be any of its colors; any other card goes to its own colour (or colorless)",
             )
-        if is_front(list(state.belt).index(action.card)):
+        if is_front(position):
             if action.HasField("discard"):
                 raise IllegalActionError(
                     "front of the line", "the two cards at the front of the line are free: discard nothing"
@@ -202,15 +224,16 @@ class Manufactory(Game[ManufactoryState, ManufactoryAction]):
                 "back of the line",
                 "a player must discard a card they've already collected to draft a card from the back of the line",
             )
-        elif action.discard not in collected(state.players[seat]):
+        elif not any(action.discard in group.cards for group in state.players[seat].groups):
             raise IllegalActionError(
                 "back of the line", f"card {action.discard} is not a card you have already collected"
             )
+        return position, card
 
     def _apply(self, state: ManufactoryState, seat: int, action: ManufactoryAction) -> list[Event]:
-        self._check(state, seat, action)
+        position, card = self._check(state, seat, action)
         events = [self._discard(state, seat, action.discard)] if action.HasField("discard") else []
-        events.append(self._draft(state, seat, action))
+        events.append(self._draft(state, seat, action, position, card))
         added = self._refill(state)
         if added is not None:
             text = f"{format_card(card_of(state, added))} joined the back of the conveyor belt"
@@ -233,14 +256,16 @@ class Manufactory(Game[ManufactoryState, ManufactoryAction]):
         )
         return event("CardDiscarded", text, actor=seat, cards=[card_id])
 
-    def _draft(self, state: ManufactoryState, seat: int, action: ManufactoryAction) -> Event:
-        """The card leaves the belt (the cards behind slide forward) for the declared group."""
-        where = "front" if is_front(list(state.belt).index(action.card)) else "back"
-        state.belt.remove(action.card)
+    def _draft(
+        self, state: ManufactoryState, seat: int, action: ManufactoryAction, position: int, card: MagicCard
+    ) -> Event:
+        """The card at `position` leaves the belt (the cards behind slide forward) for the declared group."""
+        where = "front" if is_front(position) else "back"
+        del state.belt[position]
         group = GROUP_OF_COLOR[action.color]
         state.players[seat].groups[GROUPS.index(group)].cards.append(action.card)
         text = (
-            f"seat {seat} drafted {format_card(card_of(state, action.card))} from the {where} of the line "
+            f"seat {seat} drafted {format_card(card)} from the {where} of the line "
             f"into their {GROUP_NAMES[group]} group"
         )
         return event("CardDrafted", text, actor=seat, cards=[action.card])
