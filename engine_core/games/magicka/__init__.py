@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import MutableSequence
+from functools import lru_cache
 
 from manaforge.v1.common_pb2 import Event, Rng
 from manaforge.v1.games.magicka_pb2 import (
@@ -41,7 +42,6 @@ from engine_core.games.magicka.cards import (
     card_name,
     element_name,
     kind_name,
-    kind_of,
 )
 from engine_core.games.magicka.payment import Payment, is_payment, payments
 from engine_core.games.magicka.spells import (
@@ -53,7 +53,6 @@ from engine_core.games.magicka.spells import (
     body,
     controller,
     target_name,
-    targets,
     wizard_target,
 )
 
@@ -75,10 +74,23 @@ TRADES = (TRADE_SPELL_FOR_ELEMENTS, TRADE_ELEMENTS_FOR_SPELL, TRADE_ELEMENT, TRA
 MAIN = MagickaPhase.MAGICKA_PHASE_MAIN
 DISCARDING = MagickaPhase.MAGICKA_PHASE_DISCARD
 RESPONDING = MagickaPhase.MAGICKA_PHASE_RESPONSE
+_STEP_ACTIONS = {RESPONDING: (ANSWER, PASS), DISCARDING: (DISCARD,)}  # the only actions of these steps
+_HANDLERS = {  # the Magicka method applying each action type (the trades: _apply_trade)
+    DRAW_REPLACEMENTS: "_apply_draw_replacements",
+    CAST_SPELL: "_apply_cast_spell",
+    CAST_SNAP: "_apply_cast_snap",
+    REPAIR: "_apply_repair",
+    ATTACK: "_apply_attack",
+    END_TURN: "_apply_end_turn",
+    DISCARD: "_apply_discard",
+    ANSWER: "_apply_answer",
+    PASS: "_apply_pass",
+}
 
 DEAL_ELEMENTS, DEAL_SPELLS = 5, 3
 DRAW_ELEMENTS, DRAW_SPELLS = 2, 1
 HAND_LIMIT = 10
+_KIND_OF = CATALOGUE.kind_of
 ROUND_LIMITS = ("50", "100", "200")
 # A turn holds at most ~200 actions (13 cards in hand at its start, each trade, cast, answer and discard uses a card,
 # 26 cards at most after trades, 6 creatures); the round limit bounds the turns.
@@ -112,16 +124,17 @@ def hand_size(state: MagickaState, seat: int) -> int:
 
 
 def element_kinds(state: MagickaState, seat: int) -> Counter[int]:
-    return Counter(kind_of(c) for c in state.wizards[seat].elements)
+    return Counter(map(_KIND_OF.__getitem__, state.wizards[seat].elements))
 
 
 def spell_kinds(state: MagickaState, seat: int) -> Counter[int]:
-    return Counter(kind_of(c) for c in state.wizards[seat].spells)
+    return Counter(map(_KIND_OF.__getitem__, state.wizards[seat].spells))
 
 
 def _take(cards: MutableSequence[int], kind: int) -> int:
     """Remove and return the lowest-id card of `kind` from a hand."""
-    card = min(c for c in cards if kind_of(c) == kind)
+    kinds = _KIND_OF
+    card = min(c for c in cards if kinds[c] == kind)
     cards.remove(card)
     return card
 
@@ -189,15 +202,137 @@ def _max_extra(hand: Counter[int], element: Element) -> int:
 
 def answer_kind(state: MagickaState, spell: SpellCard, element: Element) -> str:
     """'disrupt', 'counter' or '' for a snap spell of `element` cast at `spell`."""
+    return _answer_kind(spell, element, options(state)["counter"])
+
+
+def _answer_kind(spell: SpellCard, element: Element, counter: str) -> str:
     held = dict(spell.cost)
     if held.get(element, 0) >= 2:
         return "disrupt"
     opposed = OPPOSES.get(element)
     if opposed is None:
         return ""
-    if options(state)["counter"] == "any":
+    if counter == "any":
         return "counter" if opposed in held else ""
     return "counter" if held.get(opposed, 0) >= 2 else ""
+
+
+# ----- legal action messages ----------------------------------------------------------------------------------------
+# Legal actions are built from small hashable keys and cached, so a playout does not rebuild the same messages (or
+# search the same payments) at every step. The messages are shared between calls: never mutate one.
+
+Aim = tuple[int, int]  # a target as (seat, creature number; 0 for the wizard)
+Hand = tuple[tuple[int, int], ...]  # sorted (Element card kind, count) pairs of a hand, or of the kinds that matter
+_CACHE = 1 << 12
+_PASS = MagickaAction(type=PASS)
+_END_TURN = MagickaAction(type=END_TURN)
+_DRAW_REPLACEMENTS = MagickaAction(type=DRAW_REPLACEMENTS)
+# The Element card kinds that can pay for each Element, and for each spell kind (its cost and upgrade Elements).
+_ELEMENT_KINDS: dict[Element, frozenset[int]] = {
+    e: frozenset(k for k, card in ELEMENT_BY_KIND.items() if e in card.elements) for e in ELEMENTS
+}
+_SPELL_KINDS: dict[int, frozenset[int]] = {
+    kind: frozenset().union(*(_ELEMENT_KINDS[e] for e, _ in spell.cost), _ELEMENT_KINDS.get(spell.upgrade, ()))
+    for kind, spell in SPELL_BY_KIND.items()
+}
+
+
+def _hand(state: MagickaState, seat: int) -> Hand:
+    return tuple(sorted(element_kinds(state, seat).items()))
+
+
+def _relevant(hand: Hand, kinds: frozenset[int]) -> Hand:
+    """The part of `hand` that can pay for some Element: all that listing those payments looks at."""
+    return tuple(item for item in hand if item[0] in kinds)
+
+
+def _payers(hand: Hand) -> dict[Element, list[tuple[int, int]]]:
+    """_relevant(hand, _ELEMENT_KINDS[e]) for every Element e, in one pass over the hand."""
+    parts: dict[Element, list[tuple[int, int]]] = {e: [] for e in ELEMENTS}
+    for item in hand:
+        for element in ELEMENT_BY_KIND[item[0]].elements:
+            parts[element].append(item)
+    return parts
+
+
+def _aims(state: MagickaState) -> tuple[Aim, ...]:
+    """spells.targets as keys: every living wizard and creature, wizards first."""
+    wizards = tuple((s, 0) for s, w in enumerate(state.wizards) if not w.dead)
+    return wizards + tuple((c.controller, c.number) for c in state.creatures)
+
+
+def _target(aim: Aim) -> MagickaTarget:
+    return MagickaTarget(seat=aim[0], creature=aim[1])
+
+
+@lru_cache(maxsize=_CACHE)
+def _kinds_action(type_: MagickaActionType.ValueType, kinds: tuple[int, ...]) -> MagickaAction:
+    return MagickaAction(type=type_, kinds=kinds)
+
+
+@lru_cache(maxsize=_CACHE)
+def _attack_action(creature: int, aim: Aim) -> MagickaAction:
+    return MagickaAction(type=ATTACK, creature=creature, target=_target(aim))
+
+
+@lru_cache(maxsize=_CACHE)
+def _spell_casts(kind: int, hand: Hand, aims: tuple[Aim, ...]) -> tuple[MagickaAction, ...]:
+    """Every cast of spell `kind`: each upgrade, each payment from `hand`, at each aim."""
+    spell = SPELL_BY_KIND[kind]
+    counts = Counter(dict(hand))
+    top = _max_extra(counts, spell.upgrade) if spell.upgrade else 0
+    aimed = [_target(aim) for aim in aims]
+    return tuple(
+        MagickaAction(type=CAST_SPELL, spell=kind, payment=_payment_message(payment), target=target, extra=extra)
+        for extra in range(top + 1)
+        for payment in payments(_needs(spell.cost, spell.upgrade, extra), counts)
+        for target in aimed
+    )
+
+
+@lru_cache(maxsize=_CACHE)
+def _snap_casts(element: Element, hand: Hand, aims: tuple[Aim, ...]) -> tuple[MagickaAction, ...]:
+    """Every snap spell of `element`: two of it (more for the snaps that take extra), each payment, at each aim."""
+    counts = Counter(dict(hand))
+    total = _max_extra(counts, element)
+    if total < 2:
+        return ()
+    top = total - 2 if element in SNAP_EXTRA else 0
+    aimed = [_target(aim) for aim in aims]
+    return tuple(
+        MagickaAction(type=CAST_SNAP, element=element, payment=_payment_message(payment), target=target, extra=extra)
+        for extra in range(top + 1)
+        for payment in payments({element: 2 + extra}, counts)
+        for target in aimed
+    )
+
+
+@lru_cache(maxsize=_CACHE)
+def _repair_actions(aim: Aim, missing: int, shields: Hand) -> tuple[MagickaAction, ...]:
+    counts = Counter(dict(shields))
+    target = _target(aim)
+    return tuple(
+        MagickaAction(type=REPAIR, payment=_payment_message(p), target=target, extra=amount)
+        for amount in range(1, missing + 1)
+        for p in payments({SHIELD: amount}, counts)
+    )
+
+
+@lru_cache(maxsize=_CACHE)
+def _answer_actions(spell_kind: int, counter: str, hand: Hand) -> tuple[MagickaAction, ...]:
+    spell = SPELL_BY_KIND[spell_kind]
+    counts = Counter(dict(hand))
+    legal: list[MagickaAction] = []
+    for element in ELEMENTS:
+        kind = _answer_kind(spell, element, counter)
+        if not kind:
+            continue
+        needs = [{element: 2}] + ([{element: 2, SHIELD: 1}] if kind == "counter" else [])
+        for need in needs:
+            legal += [
+                MagickaAction(type=ANSWER, element=element, payment=_payment_message(p)) for p in payments(need, counts)
+            ]
+    return tuple(legal)
 
 
 class Magicka(Game[MagickaState, MagickaAction]):
@@ -327,13 +462,15 @@ class Magicka(Game[MagickaState, MagickaAction]):
 
     def _after_action(self, state: MagickaState, events: list[Event]) -> None:
         """Check the end; give the turn on when the turn wizard's side has fallen; else wait for the turn wizard."""
-        _sync_counts(state)
         if self._check_end(state, events):
             return
-        if state.phase == RESPONDING:
+        phase = state.phase
+        if phase == RESPONDING:
+            _sync_counts(state)
             return
-        if state.phase == DISCARDING:
+        if phase == DISCARDING:
             set_pending(state, [state.turn], TURN, f"wizard {state.turn}: discard down to {HAND_LIMIT} cards")
+            _sync_counts(state)
             return
         if not spells.is_standing(state, state.turn):
             self._begin_turn(state, self._next_seat(state, state.turn), events)
@@ -346,132 +483,76 @@ class Magicka(Game[MagickaState, MagickaAction]):
 
     def _legal_actions(self, state: MagickaState, seat: int) -> list[MagickaAction]:
         if state.phase == RESPONDING:
-            return [*self._answers(state, seat), MagickaAction(type=PASS)]
+            return [*self._answers(state, seat), _PASS]
         if state.phase == DISCARDING:
             kinds = sorted(set(element_kinds(state, seat)) | set(spell_kinds(state, seat)))
-            return [MagickaAction(type=DISCARD, kinds=[k]) for k in kinds]
+            return [_kinds_action(DISCARD, (k,)) for k in kinds]
         alive = not state.wizards[seat].dead
         if alive and state.owed_elements + state.owed_spells:
-            return [*self._trades(state, seat), MagickaAction(type=DRAW_REPLACEMENTS)]
+            return [*self._trades(state, seat), _DRAW_REPLACEMENTS]
         legal: list[MagickaAction] = []
+        aims = _aims(state)
         if alive:
+            hand = _hand(state, seat)
             if state.exchange_open:
                 legal += self._trades(state, seat)
-            legal += self._spell_casts(state, seat) + self._snap_casts(state, seat) + self._repairs(state, seat)
-        legal += self._attacks(state, seat)
-        legal.append(MagickaAction(type=END_TURN))
+            for kind in sorted(spell_kinds(state, seat)):
+                cast_aims = ((seat, 0),) if SPELL_BY_KIND[kind].type is SpellType.SUMMON else aims
+                legal += _spell_casts(kind, _relevant(hand, _SPELL_KINDS[kind]), cast_aims)
+            payers = _payers(hand)
+            for element in ELEMENTS:
+                legal += _snap_casts(element, tuple(payers[element]), aims)
+            legal += self._repairs(state, aims, tuple(payers[SHIELD]))
+        legal += self._attacks(state, seat, aims)
+        legal.append(_END_TURN)
         return legal
 
     def _trades(self, state: MagickaState, seat: int) -> list[MagickaAction]:
         elements, spell_cards = sorted(element_kinds(state, seat).items()), sorted(spell_kinds(state, seat))
-        legal = [MagickaAction(type=t, kinds=[k]) for t in (TRADE_SPELL_FOR_ELEMENTS, TRADE_SPELL) for k in spell_cards]
-        legal += [MagickaAction(type=TRADE_ELEMENT, kinds=[k]) for k, _ in elements]
+        legal = [_kinds_action(t, (k,)) for t in (TRADE_SPELL_FOR_ELEMENTS, TRADE_SPELL) for k in spell_cards]
+        legal += [_kinds_action(TRADE_ELEMENT, (k,)) for k, _ in elements]
         for i, (first, n) in enumerate(elements):
             if n >= 2:
-                legal.append(MagickaAction(type=TRADE_ELEMENTS_FOR_SPELL, kinds=[first, first]))
-            legal += [MagickaAction(type=TRADE_ELEMENTS_FOR_SPELL, kinds=[first, k]) for k, _ in elements[i + 1 :]]
+                legal.append(_kinds_action(TRADE_ELEMENTS_FOR_SPELL, (first, first)))
+            legal += [_kinds_action(TRADE_ELEMENTS_FOR_SPELL, (first, k)) for k, _ in elements[i + 1 :]]
         return legal
 
-    def _spell_casts(self, state: MagickaState, seat: int) -> list[MagickaAction]:
-        hand = element_kinds(state, seat)
+    def _repairs(self, state: MagickaState, aims: tuple[Aim, ...], shields: Hand) -> list[MagickaAction]:
         legal: list[MagickaAction] = []
-        for kind in sorted(spell_kinds(state, seat)):
-            spell = SPELL_BY_KIND[kind]
-            aims = [wizard_target(seat)] if spell.type is SpellType.SUMMON else targets(state)
-            top = _max_extra(hand, spell.upgrade) if spell.upgrade else 0
-            for extra in range(top + 1):
-                for payment in payments(_needs(spell.cost, spell.upgrade, extra), hand):
-                    legal += [
-                        MagickaAction(
-                            type=CAST_SPELL, spell=kind, payment=_payment_message(payment), target=aim, extra=extra
-                        )
-                        for aim in aims
-                    ]
+        for aim in aims:
+            hurt = state.wizards[aim[0]] if not aim[1] else spells.find_creature(state, aim[1])
+            if hurt is not None and hurt.barrier:
+                legal += _repair_actions(aim, hurt.barrier_max - hurt.barrier, shields)
         return legal
 
-    def _snap_casts(self, state: MagickaState, seat: int) -> list[MagickaAction]:
-        hand = element_kinds(state, seat)
-        aims = targets(state)
-        legal: list[MagickaAction] = []
-        for element in ELEMENTS:
-            total = _max_extra(hand, element)
-            if total < 2:
-                continue
-            top = total - 2 if element in SNAP_EXTRA else 0
-            for extra in range(top + 1):
-                for payment in payments({element: 2 + extra}, hand):
-                    legal += [
-                        MagickaAction(
-                            type=CAST_SNAP, element=element, payment=_payment_message(payment), target=aim, extra=extra
-                        )
-                        for aim in aims
-                    ]
-        return legal
-
-    def _repairs(self, state: MagickaState, seat: int) -> list[MagickaAction]:
-        hand = element_kinds(state, seat)
-        legal: list[MagickaAction] = []
-        for aim in targets(state):
-            hurt = body(state, aim)
-            missing = hurt.barrier_max - hurt.barrier if hurt and hurt.barrier else 0
-            for amount in range(1, missing + 1):
-                legal += [
-                    MagickaAction(type=REPAIR, payment=_payment_message(p), target=aim, extra=amount)
-                    for p in payments({SHIELD: amount}, hand)
-                ]
-        return legal
-
-    def _attacks(self, state: MagickaState, seat: int) -> list[MagickaAction]:
+    def _attacks(self, state: MagickaState, seat: int, aims: tuple[Aim, ...]) -> list[MagickaAction]:
         return [
-            MagickaAction(type=ATTACK, creature=creature.number, target=aim)
+            _attack_action(creature.number, aim)
             for creature in state.creatures
             if creature.controller == seat and creature.ready
-            for aim in targets(state)
-            if aim.creature != creature.number
+            for aim in aims
+            if aim[1] != creature.number
         ]
 
     def _answers(self, state: MagickaState, seat: int) -> list[MagickaAction]:
-        spell = SPELL_BY_KIND[state.cast.spell]
-        hand = element_kinds(state, seat)
-        legal: list[MagickaAction] = []
-        for element in ELEMENTS:
-            kind = answer_kind(state, spell, element)
-            if not kind:
-                continue
-            needs = [{element: 2}] + ([{element: 2, SHIELD: 1}] if kind == "counter" else [])
-            for need in needs:
-                legal += [
-                    MagickaAction(type=ANSWER, element=element, payment=_payment_message(p))
-                    for p in payments(need, hand)
-                ]
-        return legal
+        return list(_answer_actions(state.cast.spell, options(state)["counter"], _hand(state, seat)))
 
     # ----- applying actions -------------------------------------------------------------------------------------
 
     def _apply(self, state: MagickaState, seat: int, action: MagickaAction) -> list[Event]:
         self._check_fields(action)
-        expected = {RESPONDING: (ANSWER, PASS), DISCARDING: (DISCARD,)}.get(state.phase)
-        if expected is not None and action.type not in expected:
+        phase, type_ = state.phase, action.type
+        expected = _STEP_ACTIONS.get(phase)
+        if expected is not None and type_ not in expected:
             raise IllegalActionError(
                 "turn step",
                 "a spell awaits an answer (snap spell) or a pass"
-                if state.phase == RESPONDING
+                if phase == RESPONDING
                 else "'Discard excess cards at END of Turn': discard down to 10 cards first",
             )
-        if expected is None and action.type in (ANSWER, PASS, DISCARD):
+        if expected is None and type_ in (ANSWER, PASS, DISCARD):
             raise IllegalActionError("turn step", "there is no spell to answer and no discard is due")
-        handler = {
-            DRAW_REPLACEMENTS: self._apply_draw_replacements,
-            CAST_SPELL: self._apply_cast_spell,
-            CAST_SNAP: self._apply_cast_snap,
-            REPAIR: self._apply_repair,
-            ATTACK: self._apply_attack,
-            END_TURN: self._apply_end_turn,
-            DISCARD: self._apply_discard,
-            ANSWER: self._apply_answer,
-            PASS: self._apply_pass,
-        }.get(action.type, self._apply_trade)
-        events = handler(state, seat, action)
+        events: list[Event] = getattr(self, _HANDLERS.get(type_, "_apply_trade"))(state, seat, action)
         self._after_action(state, events)
         return events
 

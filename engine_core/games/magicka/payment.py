@@ -47,12 +47,27 @@ def _is_minimal(values: list[int], need: int) -> bool:
     return total == need or (total == need + 1 and all(v == 2 for v in values))
 
 
+# The Element card kinds that can be counted as each Element.
+PAYERS: dict[Element, tuple[int, ...]] = {
+    e: tuple(k for k, card in ELEMENT_BY_KIND.items() if e in card.elements)
+    for e in {e for card in ELEMENT_BY_KIND.values() for e in card.elements}
+}
+
+
 def payments(needs: Mapping[Element, int], hand: Counter[int]) -> tuple[Payment, ...]:
     """Every legal payment for `needs` from `hand`, each once, in a fixed order."""
-    return _payments(tuple(sorted(needs.items())), tuple(sorted((k, n) for k, n in hand.items() if n > 0)))
+    wanted = tuple(sorted(needs.items()))
+    # The cache key keeps only what the search looks at: the kinds that can pay a needed Element, each counted up
+    # to the total need of the Elements it can pay (every card is worth at least 1, so no payment uses more).
+    cap: dict[int, int] = {}
+    for element, n in wanted:
+        if n > 0:
+            for kind in PAYERS.get(element, ()):
+                cap[kind] = cap.get(kind, 0) + n
+    return _payments(wanted, tuple(sorted((k, min(n, cap[k])) for k, n in hand.items() if n > 0 and k in cap)))
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=1 << 14)
 def _payments(needs: tuple[tuple[Element, int], ...], hand: tuple[tuple[int, int], ...]) -> tuple[Payment, ...]:
     elements = [e for e, n in needs if n > 0]
     return tuple(_pay(elements, dict(needs), Counter(dict(hand)), ()))
