@@ -47,7 +47,7 @@ class Manasurge(Game[ManasurgeState, ManasurgeAction]):
         name="manasurge",
         title="ManaSurge",
         min_seats=2,
-        max_seats=5,
+        max_seats=rules.MAX_SEATS,
         description="Shed rising runs of one spell; the player who cannot follow takes the stones as penalty cards.",
         options=(
             Option(
@@ -78,7 +78,7 @@ class Manasurge(Game[ManasurgeState, ManasurgeAction]):
         return rules.legal_actions(state, seat)
 
     def _apply(self, state: ManasurgeState, seat: int, action: ManasurgeAction) -> list[Event]:
-        if action not in rules.legal_actions(state, seat):
+        if not rules.is_legal(state, seat, action):
             raise refusal(state, seat, action)
         events = rules.apply(state, seat, action)
         rules.sync_sizes(state)

@@ -150,9 +150,19 @@ def spell_name(spell: int, number: int) -> str:
 
 
 def card_name(card: int, numbers: str) -> str:
+    names = _CARD_NAMES.get(numbers)
+    if names is not None and 0 <= card < DECK_SIZE:
+        return names[card]
+    return _card_name(card, numbers)
+
+
+def _card_name(card: int, numbers: str) -> str:
     if is_magic(card):
         return MAGIC_NAMES[Magic(magic_of(card))]
     return spell_name(spell_of(card), number_of(card, numbers))
+
+
+_CARD_NAMES = {numbers: tuple(_card_name(c, numbers) for c in range(DECK_SIZE)) for numbers in NUMBERS}
 
 
 def parse_card(text: str, numbers: str, among: list[int]) -> int:

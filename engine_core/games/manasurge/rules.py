@@ -6,7 +6,7 @@ to the function here and the test that covers it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, MutableSequence
+from collections.abc import Callable, Iterable, MutableSequence
 
 from manaforge.v1.common_pb2 import Event
 from manaforge.v1.games.manasurge_pb2 import (
@@ -25,8 +25,11 @@ from engine_core.games.manasurge.cards import (
     DECK_SIZE,
     HEX_PENALTY,
     MAGIC_NAMES,
+    NUMBERS,
     PENALTY_BONUS,
+    PER_SPELL,
     ROLE_NAMES,
+    SPELL_CARDS,
     WARD_REDUCTION,
     Magic,
     Role,
@@ -54,6 +57,14 @@ NO_FOLLOW_UP = Step.MANASURGE_STEP_UNSPECIFIED
 REDRAW_LIMIT = 10  # engine bound on the Caster's redraws in one round (RULES.md)
 
 CARD_MOVES = (Move.MANASURGE_MOVE_OPEN, Move.MANASURGE_MOVE_PLAY, Move.MANASURGE_MOVE_GIVE, Move.MANASURGE_MOVE_DISCARD)
+# Plain ints for the enum values used at every step (an enum wrapper's attribute lookup is slow).
+OPEN, PLAY, GIVE, DISCARD = CARD_MOVES
+TARGET, DECLINE, CONCEDE = Move.MANASURGE_MOVE_TARGET, Move.MANASURGE_MOVE_DECLINE, Move.MANASURGE_MOVE_CONCEDE
+OPEN_STEP, PLAY_STEP, THUNDER_STEP = Step.MANASURGE_STEP_OPEN, Step.MANASURGE_STEP_PLAY, Step.MANASURGE_STEP_THUNDER
+WILD_STEP, FREEZE_STEP, PURGE_STEP = Step.MANASURGE_STEP_WILD, Step.MANASURGE_STEP_FREEZE, Step.MANASURGE_STEP_PURGE
+TARGET_STEP = Step.MANASURGE_STEP_TARGET
+FLYING_DAGGER = int(Spell.FLYING_DAGGER)
+MAX_SEATS = 5
 MOVES_BY_STEP: dict[int, tuple[int, ...]] = {
     Step.MANASURGE_STEP_UNSPECIFIED: (),
     Step.MANASURGE_STEP_OPEN: (Move.MANASURGE_MOVE_OPEN,),
@@ -102,7 +113,7 @@ def has_role(state: ManasurgeState, seat: int, role: Role) -> bool:
 
 def is_descending(state: ManasurgeState) -> bool:
     """Flying Dagger: "Số trên lá phép giảm dần" (the numbers go down) while it is the round's spell rule."""
-    return state.caster_spell == Spell.FLYING_DAGGER
+    return state.caster_spell == FLYING_DAGGER
 
 
 def beats(state: ManasurgeState, number: int, than: int) -> bool:
@@ -141,33 +152,81 @@ def penalty_count(state: ManasurgeState, seat: int) -> int:
 # ----- legal actions -----------------------------------------------------------------------------------------------
 
 
+# Legal actions are shared messages, built once: never mutate one.
+_OPENS = {
+    (c, way): ManasurgeAction(move=OPEN, card=c, clockwise=way) for c in range(DECK_SIZE) for way in (True, False)
+}
+_CARD_ACTIONS = {move: [ManasurgeAction(move=move, card=c) for c in range(DECK_SIZE)] for move in (PLAY, GIVE, DISCARD)}
+_PLAYS = _CARD_ACTIONS[PLAY]
+_TARGETS = [ManasurgeAction(move=TARGET, target=t) for t in range(MAX_SEATS)]
+_DECLINE = ManasurgeAction(move=DECLINE)
+_CONCEDE = ManasurgeAction(move=CONCEDE)
+
+
+def valid_plays(state: ManasurgeState, hand: Iterable[int]) -> list[int]:
+    """The cards of `hand` that are valid plays (is_valid_play), in hand order."""
+    numbers = NUMBERS[numbers_of(state)]
+    top_spell, top_number = state.top_spell, state.top_number
+    descending = state.caster_spell == FLYING_DAGGER
+    valid: list[int] = []
+    for card in hand:
+        if card >= SPELL_CARDS:  # a Magic card
+            valid.append(card)
+            continue
+        number = numbers[card % PER_SPELL]
+        if number == top_number or (
+            card // PER_SPELL + 1 == top_spell and (number < top_number if descending else number > top_number)
+        ):
+            valid.append(card)
+    return valid
+
+
 def legal_actions(state: ManasurgeState, seat: int) -> list[ManasurgeAction]:
     hand = state.players[seat].hand
     step = state.step
-    if step == Step.MANASURGE_STEP_OPEN:
-        return [
-            ManasurgeAction(move=Move.MANASURGE_MOVE_OPEN, card=c, clockwise=way)
-            for c in hand
-            if not is_magic(c)
-            for way in (True, False)
-        ]
-    if step == Step.MANASURGE_STEP_PLAY:
-        plays = [ManasurgeAction(move=Move.MANASURGE_MOVE_PLAY, card=c) for c in hand if is_valid_play(state, c)]
-        return plays or [ManasurgeAction(move=Move.MANASURGE_MOVE_CONCEDE)]
-    decline = [ManasurgeAction(move=Move.MANASURGE_MOVE_DECLINE)]
-    if step == Step.MANASURGE_STEP_THUNDER:
-        return [
-            ManasurgeAction(move=Move.MANASURGE_MOVE_PLAY, card=c) for c in hand if is_valid_play(state, c)
-        ] + decline
-    if step == Step.MANASURGE_STEP_WILD:
-        return [ManasurgeAction(move=Move.MANASURGE_MOVE_PLAY, card=c) for c in hand if not is_magic(c)] + decline
-    if step == Step.MANASURGE_STEP_FREEZE:
-        return [ManasurgeAction(move=Move.MANASURGE_MOVE_GIVE, card=c) for c in hand] + decline
-    if step == Step.MANASURGE_STEP_PURGE:
-        return [ManasurgeAction(move=Move.MANASURGE_MOVE_DISCARD, card=c) for c in hand] + decline
-    if step == Step.MANASURGE_STEP_TARGET:
-        return [ManasurgeAction(move=Move.MANASURGE_MOVE_TARGET, target=t) for t in targets(state, seat)]
+    if step == OPEN_STEP:
+        return [_OPENS[c, way] for c in hand if not is_magic(c) for way in (True, False)]
+    if step == PLAY_STEP:
+        return [_PLAYS[c] for c in valid_plays(state, hand)] or [_CONCEDE]
+    if step == THUNDER_STEP:
+        return [*(_PLAYS[c] for c in valid_plays(state, hand)), _DECLINE]
+    if step == WILD_STEP:
+        return [*(_PLAYS[c] for c in hand if not is_magic(c)), _DECLINE]
+    if step == FREEZE_STEP:
+        return [*(_CARD_ACTIONS[GIVE][c] for c in hand), _DECLINE]
+    if step == PURGE_STEP:
+        return [*(_CARD_ACTIONS[DISCARD][c] for c in hand), _DECLINE]
+    if step == TARGET_STEP:
+        return [_TARGETS[t] for t in targets(state, seat)]
     return []
+
+
+def is_legal(state: ManasurgeState, seat: int, action: ManasurgeAction) -> bool:
+    """`action in legal_actions(state, seat)`, without listing them: the one legal action it could be, compared."""
+    expected = _legal_match(state, seat, action)
+    return expected is not None and action == expected
+
+
+def _legal_match(state: ManasurgeState, seat: int, action: ManasurgeAction) -> ManasurgeAction | None:
+    """The legal action with `action`'s move and card (or target), if there is one."""
+    step, move, card = state.step, action.move, action.card
+    if move == DECLINE:
+        return _DECLINE if step in (THUNDER_STEP, WILD_STEP, FREEZE_STEP, PURGE_STEP) else None
+    if move == CONCEDE:
+        return _CONCEDE if step == PLAY_STEP and not valid_plays(state, state.players[seat].hand) else None
+    if move == TARGET:
+        return _TARGETS[action.target] if step == TARGET_STEP and action.target in targets(state, seat) else None
+    if move not in CARD_MOVES or card not in state.players[seat].hand:
+        return None
+    if step == OPEN_STEP:
+        return _OPENS[card, action.clockwise] if move == OPEN and not is_magic(card) else None
+    if move == PLAY and step in (PLAY_STEP, THUNDER_STEP):
+        return _PLAYS[card] if valid_plays(state, (card,)) else None
+    if move == PLAY and step == WILD_STEP:
+        return None if is_magic(card) else _PLAYS[card]
+    if (move, step) in ((GIVE, FREEZE_STEP), (DISCARD, PURGE_STEP)):
+        return _CARD_ACTIONS[move][card]
+    return None
 
 
 def targets(state: ManasurgeState, seat: int) -> list[int]:
@@ -211,13 +270,14 @@ def start_round(state: ManasurgeState, events: list[Event]) -> None:
         player = state.players[(state.caster + offset) % seats]
         draw_into(state, player.hand, HAND_SIZE - len(player.hand), events)
     redraw_for_caster(state, events)
+    numbers = numbers_of(state)
     for seat, player in enumerate(state.players):
-        names = ", ".join(card_name(c, numbers_of(state)) for c in player.hand)
+        names = ", ".join(card_name(c, numbers) for c in player.hand)
         events.append(
             event("HandDealt", f"round {state.round}: your hand is {names}", audience=seat, cards=player.hand)
         )
-    state.step = Step.MANASURGE_STEP_OPEN
-    set_pending(state, [state.caster], TURN, PROMPTS[Step.MANASURGE_STEP_OPEN])
+    state.step = OPEN_STEP
+    set_pending(state, [state.caster], TURN, PROMPTS[OPEN_STEP])
 
 
 def redraw_for_caster(state: ManasurgeState, events: list[Event]) -> None:
@@ -269,7 +329,7 @@ def sync_sizes(state: ManasurgeState) -> None:
 
 def apply(state: ManasurgeState, seat: int, action: ManasurgeAction) -> list[Event]:
     """Apply a legal action (checked by the caller), then any ManaSurge it caused."""
-    if action.move == Move.MANASURGE_MOVE_CONCEDE:
+    if action.move == CONCEDE:
         return end_round(state, seat)
     had_cards = [bool(p.hand) for p in state.players]
     events: list[Event] = []
@@ -286,8 +346,8 @@ def apply(state: ManasurgeState, seat: int, action: ManasurgeAction) -> list[Eve
 
 
 def pass_turn(state: ManasurgeState, seat: int, skip: int = 0) -> None:
-    state.step = Step.MANASURGE_STEP_PLAY
-    set_pending(state, [next_seat(state, seat, 1 + skip)], TURN, PROMPTS[Step.MANASURGE_STEP_PLAY])
+    state.step = PLAY_STEP
+    set_pending(state, [next_seat(state, seat, 1 + skip)], TURN, PROMPTS[PLAY_STEP])
 
 
 Outcome = tuple[ManasurgeStep.ValueType, int]  # (the follow-up step or NO_FOLLOW_UP, seats to skip)
@@ -345,9 +405,9 @@ def resolve_spell(state: ManasurgeState, seat: int, played: Played, events: list
     played.stones += 1  # case 2
     events.append(event("StoneAdded", f"{spell_name(played.spell, played.number)} resonated: a stone on it"))
     if played.spell == Spell.THUNDER:
-        return Step.MANASURGE_STEP_THUNDER, 0
+        return THUNDER_STEP, 0
     if played.spell == Spell.FREEZE:
-        return Step.MANASURGE_STEP_FREEZE, 0
+        return FREEZE_STEP, 0
     return NO_FOLLOW_UP, 0
 
 
@@ -382,12 +442,12 @@ def resolve_magic(state: ManasurgeState, seat: int, played: Played, events: list
     elif kind in (Magic.SIPHON, Magic.MIND_SWAP):
         state.target_magic = kind
         if targets(state, seat):
-            return Step.MANASURGE_STEP_TARGET, 0
+            return TARGET_STEP, 0
         events.append(event("MagicFizzled", f"{MAGIC_NAMES[Magic(kind)]} found no player to choose"))
     elif kind == Magic.HEX:
         hex_next(state, seat, events)
     elif kind == Magic.PURGE:
-        return Step.MANASURGE_STEP_PURGE, 0
+        return PURGE_STEP, 0
     elif kind == Magic.WARD:
         if seat not in state.warded:
             state.warded.append(seat)
@@ -395,7 +455,7 @@ def resolve_magic(state: ManasurgeState, seat: int, played: Played, events: list
     elif kind == Magic.RESONANCE:
         resonance(state, seat, events)
     elif kind == Magic.WILD_SURGE:
-        return Step.MANASURGE_STEP_WILD, 0
+        return WILD_STEP, 0
     return NO_FOLLOW_UP, 0
 
 
@@ -484,7 +544,8 @@ HANDLERS: dict[int, Handler] = {
 
 
 def names(state: ManasurgeState, cards: list[int]) -> str:
-    return ", ".join(card_name(c, numbers_of(state)) for c in cards) or "nothing"
+    numbers = numbers_of(state)
+    return ", ".join(card_name(c, numbers) for c in cards) or "nothing"
 
 
 # ----- ManaSurge ----------------------------------------------------------------------------------------------------
