@@ -46,6 +46,7 @@ DISCARD = BlueprintsPhase.BLUEPRINTS_PHASE_DISCARD
 BUILD = BlueprintsPhase.BLUEPRINTS_PHASE_BUILD
 DECK = BlueprintsSource.BLUEPRINTS_SOURCE_DECK
 DISCARD_PILE = BlueprintsSource.BLUEPRINTS_SOURCE_DISCARD_PILE
+PHASE_OF_CHOICE = {"draw": DRAW, "discard": DISCARD, "build": BUILD, "keep": BUILD}
 PROMPTS = {
     DRAW: "draw the top card of the deck or of the discard pile",
     DISCARD: "discard a card face up",
@@ -186,9 +187,8 @@ class Blueprints(Game[BlueprintsState, BlueprintsAction]):
             return [BlueprintsAction(draw=source) for source in sources]
         if state.phase == DISCARD:
             player = state.players[seat]
-            return [
-                BlueprintsAction(discard=card) for card in player.hand if not self._keeps_taken(state, player, card)
-            ]
+            kept = player.taken if self._keeps_taken(state, player, player.taken) else None
+            return [BlueprintsAction(discard=card) for card in player.hand if card != kept]
         builds_ = [BlueprintsAction(build=BlueprintsBuild(locations=chosen)) for chosen in build_choices(state, seat)]
         return [*builds_, BlueprintsAction(keep=True)]
 
@@ -201,8 +201,7 @@ class Blueprints(Game[BlueprintsState, BlueprintsAction]):
         choice = action.WhichOneof("choice")
         if choice is None:
             raise MalformedActionError("choose an action", "the action draws, discards, builds or keeps nothing")
-        phase_of = {"draw": DRAW, "discard": DISCARD, "build": BUILD, "keep": BUILD}
-        if phase_of[choice] != state.phase:
+        if PHASE_OF_CHOICE[choice] != state.phase:
             raise IllegalActionError(
                 "turn order", f"now {PROMPTS[state.phase]}: each turn draws a card, then discards a card face up"
             )

@@ -11,6 +11,7 @@ card types, unbounded mana values).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 from typing import TypeAlias
 
 from manaforge.v1.cards_pb2 import MagicCard
@@ -37,8 +38,13 @@ def values(card: MagicCard, location: Location) -> tuple[Value, ...]:
     if location == MINE:
         return tuple(card.types)
     if location == POWER_PLANT:
-        return () if is_land(card) else tuple(color for color in COLORS if color in card.colors)
+        return () if is_land(card) else _colors_in_order(tuple(card.colors))
     return ("0",) if is_land(card) else (str(card.mana_value),)
+
+
+@cache
+def _colors_in_order(colors: tuple[str, ...]) -> tuple[Value, ...]:
+    return tuple(color for color in COLORS if color in colors)
 
 
 _ALL_VALUES: dict[Location, tuple[Value, ...]] = {
@@ -56,10 +62,11 @@ def all_values(location: Location) -> tuple[Value, ...]:
 def assignment(cards: Sequence[MagicCard], location: Location) -> list[Value | None]:
     """The largest set of distinct values the cards can stand for at once: per card its value, None for a card
     left out. Foils take the values left over."""
+    choices = _choices(cards, location)
     matched: dict[Value, int] = {}
     for index, card in enumerate(cards):
         if not card.foil:
-            _augment(index, cards, location, matched, set())
+            _augment(index, choices, matched, set())
     result: list[Value | None] = [None] * len(cards)
     for value, index in matched.items():
         result[index] = value
@@ -70,15 +77,18 @@ def assignment(cards: Sequence[MagicCard], location: Location) -> list[Value | N
     return result
 
 
-def _augment(
-    index: int, cards: Sequence[MagicCard], location: Location, matched: dict[Value, int], seen: set[Value]
-) -> bool:
-    for value in values(cards[index], location):
+def _choices(cards: Sequence[MagicCard], location: Location) -> list[tuple[Value, ...]]:
+    """Each card's values, read once (a foil's are not needed: it is never matched)."""
+    return [() if card.foil else values(card, location) for card in cards]
+
+
+def _augment(index: int, choices: list[tuple[Value, ...]], matched: dict[Value, int], seen: set[Value]) -> bool:
+    for value in choices[index]:
         if value in seen:
             continue
         seen.add(value)
         holder = matched.get(value)
-        if holder is None or _augment(holder, cards, location, matched, seen):
+        if holder is None or _augment(holder, choices, matched, seen):
             matched[value] = index
             return True
     return False
@@ -90,8 +100,20 @@ def progress(cards: Sequence[MagicCard], location: Location) -> int:
 
 
 def builds(cards: Sequence[MagicCard], location: Location) -> bool:
-    """True when exactly these five cards build the location."""
-    return len(cards) == CARDS_PER_LOCATION and progress(cards, location) == CARDS_PER_LOCATION
+    """True when exactly these five cards build the location: every non-foil card gets a value of its own (the
+    foils then always find values left over), so the matching stops at the first card that cannot."""
+    if len(cards) != CARDS_PER_LOCATION:
+        return False
+    choices: list[tuple[Value, ...]] = []  # read card by card: most hands fail early
+    matched: dict[Value, int] = {}
+    for index, card in enumerate(cards):
+        if card.foil:
+            choices.append(())
+        else:
+            choices.append(values(card, location))
+            if not _augment(index, choices, matched, set()):
+                return False
+    return True
 
 
 def describe_value(value: Value, location: Location) -> str:
