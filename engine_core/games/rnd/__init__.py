@@ -165,9 +165,7 @@ class Rnd(Game[RndState, RndAction]):
         order = designers(seat_count(state), state.round)
         state.designer = order[state.design_turns % len(order)]
         state.draws_this_turn = 0
-        self._draw_useful(state, events)
-        design = state.designs[state.round]
-        wanted = ", ".join(CATEGORY_NAMES[c] for c in open_categories(design))
+        wanted = ", ".join(CATEGORY_NAMES[c] for c in self._draw_useful(state, events))
         set_pending(state, [state.designer], prompt=f"copy one of: {wanted} (or draw another)")
 
     def _draw(self, state: RndState, events: list[Event]) -> MagicCard:
@@ -192,14 +190,16 @@ class Rnd(Game[RndState, RndAction]):
         )
         return card
 
-    def _draw_useful(self, state: RndState, events: list[Event]) -> None:
-        """Draw until the card offers an open category. Ends: every open category is on some card of the pack
-        (`_fill_blanks`), and a pass through the pack and then the reshuffled pile sees every card."""
-        design = state.designs[state.round]
+    def _draw_useful(self, state: RndState, events: list[Event]) -> list[RndCategory.ValueType]:
+        """Draw until the card offers an open category; returns the open categories. Ends: every open category is
+        on some card of the pack (`_fill_blanks`), and a pass through the pack and then the reshuffled pile sees
+        every card."""
+        wanted = open_categories(state.designs[state.round])  # the design does not change while drawing
         card = self._draw(state, events)
-        while not offered(design, card):
+        while not any(has_category(card, category) for category in wanted):
             events.append(event("CardPutAside", f"{card.name} has none of the open categories: drew another"))
             card = self._draw(state, events)
+        return wanted
 
     def _put_aside(self, state: RndState) -> None:
         state.discard.extend(state.drawn)
@@ -216,7 +216,7 @@ class Rnd(Game[RndState, RndAction]):
                 )
 
     def _may_draw_another(self, state: RndState, card: MagicCard) -> bool:
-        lacks_one = len(offered(state.designs[state.round], card)) < len(open_categories(state.designs[state.round]))
+        lacks_one = not all(has_category(card, c) for c in open_categories(state.designs[state.round]))
         return lacks_one and state.draws_this_turn < state.card_count
 
     def _apply_copy(self, state: RndState, seat: int, category: RndCategory.ValueType) -> list[Event]:
@@ -381,12 +381,9 @@ class Rnd(Game[RndState, RndAction]):
         if state.phase == WRITING:
             return [RndAction(writing=RndWriting(name=bot.card_name(design, example), flavour=bot.flavour(example)))]
         voted = {v.award for v in state.ballots[seat].votes}
+        eligible = [d for d, candidate in enumerate(state.designs) if self._may_vote_for(state, seat, candidate)]
         return [
-            RndAction(vote=RndVote(award=award, design=d))
-            for award in AWARDS
-            if award not in voted
-            for d, candidate in enumerate(state.designs)
-            if self._may_vote_for(state, seat, candidate)
+            RndAction(vote=RndVote(award=award, design=d)) for award in AWARDS if award not in voted for d in eligible
         ]
 
     def _apply(self, state: RndState, seat: int, action: RndAction) -> list[Event]:

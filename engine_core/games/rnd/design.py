@@ -98,7 +98,8 @@ def check_text(what: str, text: str, max_chars: int, *, max_lines: int = 1, max_
     bounded in size. Raises MalformedActionError naming the limit."""
     if len(text) > max_chars:
         raise MalformedActionError("text length", f"the {what} is at most {max_chars} characters, not {len(text)}")
-    for char in text:
+    checked = text.replace("\n", "") if max_lines > 1 else text
+    for char in "" if checked.isprintable() else text:  # look for the culprit only when there is one
         if char == "\n" and max_lines > 1:
             continue
         if not char.isprintable():
