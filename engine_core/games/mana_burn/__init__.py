@@ -64,7 +64,7 @@ class ManaBurn(Game[ManaBurnState, ManaBurnAction]):
         return rules.legal_actions(state, seat)
 
     def _apply(self, state: ManaBurnState, seat: int, action: ManaBurnAction) -> list[Event]:
-        if action not in rules.legal_actions(state, seat):
+        if not rules.is_legal(state, seat, action):
             raise refusal(state, seat, action)
         events: list[Event] = []
         rules.perform(state, seat, action, events)

@@ -58,6 +58,20 @@ from engine_core.games.mana_burn.zones import (
 
 Move = ManaBurnMove
 Phase = ManaBurnPhase
+# Plain ints for the phases (an enum wrapper's attribute lookup is slow, and phases are read at every step).
+ARRIVED_PHASE = Phase.MANA_BURN_PHASE_ARRIVED
+AUCTION_PHASE = Phase.MANA_BURN_PHASE_AUCTION
+FISH_BACK_PHASE = Phase.MANA_BURN_PHASE_FISH_BACK
+GOBLIN_PHASE = Phase.MANA_BURN_PHASE_GOBLIN
+MAIN_PHASE = Phase.MANA_BURN_PHASE_MAIN
+MOVING_PHASE = Phase.MANA_BURN_PHASE_MOVING
+MUD_PHASE = Phase.MANA_BURN_PHASE_MUD
+NEXT_TURN_PHASE = Phase.MANA_BURN_PHASE_NEXT_TURN
+OFFER_PHASE = Phase.MANA_BURN_PHASE_OFFER
+PATH_PHASE = Phase.MANA_BURN_PHASE_PATH
+ROLLED_PHASE = Phase.MANA_BURN_PHASE_ROLLED
+SQUARE_PHASE = Phase.MANA_BURN_PHASE_SQUARE
+STEAL_PHASE = Phase.MANA_BURN_PHASE_STEAL
 PASS = Move.MANA_BURN_MOVE_PASS
 PLAY = Move.MANA_BURN_MOVE_PLAY
 REROLL = Move.MANA_BURN_MOVE_REROLL
@@ -85,8 +99,16 @@ HERO_BONUS = 2
 NONE = -1
 
 
+_ACTIONS: dict[tuple[object, ...], ManaBurnAction] = {}  # every action built so far (finitely many: small ints)
+
+
 def act(move: ManaBurnMove.ValueType, **fields: int) -> ManaBurnAction:
-    return ManaBurnAction(move=move, **fields)
+    """The action message, built once and then shared: never mutate one."""
+    key = (move, *fields.items())
+    found = _ACTIONS.get(key)
+    if found is None:
+        found = _ACTIONS[key] = ManaBurnAction(move=move, **fields)
+    return found
 
 
 # ----- setup, turns, the end ----------------------------------------------------------------------------------------
@@ -106,7 +128,7 @@ def deal(state: ManaBurnState) -> None:
     state.direction = 1
     state.active = n - 1
     state.turns = 0
-    state.phase = Phase.MANA_BURN_PHASE_NEXT_TURN
+    state.phase = NEXT_TURN_PHASE
     state.last_bidder = state.opponent = state.kind = NONE
     state.steps = state.rerolls_used = state.count = state.square = state.decider = 0
     state.main_played = state.fishing_back = False
@@ -188,25 +210,25 @@ def advance(state: ManaBurnState, events: list[Event]) -> None:
 
 
 def deciders(state: ManaBurnState) -> tuple[list[int], DecisionKind.ValueType]:
-    if state.phase == Phase.MANA_BURN_PHASE_OFFER:
+    if state.phase == OFFER_PHASE:
         return [s for s, p in enumerate(state.players) if p.offering], SIMULTANEOUS
-    if state.phase in (Phase.MANA_BURN_PHASE_SQUARE, Phase.MANA_BURN_PHASE_AUCTION, Phase.MANA_BURN_PHASE_MUD):
+    if state.phase in (SQUARE_PHASE, AUCTION_PHASE, MUD_PHASE):
         return [state.decider], TURN
-    if state.phase == Phase.MANA_BURN_PHASE_FISH_BACK:
+    if state.phase == FISH_BACK_PHASE:
         return [state.opponent], TURN
     return [state.active], TURN
 
 
 PROMPTS = {
-    Phase.MANA_BURN_PHASE_PATH: "choose the path to leave by",
-    Phase.MANA_BURN_PHASE_GOBLIN: "your Goblins may take the top card of the Graveyard as you pass",
-    Phase.MANA_BURN_PHASE_STEAL: "choose whose hand to draw a random card from",
-    Phase.MANA_BURN_PHASE_SQUARE: "follow the square's instruction",
-    Phase.MANA_BURN_PHASE_OFFER: "choose a card to lay face down",
-    Phase.MANA_BURN_PHASE_AUCTION: "bid (discard a card), make a false bid, or pass",
-    Phase.MANA_BURN_PHASE_MUD: "M.U.D. Wrestling: discard a card or sacrifice a creature",
-    Phase.MANA_BURN_PHASE_FISH_BACK: "fish back: name a card, or decline",
-    Phase.MANA_BURN_PHASE_MAIN: "play a card, or end your turn",
+    PATH_PHASE: "choose the path to leave by",
+    GOBLIN_PHASE: "your Goblins may take the top card of the Graveyard as you pass",
+    STEAL_PHASE: "choose whose hand to draw a random card from",
+    SQUARE_PHASE: "follow the square's instruction",
+    OFFER_PHASE: "choose a card to lay face down",
+    AUCTION_PHASE: "bid (discard a card), make a false bid, or pass",
+    MUD_PHASE: "M.U.D. Wrestling: discard a card or sacrifice a creature",
+    FISH_BACK_PHASE: "fish back: name a card, or decline",
+    MAIN_PHASE: "play a card, or end your turn",
 }
 
 
@@ -230,7 +252,7 @@ def roll(state: ManaBurnState, seats: list[int], purpose: ManaBurnRollPurpose.Va
         value = rng.roll(state.header.rng, DIE)
         state.rolls.add(seat=seat, value=value, purpose=purpose)
         events.append(event("DieRolled", f"seat {seat} rolled {value}", actor=seat))
-    state.phase = Phase.MANA_BURN_PHASE_ROLLED
+    state.phase = ROLLED_PHASE
     state.windows.add(trigger=ROLL_WINDOW, queue=roll_queue(state))
 
 
@@ -271,7 +293,7 @@ def roll_stands(state: ManaBurnState, events: list[Event]) -> None:
     to_main(state)
     if purpose == MOVE_ROLL:
         state.steps = rolls[0][1]
-        state.phase = Phase.MANA_BURN_PHASE_MOVING
+        state.phase = MOVING_PHASE
     elif purpose == ANTE_ROLL:
         settle_ante(state, rolls, events)
     else:
@@ -289,10 +311,10 @@ def walk(state: ManaBurnState, events: list[Event]) -> None:
     walked = 0
     while state.steps > 0:
         if player.grab:
-            state.phase = Phase.MANA_BURN_PHASE_GOBLIN
+            state.phase = GOBLIN_PHASE
             break
         if player.choosing:
-            state.phase = Phase.MANA_BURN_PHASE_PATH
+            state.phase = PATH_PHASE
             break
         player.square = board.next_square(player.square, player.path)
         state.steps -= 1
@@ -305,7 +327,7 @@ def walk(state: ManaBurnState, events: list[Event]) -> None:
             player.grab = count_in_play(player, Kind.GOBLINS) > 0 and bool(state.graveyard)
             player.choosing = count_in_play(player, Kind.DRUDGE_SKELETONS) > 0
     else:
-        state.phase = Phase.MANA_BURN_PHASE_ARRIVED
+        state.phase = ARRIVED_PHASE
     if walked:
         text = f"seat {seat} moved {walked} from {board.square_name(start)} to {board.square_name(player.square)}"
         events.append(event("PawnMoved", text, actor=seat))
@@ -316,7 +338,7 @@ def arrive(state: ManaBurnState, events: list[Event]) -> None:
     seat = state.active
     victims = stealable(state)
     if len(victims) > 1:
-        state.phase = Phase.MANA_BURN_PHASE_STEAL
+        state.phase = STEAL_PHASE
         return
     if victims:
         take_random(state, seat, victims[0], 1, events)
@@ -332,11 +354,11 @@ def stealable(state: ManaBurnState) -> list[int]:
 
 
 def to_main(state: ManaBurnState) -> None:
-    state.phase = Phase.MANA_BURN_PHASE_MAIN
+    state.phase = MAIN_PHASE
 
 
 def ask(state: ManaBurnState, seat: int, count: int = 0) -> None:
-    state.phase = Phase.MANA_BURN_PHASE_SQUARE
+    state.phase = SQUARE_PHASE
     state.decider = seat
     state.count = count
 
@@ -452,12 +474,12 @@ def _auction(state: ManaBurnState, events: list[Event]) -> None:
         player.false_bids = 0
     state.last_bidder = NONE
     state.decider = left_of(state, state.active)
-    state.phase = Phase.MANA_BURN_PHASE_AUCTION
+    state.phase = AUCTION_PHASE
 
 
 def _mud(state: ManaBurnState, events: list[Event]) -> None:
     state.decider = state.active
-    state.phase = Phase.MANA_BURN_PHASE_MUD
+    state.phase = MUD_PHASE
     next_wrestler(state, include_current=True)
 
 
@@ -630,7 +652,7 @@ def _jump(state: ManaBurnState, events: list[Event]) -> None:
     player.square = board.RE_ENTER_SQUARE
     player.path = board.INTERNET
     events.append(event("PawnJumped", f"seat {state.active} jumped to Re-Enter the Internet", actor=state.active))
-    state.phase = Phase.MANA_BURN_PHASE_ARRIVED
+    state.phase = ARRIVED_PHASE
 
 
 # ----- trading, Ante and Short Circuit: face-down choices ------------------------------------------------------------
@@ -651,7 +673,7 @@ def start_offer(state: ManaBurnState, seats: list[int], events: list[Event]) -> 
             )
         else:
             player.offering = True
-    state.phase = Phase.MANA_BURN_PHASE_OFFER
+    state.phase = OFFER_PHASE
     if not any(p.offering for p in state.players):
         reveal(state, events)
 
@@ -722,7 +744,7 @@ def go_fishing(state: ManaBurnState, asked: int, k: int, back: bool, events: lis
     state.kind = k
     state.fishing_back = back
     events.append(event("WentFishing", f"seat {asker} asked seat {asked} for {NAMES[k]}", actor=asker))
-    state.phase = Phase.MANA_BURN_PHASE_MAIN
+    state.phase = MAIN_PHASE
     state.windows.add(trigger=ASK_WINDOW, queue=[asked])
 
 
@@ -734,7 +756,7 @@ def answer_fishing(state: ManaBurnState, events: list[Event]) -> None:
     if not matches:
         events.append(event("NoCatch", f"seat {asked} has no {NAMES[state.kind]}", actor=asked))
         if not state.fishing_back:
-            state.phase = Phase.MANA_BURN_PHASE_FISH_BACK
+            state.phase = FISH_BACK_PHASE
         return
     given = matches if count_in_play(state.players[asker], Kind.MERFOLK) else matches[:1]
     for card in given:
@@ -971,29 +993,48 @@ def legal_actions(state: ManaBurnState, seat: int) -> list[ManaBurnAction]:
     if state.windows:
         return window_choices(state, seat)
     phase = state.phase
-    if phase == Phase.MANA_BURN_PHASE_MAIN:
+    if phase == MAIN_PHASE:
         return [act(PASS), *main_choices(state, seat), *instant_choices(state, seat)]
-    if phase == Phase.MANA_BURN_PHASE_PATH:
+    if phase == PATH_PHASE:
         return [act(PATH, path=p) for p in range(len(board.PATH_NAMES))]
-    if phase == Phase.MANA_BURN_PHASE_GOBLIN:
+    if phase == GOBLIN_PHASE:
         return [act(PASS), act(YES)]
-    if phase == Phase.MANA_BURN_PHASE_STEAL:
+    if phase == STEAL_PHASE:
         return [act(SEAT, seat=s) for s in stealable(state)]
-    if phase == Phase.MANA_BURN_PHASE_SQUARE:
+    if phase == SQUARE_PHASE:
         return square_choices(state)
-    if phase == Phase.MANA_BURN_PHASE_OFFER:
+    if phase == OFFER_PHASE:
         return [act(CARD, card=c) for c in choices(list(state.players[seat].hand))]
-    if phase == Phase.MANA_BURN_PHASE_AUCTION:
+    if phase == AUCTION_PHASE:
         return bid_choices(state, seat)
-    if phase == Phase.MANA_BURN_PHASE_MUD:
+    if phase == MUD_PHASE:
         player = state.players[seat]
         return [
             *(act(CARD, card=c) for c in choices(list(player.hand))),
             *(act(CREATURE, target=c.card) for c in player.creatures),
         ]
-    if phase == Phase.MANA_BURN_PHASE_FISH_BACK:
+    if phase == FISH_BACK_PHASE:
         return [act(PASS), *(act(NAME, kind=k) for k in KINDS)]
     return []
+
+
+def is_legal(state: ManaBurnState, seat: int, action: ManaBurnAction) -> bool:
+    """`action in legal_actions(state, seat)`; in a window and the main phase, only the choices of its move are
+    listed (those are the only ones it could equal)."""
+    move = action.move
+    if state.windows:
+        if move == PASS:
+            return action == act(PASS)
+        if move == REROLL:
+            return action in reroll_choices(state, seat)
+        if move == HERO:
+            return action in hero_choices(state, seat)
+        return move == PLAY and action in instant_choices(state, seat)
+    if state.phase == MAIN_PHASE:
+        if move == PASS:
+            return action == act(PASS)
+        return move == PLAY and (action in main_choices(state, seat) or action in instant_choices(state, seat))
+    return action in legal_actions(state, seat)
 
 
 def perform(state: ManaBurnState, seat: int, action: ManaBurnAction, events: list[Event]) -> None:
@@ -1008,7 +1049,7 @@ def perform(state: ManaBurnState, seat: int, action: ManaBurnAction, events: lis
 def _main(state: ManaBurnState, seat: int, action: ManaBurnAction, events: list[Event]) -> None:
     if action.move == PASS:
         events.append(event("TurnEnded", f"seat {seat} ended the turn", actor=seat))
-        state.phase = Phase.MANA_BURN_PHASE_NEXT_TURN
+        state.phase = NEXT_TURN_PHASE
     else:
         play(state, seat, action, events)
 
@@ -1018,14 +1059,14 @@ def _path(state: ManaBurnState, seat: int, action: ManaBurnAction, events: list[
     player.path = action.path
     player.choosing = False
     events.append(event("PathChosen", f"seat {seat} took the path of {board.PATH_NAMES[action.path]}", actor=seat))
-    state.phase = Phase.MANA_BURN_PHASE_MOVING
+    state.phase = MOVING_PHASE
 
 
 def _goblin(state: ManaBurnState, seat: int, action: ManaBurnAction, events: list[Event]) -> None:
     state.players[seat].grab = False
     if action.move == YES:
         take_graveyard(state, seat, 1, events)
-    state.phase = Phase.MANA_BURN_PHASE_MOVING
+    state.phase = MOVING_PHASE
 
 
 def _steal(state: ManaBurnState, seat: int, action: ManaBurnAction, events: list[Event]) -> None:
@@ -1062,20 +1103,20 @@ def _fish_back(state: ManaBurnState, seat: int, action: ManaBurnAction, events: 
 
 
 PERFORM: dict[int, Callable[[ManaBurnState, int, ManaBurnAction, list[Event]], None]] = {
-    Phase.MANA_BURN_PHASE_MAIN: _main,
-    Phase.MANA_BURN_PHASE_PATH: _path,
-    Phase.MANA_BURN_PHASE_GOBLIN: _goblin,
-    Phase.MANA_BURN_PHASE_STEAL: _steal,
-    Phase.MANA_BURN_PHASE_SQUARE: _square,
-    Phase.MANA_BURN_PHASE_OFFER: _offer,
-    Phase.MANA_BURN_PHASE_AUCTION: _auction_bid,
-    Phase.MANA_BURN_PHASE_MUD: _wrestle,
-    Phase.MANA_BURN_PHASE_FISH_BACK: _fish_back,
+    MAIN_PHASE: _main,
+    PATH_PHASE: _path,
+    GOBLIN_PHASE: _goblin,
+    STEAL_PHASE: _steal,
+    SQUARE_PHASE: _square,
+    OFFER_PHASE: _offer,
+    AUCTION_PHASE: _auction_bid,
+    MUD_PHASE: _wrestle,
+    FISH_BACK_PHASE: _fish_back,
 }
 
 AUTOMATIC: dict[int, Callable[[ManaBurnState, list[Event]], None]] = {
-    Phase.MANA_BURN_PHASE_ROLLED: roll_stands,
-    Phase.MANA_BURN_PHASE_MOVING: walk,
-    Phase.MANA_BURN_PHASE_ARRIVED: arrive,
-    Phase.MANA_BURN_PHASE_NEXT_TURN: next_turn,
+    ROLLED_PHASE: roll_stands,
+    MOVING_PHASE: walk,
+    ARRIVED_PHASE: arrive,
+    NEXT_TURN_PHASE: next_turn,
 }
