@@ -55,16 +55,23 @@ def _draw_sheet(sheet: SheetDraws, count: int, rng: Rng) -> list[int]:
     taken: list[int] = []  # positions in sheet.cards
     if sheet.by_color and count >= len(COLORS):
         # colour groups do not overlap, so a colour's draw does not depend on the cards taken before it
-        taken = [positions[_weighted_index(rng, weights)] for positions, weights in sheet.by_color]
+        taken = [positions[_index(rng, weights, sheet.weight)] for positions, weights in sheet.by_color]
     drawn = [sheet.cards[position] for position in taken]
     cards, weights = list(sheet.cards), list(sheet.weights)
     for position in sorted(taken, reverse=True):
         del cards[position], weights[position]
     while len(drawn) < count and cards:
-        position = _weighted_index(rng, weights)
+        position = _index(rng, weights, sheet.weight)
         drawn.append(cards.pop(position))
         del weights[position]
     return drawn
+
+
+def _index(rng: Rng, weights: Sequence[int], weight: int) -> int:
+    """`_weighted_index`, by one division when every weight is `weight` (0: they differ); the same draw."""
+    if weight:
+        return random.randbelow(rng, len(weights) * weight) // weight
+    return _weighted_index(rng, weights)
 
 
 def _weighted_index(rng: Rng, weights: Sequence[int]) -> int:

@@ -31,11 +31,13 @@ class Sheet:
 class SheetDraws:
     """A sheet made ready to draw from, once per set: its distinct cards in order with their weights (a card listed
     twice keeps its first place and its last weight), and when the sheet balances colours, per colour that has a card,
-    the positions (into `cards`) of the cards of exactly that colour and their weights."""
+    the positions (into `cards`) of the cards of exactly that colour and their weights. `weight` is the weight every
+    card has when they all have the same positive one (most sheets), else 0."""
 
     cards: tuple[int, ...]
     weights: tuple[int, ...]
     by_color: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]
+    weight: int = 0
 
 
 @dataclass(frozen=True)
@@ -87,7 +89,8 @@ class CardSet:
                 positions = tuple(p for p, index in enumerate(cards) if mono[index] == color)
                 if positions:
                     by_color.append((positions, tuple(weights[p] for p in positions)))
-            draws[name] = SheetDraws(cards, weights, tuple(by_color))
+            same = weights[0] if weights and weights[0] > 0 and len(set(weights)) == 1 else 0
+            draws[name] = SheetDraws(cards, weights, tuple(by_color), same)
         return draws
 
     def sheet_cards(self, name: str) -> list[MagicCard]:
