@@ -83,8 +83,10 @@ MAX_ROUNDS = max(int(choice) for choice in ROUND_LIMIT_OPTION.choices)
 def card_of(state: BlueprintsState, card_id: int) -> MagicCard:
     """A catalogue entry by id (in a full state id = index; a view keeps only the entries its seat may see)."""
     catalogue = state.catalogue
-    if 0 <= card_id < len(catalogue) and catalogue[card_id].id == card_id:
-        return catalogue[card_id]
+    if 0 <= card_id < len(catalogue):
+        card = catalogue[card_id]
+        if card.id == card_id:
+            return card
     for card in catalogue:
         if card.id == card_id:
             return card
