@@ -17,6 +17,7 @@ import threading
 import time
 from typing import Any
 
+import psutil
 from manaforge.v1.common_pb2 import GameConfig
 from manaforge.v1.games.cardbench_pb2 import CardbenchAction, CardbenchState
 
@@ -159,6 +160,10 @@ def main() -> None:
         for matches in (1, 16, 64):
             rate, done = throughput(stack, matches, args.seconds * 2)
             print(f"  {matches:>3} concurrent matches  {rate:>8,.0f} moves/s  ({done} matches finished)", flush=True)
+        print("\nmemory after the runs (resident set size)")
+        for name, process in stack.processes.items():
+            rss = psutil.Process(process.pid).memory_info().rss / 2**20
+            print(f"  {name:<12} {rss:7.1f} MiB", flush=True)
 
 
 if __name__ == "__main__":
