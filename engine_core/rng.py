@@ -56,8 +56,11 @@ def choice(rng: Rng, items: list[T]) -> T:
 
 
 def shuffle(rng: Rng, items: MutableSequence[T]) -> None:
-    """Fisher-Yates in place, on a list or a repeated protobuf field."""
+    """Fisher-Yates in place, on a list or a repeated protobuf field (the same draws as `randbelow` would make)."""
+    seed, counter = rng.seed, rng.counter
     for i in range(len(items) - 1, 0, -1):
-        j = randbelow(rng, i + 1)
+        counter += 1
+        j = _mix((seed + counter * _GAMMA) & _MASK) % (i + 1)
         if i != j:
             items[i], items[j] = items[j], items[i]
+    rng.counter = counter
