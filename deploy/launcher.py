@@ -77,6 +77,8 @@ class Stack:
     response_timeout: float = 30.0
     bot_delay: float = 0.0
     redis_dir: str = ""  # where an embedded Redis keeps its append-only file; empty: no persistence
+    gateway_port: int = 0  # the first gateway's port (0: any free port; further gateways always take free ports)
+    rules_port: int = 0
     quiet: bool = True
     processes: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
     gateway_addresses: list[str] = field(default_factory=list)
@@ -111,11 +113,10 @@ class Stack:
         if not self.redis_url:
             self.start_redis()
         wait_for_redis(self.redis_url)
-        port = free_port()
-        self.rules_address = f"127.0.0.1:{port}"
+        self.rules_address = f"127.0.0.1:{self.rules_port or free_port()}"
         self._spawn("rules", [sys.executable, "-m", "services.rules.server", "--address", self.rules_address])
         for i in range(self.gateways):
-            address = f"127.0.0.1:{free_port()}"
+            address = f"127.0.0.1:{(i == 0 and self.gateway_port) or free_port()}"
             self.gateway_addresses.append(address)
             self._spawn(f"gateway-{i}", [sys.executable, "-m", "gateway", "--address", address])
         self.start_worker()
@@ -201,6 +202,8 @@ def run() -> None:
         redis_url=os.environ.get("REDIS_URL", ""),
         bot_delay=float(os.environ.get("MANAFORGE_BOT_DELAY", "0.5")),
         redis_dir=str(ROOT / "run" / "redis"),
+        gateway_port=int(os.environ.get("MANAFORGE_GATEWAY_PORT", "50051")),
+        rules_port=int(os.environ.get("MANAFORGE_RULES_PORT", "50061")),
         quiet=False,
     )
     stack.start()
