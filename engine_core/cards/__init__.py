@@ -14,6 +14,7 @@ from engine_core.cards.builtin import BUILTIN_CODE, builtin_set
 from engine_core.cards.card import (
     COLOR_NAMES,
     COLORS,
+    catalogue_card,
     format_card,
     has_type,
     is_artifact,
@@ -74,6 +75,7 @@ __all__ = [
     "CardSet",
     "Sheet",
     "builtin_set",
+    "catalogue_card",
     "draft_booster",
     "find_set",
     "format_card",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from manaforge.v1.cards_pb2 import MagicCard
 
@@ -65,6 +66,18 @@ def parse_type_line(type_line: str) -> tuple[list[str], list[str], list[str]]:
     supertypes = [word for word in words if word in SUPERTYPES]
     types = [word for word in words if word not in SUPERTYPES]
     return types, right.split(), supertypes
+
+
+def catalogue_card(catalogue: Sequence[MagicCard], card_id: int) -> MagicCard:
+    """A game's catalogue entry by id: in a full state id = index; a view keeps only the entries its seat may see."""
+    if 0 <= card_id < len(catalogue):
+        card = catalogue[card_id]
+        if card.id == card_id:
+            return card
+    for card in catalogue:
+        if card.id == card_id:
+            return card
+    raise KeyError(card_id)
 
 
 def format_card(card: MagicCard) -> str:

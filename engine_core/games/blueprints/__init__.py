@@ -25,7 +25,7 @@ from manaforge.v1.games.blueprints_pb2 import (
 )
 
 from engine_core import rng as random
-from engine_core.cards import CARD_SET_OPTION, find_set, open_packs, sample_faces
+from engine_core.cards import CARD_SET_OPTION, catalogue_card, find_set, open_packs, sample_faces
 from engine_core.errors import IllegalActionError, InvalidConfigError, MalformedActionError
 from engine_core.game import Game, GameInfo, Option, event, finish, options, seat_count, set_pending
 from engine_core.games.blueprints.locations import (
@@ -81,16 +81,7 @@ MAX_ROUNDS = max(int(choice) for choice in ROUND_LIMIT_OPTION.choices)
 
 
 def card_of(state: BlueprintsState, card_id: int) -> MagicCard:
-    """A catalogue entry by id (in a full state id = index; a view keeps only the entries its seat may see)."""
-    catalogue = state.catalogue
-    if 0 <= card_id < len(catalogue):
-        card = catalogue[card_id]
-        if card.id == card_id:
-            return card
-    for card in catalogue:
-        if card.id == card_id:
-            return card
-    raise KeyError(card_id)
+    return catalogue_card(state.catalogue, card_id)
 
 
 def card_name(state: BlueprintsState, card_id: int) -> str:

@@ -23,7 +23,7 @@ from manaforge.v1.games.manufactory_pb2 import (
 )
 
 from engine_core import rng as random
-from engine_core.cards import CARD_SET_OPTION, find_set, is_land, open_packs, sample_faces
+from engine_core.cards import CARD_SET_OPTION, catalogue_card, find_set, is_land, open_packs, sample_faces
 from engine_core.errors import IllegalActionError, MalformedActionError
 from engine_core.game import Game, GameInfo, Option, event, finish, options, seat_count, set_pending
 from engine_core.games.manufactory.scoring import (
@@ -68,16 +68,7 @@ WIN_TIE_OPTION = Option(
 
 
 def card_of(state: ManufactoryState, card_id: int) -> MagicCard:
-    """A catalogue entry by id (in a full state id = index; a view keeps only the entries its seat may see)."""
-    catalogue = state.catalogue
-    if 0 <= card_id < len(catalogue):
-        card = catalogue[card_id]
-        if card.id == card_id:
-            return card
-    for card in catalogue:
-        if card.id == card_id:
-            return card
-    raise KeyError(card_id)
+    return catalogue_card(state.catalogue, card_id)
 
 
 def card_groups(card: MagicCard) -> tuple[str, ...]:
