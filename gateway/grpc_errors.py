@@ -43,6 +43,14 @@ def status_of(exc: Exception) -> grpc.StatusCode | None:
     return None
 
 
+def _abort_if_known(exc: Exception, context: grpc.ServicerContext) -> None:
+    """Abort the call with the error's status and message; re-raise an error that has no status."""
+    code = status_of(exc)
+    if code is None:
+        raise exc
+    context.abort(code, str(exc))
+
+
 def unary(method: F) -> F:
     """Answer a known error with its status and message; anything else stays an INTERNAL error."""
 
@@ -51,10 +59,7 @@ def unary(method: F) -> F:
         try:
             return method(self, request, context)
         except Exception as exc:
-            code = status_of(exc)
-            if code is None:
-                raise
-            context.abort(code, str(exc))
+            _abort_if_known(exc, context)
 
     return wrapper  # type: ignore[return-value]
 
@@ -65,9 +70,6 @@ def streaming(method: F) -> F:
         try:
             yield from method(self, request, context)
         except Exception as exc:
-            code = status_of(exc)
-            if code is None:
-                raise
-            context.abort(code, str(exc))
+            _abort_if_known(exc, context)
 
     return wrapper  # type: ignore[return-value]

@@ -325,37 +325,43 @@ class Tables:
 
     def play_bot(self, table_id: str, seat: int, version: int) -> bool:
         """Move for a bot seat if the game still waits for it at `version`. Returns whether it moved."""
-        record = self._record(table_id)
-        live = self._live(table_id)
-        game = find_game(record.config.game)
-        state = game.state_from_bytes(live.state)
+        waiting = self._waiting_for(table_id, seat, version)
         occupant = self.store.occupants(table_id).get(seat, "")
-        if live.version != version or seat not in game.pending_seats(state) or not occupant.startswith("bot:"):
+        if waiting is None or not occupant.startswith("bot:"):
             return False
+        record, game, state = waiting
         bot_seed = int.from_bytes(hashlib.sha256(f"{table_id}:{version}:{seat}".encode()).digest()[:8], "big")
         deadline = time.monotonic() + self.bot_time_cap
         action = choose_action(
             game, state, seat, occupant.removeprefix("bot:"), bot_seed, stop=lambda: time.monotonic() > deadline
         )
-        try:
-            self.submit_as(record, game, seat, action, f"bot:{version}:{seat}", expected=version)
-        except StaleVersionError:
-            return False
-        return True
+        return self._act_for(record, game, seat, action, f"bot:{version}:{seat}", version)
 
     def expire(self, table_id: str, seat: int, version: int) -> bool:
         """Take the timeout action (e.g. pass) for a seat that did not answer in time at `version`."""
+        waiting = self._waiting_for(table_id, seat, version)
+        if waiting is None:
+            return False
+        record, game, state = waiting
+        action = game.timeout_action(state, seat)
+        return action is not None and self._act_for(record, game, seat, action, f"timeout:{version}:{seat}", version)
+
+    def _waiting_for(self, table_id: str, seat: int, version: int) -> tuple[TableRecord, AnyGame, Any] | None:
+        """The table, game and state if the game is still at `version` with `seat` pending; None when it moved on."""
         record = self._record(table_id)
         live = self._live(table_id)
         game = find_game(record.config.game)
         state = game.state_from_bytes(live.state)
         if live.version != version or seat not in game.pending_seats(state):
-            return False
-        action = game.timeout_action(state, seat)
-        if action is None:
-            return False
+            return None
+        return record, game, state
+
+    def _act_for(
+        self, record: TableRecord, game: AnyGame, seat: int, action: Message, action_id: str, version: int
+    ) -> bool:
+        """Submit a scheduled action (bot move, timeout) once, only at `version`. Returns whether it landed."""
         try:
-            self.submit_as(record, game, seat, action, f"timeout:{version}:{seat}", expected=version)
+            self.submit_as(record, game, seat, action, action_id, expected=version)
         except StaleVersionError:
             return False
         return True
