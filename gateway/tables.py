@@ -169,6 +169,7 @@ class Tables:
             response_timeout_seconds=self.response_timeout if response_timeout is None else response_timeout,
             bot_delay_seconds=self.bot_delay if bot_delay is None else bot_delay,
             created_at=time.time(),
+            seats=[_seat(seat, occupant) for seat, occupant in occupants.items()],  # the bots: fixed at creation
         )
         open_seats = checked.seats - len(occupants)
         self.store.create_table(record, _bytes(state), occupants, listed=listed and open_seats > 0)
@@ -314,9 +315,9 @@ class Tables:
         if header.outcome.finished:
             self.scheduler.validate_replay(record.table_id)
             return
-        occupants = self.store.occupants(record.table_id)
+        bots = _bot_levels(record)
         for seat in header.pending.seats:
-            if occupants.get(seat, "").startswith("bot:"):
+            if seat in bots:
                 self.scheduler.bot_turn(record.table_id, seat, header.version, record.bot_delay_seconds)
             elif record.response_timeout_seconds > 0 and game.timeout_action(state, seat) is not None:
                 self.scheduler.response_timeout(record.table_id, seat, header.version, record.response_timeout_seconds)
@@ -326,14 +327,13 @@ class Tables:
     def play_bot(self, table_id: str, seat: int, version: int) -> bool:
         """Move for a bot seat if the game still waits for it at `version`. Returns whether it moved."""
         waiting = self._waiting_for(table_id, seat, version)
-        occupant = self.store.occupants(table_id).get(seat, "")
-        if waiting is None or not occupant.startswith("bot:"):
+        if waiting is None or seat not in _bot_levels(waiting[0]):
             return False
         record, game, state = waiting
         bot_seed = int.from_bytes(hashlib.sha256(f"{table_id}:{version}:{seat}".encode()).digest()[:8], "big")
         deadline = time.monotonic() + self.bot_time_cap
         action = choose_action(
-            game, state, seat, occupant.removeprefix("bot:"), bot_seed, stop=lambda: time.monotonic() > deadline
+            game, state, seat, _bot_levels(record)[seat], bot_seed, stop=lambda: time.monotonic() > deadline
         )
         return self._act_for(record, game, seat, action, f"bot:{version}:{seat}", version)
 
@@ -557,6 +557,11 @@ def _seat(seat: int, occupant: str | None) -> Seat:
     if kind == "bot":
         return Seat(seat=seat, kind=SeatKind.SEAT_KIND_BOT, name=f"bot ({rest})", bot_level=rest)
     return Seat(seat=seat, kind=SeatKind.SEAT_KIND_HUMAN, name=rest)
+
+
+def _bot_levels(record: TableRecord) -> dict[int, str]:
+    """The bot seats of a table and their levels (bots are seated when the table is made, never later)."""
+    return {s.seat: s.bot_level for s in record.seats if s.kind == SeatKind.SEAT_KIND_BOT}
 
 
 def _clean_name(name: str) -> str:
