@@ -6,8 +6,9 @@
 For every game and every pair of levels (A, B), A plays one seat and B every other seat, with A's seat rotating
 from game to game (so no level keeps the first-move advantage). With two seats each pair plays once; with more,
 each ordered pair (one A against B's, one B against A's). It reports, per game:
-- each level's win share against each other level (a draw among k winners gives each 1/k), with the share a B seat
-  took in the same games; against random, the ratio of the two is the "times a random seat's share" figure;
+- each level's win share against each other level (a draw among k winners gives each 1/k; in a cooperative game,
+  where every seat wins, the share of the outcome scores: R&D's credits), with the share a B seat took in the same
+  games; against random, the ratio of the two is the "times a random seat's share" figure;
 - each level's decision time p50/p95 in milliseconds (time spent in `choose_action`, this process, one core).
 Without --time-cap-ms searches run to their budget (iterations and simulated actions) and replay exactly; with it,
 each search also stops at the cap, as a worker with a deadline would.
@@ -101,8 +102,20 @@ def play(
         action = choose_action(game, state, seat, level, bot_seed, deadline(cap))
         times[level].append(time.perf_counter() - start)
         state, _ = game.apply(state, seat, action)
-    winners = set(game.outcome(state).winners) if game.is_terminal(state) else set(range(len(seats)))
-    return [1.0 / len(winners) if seat in winners else 0.0 for seat in range(len(seats))]
+    return shares(game, state)
+
+
+def shares(game: AnyGame, state: Any) -> list[float]:
+    """Each seat's share of the win: 1/k for each of k winners (an unfinished game: every seat). Where every seat
+    wins (a cooperative game: R&D), each seat's part of the outcome scores instead, which is what the seats compete
+    for there (R&D's credits); equal parts where nobody scored."""
+    seats = game.header(state).config.seats
+    outcome = game.outcome(state)
+    winners = set(outcome.winners) if outcome.finished else set(range(seats))
+    scores = list(outcome.scores)
+    if len(winners) == seats and len(scores) == seats and sum(scores) > 0:
+        return [score / sum(scores) for score in scores]
+    return [1.0 / len(winners) if seat in winners else 0.0 for seat in range(seats)]
 
 
 def pairings(levels: list[str], seats: int) -> list[tuple[str, str]]:

@@ -22,7 +22,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
 
 from google.protobuf.any_pb2 import Any as AnyMessage
 from google.protobuf.message import DecodeError, Message
@@ -35,6 +35,9 @@ from engine_core.errors import (
     NotYourTurnError,
 )
 from engine_core.rng import new_rng
+
+if TYPE_CHECKING:
+    from engine_core.bots.budget import Budget
 
 TURN = DecisionKind.DECISION_KIND_TURN
 RESPONSE = DecisionKind.DECISION_KIND_RESPONSE
@@ -96,6 +99,7 @@ class Game(ABC, Generic[S, A]):
     info: ClassVar[GameInfo]
     state_type: type[S]
     action_type: type[A]
+    bot_budget: ClassVar[Budget | None] = None  # the ismcts level's settings for this game, tuned with `make arena`
 
     # ----- the public API -------------------------------------------------------------------------------------
 
@@ -251,6 +255,21 @@ class Game(ABC, Generic[S, A]):
     def heuristic_action(self, view: S, seat: int, legal: list[A], rng: Rng) -> A:
         """The `heuristic` bot level: a fast hand-written strategy over the seat's view and legal actions."""
         raise NotImplementedError(f"{self.info.name} has no heuristic bot")
+
+    def evaluate(self, state: S) -> list[float]:
+        """A static evaluation for bots: each seat's estimated chance of winning from the full `state` (one value per
+        seat in [0, 1], summing to about 1). ISMCTS cuts its playouts short and backs this up where a game has it."""
+        raise NotImplementedError(f"{self.info.name} has no static evaluation")
+
+    @staticmethod
+    def win_chances(strengths: Sequence[float], scale: float) -> list[float]:
+        """Softmax of each seat's strength: a lead of `scale` makes a seat about e times as likely to win."""
+        from math import exp
+
+        best = max(strengths)
+        weights = [exp((strength - best) / scale) for strength in strengths]
+        total = sum(weights)
+        return [weight / total for weight in weights]
 
     def cards(self, state: S) -> list[int]:
         """Every card id of the game, wherever it lies (hands, decks, piles, play). Conserved by every action."""

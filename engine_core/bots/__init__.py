@@ -22,7 +22,8 @@ from typing import Any, Protocol
 
 from google.protobuf.message import Message
 
-from engine_core.bots.ismcts import Budget, Stop, best_action, has_heuristic, has_sample_world, search
+from engine_core.bots.budget import DEFAULT_BUDGET, Budget
+from engine_core.bots.ismcts import Stop, best_action, has_heuristic, has_sample_world, improve, search
 from engine_core.errors import InvalidConfigError
 from engine_core.game import Game
 from engine_core.rng import new_rng, randbelow
@@ -51,10 +52,14 @@ def heuristic_policy(game: AnyGame, view: Any, seat: int, legal: list[Any], seed
 
 
 class IsmctsPolicy:
-    """ISMCTS under a fixed budget; the heuristic level where the game cannot deal worlds."""
+    """ISMCTS under a budget: the one given, else the game's own (`Game.bot_budget`), else `DEFAULT_BUDGET`; the
+    heuristic level where the game cannot deal worlds."""
 
-    def __init__(self, budget: Budget) -> None:
+    def __init__(self, budget: Budget | None = None) -> None:
         self.budget = budget
+
+    def budget_for(self, game: AnyGame) -> Budget:
+        return self.budget or game.bot_budget or DEFAULT_BUDGET
 
     def __call__(
         self, game: AnyGame, view: Any, seat: int, legal: list[Any], seed: int, stop: Stop | None = None
@@ -63,15 +68,18 @@ class IsmctsPolicy:
             return heuristic_policy(game, view, seat, legal, seed)
         if len(legal) == 1:
             return legal[0]
-        root = search(game, view, seat, legal, self.budget, new_rng(seed), stop)
+        budget = self.budget_for(game)
+        if budget.search == "flat":
+            return improve(game, view, seat, legal, budget, new_rng(seed), stop)
+        root = search(game, view, seat, legal, budget, new_rng(seed), stop)
         return best_action(root, seat, legal)
 
 
 LEVELS: dict[str, Policy] = {
     "random": random_policy,
     "heuristic": heuristic_policy,
-    # Tuned with `make arena` for a decision p95 under 100 ms on one core in every registered game (docs/bots.md).
-    "ismcts": IsmctsPolicy(Budget(iterations=200, actions=400, rollout="random", max_rollout_actions=200)),
+    # Each game's budget is tuned with `make arena` for a decision p95 under 100 ms on one core (docs/bots.md).
+    "ismcts": IsmctsPolicy(),
 }
 DEFAULT_LEVEL = "ismcts"
 

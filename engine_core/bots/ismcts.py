@@ -25,8 +25,9 @@ from typing import Any
 from google.protobuf.message import Message
 from manaforge.v1.common_pb2 import Rng
 
+from engine_core.bots.budget import Budget
 from engine_core.game import Game
-from engine_core.rng import randbelow
+from engine_core.rng import new_rng, next_u64, randbelow
 
 Stop = Callable[[], bool]
 AnyGame = Game[Any, Any]
@@ -46,29 +47,6 @@ class Node:
 
     def mean(self) -> float:
         return self.reward / self.visits if self.visits else 0.0
-
-
-@dataclass(frozen=True)
-class Budget:
-    """How much one decision may search, and how.
-
-    `iterations` and `actions` bound the search, whichever runs out first: counting simulated actions (tree and
-    playout steps) keeps a decision's time about the same in long games as in short ones. `rollout`: "random" or
-    "heuristic" playouts (random where a game has no heuristic), cut after `max_rollout_actions`.
-    `heuristic_prior`: after the search, the heuristic's choice at the root gets this fraction of the iterations run
-    (plus one) as extra visits, so the search plays it unless it found a move clearly better: a search too small to
-    tell (a long game under a small budget) plays like the heuristic instead of at random. `world_cost`: what
-    dealing one world counts against `actions`. `score_weight`: see `rewards`.
-    """
-
-    iterations: int
-    actions: int = 1_000_000  # simulated actions (tree and playout steps) over the whole search
-    world_cost: int = 8
-    rollout: str = "random"
-    max_rollout_actions: int = 400
-    exploration: float = 0.5
-    score_weight: float = 0.25
-    heuristic_prior: float = 0.5
 
 
 def action_key(seat: int, action: Message) -> Key:
@@ -113,9 +91,17 @@ def has_sample_world(game: AnyGame) -> bool:
     return type(game).sample_world is not Game.sample_world
 
 
+def has_evaluate(game: AnyGame) -> bool:
+    return type(game).evaluate is not Game.evaluate
+
+
 def playout(game: AnyGame, world: Message, observer: int, budget: Budget, rng: Rng, limit: int) -> list[float]:
-    """Play on to the end, or `limit` actions; each seat's reward."""
+    """Play on to the end, or `limit` actions (`evaluate_after` where the game can evaluate a state); each seat's
+    reward, the game's evaluation where the playout was cut."""
     heuristic = budget.rollout == "heuristic" and has_heuristic(game)
+    cut = budget.evaluate_after if has_evaluate(game) else None
+    if cut is not None:
+        limit = min(limit, cut)
     for _ in range(limit):
         if game.is_terminal(world):
             break
@@ -126,6 +112,8 @@ def playout(game: AnyGame, world: Message, observer: int, budget: Budget, rng: R
         else:
             action = legal[randbelow(rng, len(legal))]
         step(game, world, seat, action)
+    if cut is not None and not game.is_terminal(world):
+        return game.evaluate(world)
     return rewards(game, world, budget.score_weight)
 
 
@@ -189,6 +177,44 @@ def search(
         favourite = root.children.setdefault(action_key(seat, game.heuristic_action(view, seat, legal, rng)), Node())
         favourite.lead = 1 + math.ceil(budget.heuristic_prior * sum(child.visits for child in root.children.values()))
     return root
+
+
+def improve(
+    game: AnyGame, view: Message, seat: int, legal: list[Any], budget: Budget, rng: Rng, stop: Stop | None = None
+) -> Any:
+    """Flat search (`Budget.search == "flat"`): every legal move tried in the same dealt worlds, each followed by a
+    playout with the same random draws; the heuristic's choice unless another move beat it by `budget.margin` a
+    world on average. Moves that are not legal in a world (it cannot happen with a consistent `sample_world`) are
+    not tried there."""
+    favourite = game.heuristic_action(view, seat, legal, rng) if has_heuristic(game) else legal[0]
+    moves = {action_key(seat, action): action for action in [favourite, *legal]}
+    totals = dict.fromkeys(moves, 0.0)
+    tries = dict.fromkeys(moves, 0)
+    spent = 0
+    for _ in range(budget.iterations):
+        if spent >= budget.actions or (stop is not None and stop()):
+            break
+        world = game.sample_world(view, seat, rng)
+        playout_seed = next_u64(rng)
+        spent += budget.world_cost
+        available = {action_key(seat, action) for action in game.legal_actions(world, seat)}
+        for key, action in moves.items():
+            if key not in available:
+                continue
+            trial = game.copy(world)
+            step(game, trial, seat, action)
+            version = game.header(trial).version
+            results = playout(game, trial, seat, budget, new_rng(playout_seed), budget.max_rollout_actions)
+            totals[key] += results[seat]
+            tries[key] += 1
+            spent += 1 + game.header(trial).version - version
+    key = action_key(seat, favourite)
+    if not tries[key]:
+        return favourite
+    best = max(moves, key=lambda other: totals[other] / tries[other] if tries[other] else -math.inf)
+    if tries[best] and totals[best] / tries[best] - totals[key] / tries[key] > budget.margin:
+        return moves[best]
+    return favourite
 
 
 def best_action(root: Node, seat: int, legal: list[Any]) -> Any:

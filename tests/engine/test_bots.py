@@ -17,7 +17,8 @@ from manaforge.v1.common_pb2 import GameConfig
 
 from engine_core import GAMES, Game
 from engine_core.bots import LEVELS, IsmctsPolicy, Policy, choose_action, levels_for
-from engine_core.bots.ismcts import Budget, has_heuristic, has_sample_world
+from engine_core.bots.budget import DEFAULT_BUDGET, Budget
+from engine_core.bots.ismcts import has_evaluate, has_heuristic, has_sample_world
 from engine_core.registry import find_game
 from engine_core.rng import new_rng
 
@@ -88,6 +89,20 @@ def test_sampled_worlds_are_possible_and_play_to_the_end(game: Game[Any, Any]) -
 
 
 @pytest.mark.parametrize("game", GAMES, ids=IDS)
+def test_the_evaluation_gives_every_seat_a_chance_summing_to_one(game: Game[Any, Any]) -> None:
+    if not has_evaluate(game):
+        pytest.skip(f"{game.info.name} has no evaluate hook yet (Game.evaluate is not overridden)")
+    for seats in sorted({game.info.min_seats, min(game.info.max_seats, 4)}):
+        for state in _random_playout_states(game, 11 + seats, SAMPLED_STATES, seats):
+            before = _data(state)
+            chances = game.evaluate(state)
+            assert len(chances) == seats
+            assert all(0.0 <= chance <= 1.0 for chance in chances), chances
+            assert sum(chances) == pytest.approx(1.0)
+            assert _data(state) == before  # evaluating leaves the state untouched
+
+
+@pytest.mark.parametrize("game", GAMES, ids=IDS)
 def test_the_same_rng_samples_the_same_world(game: Game[Any, Any]) -> None:
     _need(game, sample_world=True)
     state = _random_playout_states(game, seed=3, count=2)[-1]
@@ -121,15 +136,15 @@ def test_ismcts_decides_from_the_seat_view_only(game: Game[Any, Any]) -> None:
     )
 
 
-def _match(game: Game[Any, Any], bot: Policy, games: int) -> tuple[float, float]:
-    """`bot` against random, seats alternating: the bot's win share and its average score margin."""
+def _match(game: Game[Any, Any], bot: Policy, games: int, opponent: str = "random") -> tuple[float, float]:
+    """`bot` against a level (random), seats alternating: the bot's win share and its average score margin."""
     wins = margin = 0.0
     for i in range(games):
         me = i % 2
         state = game.new_game(GameConfig(game=game.info.name, seats=2), 500 + i)
         while not game.is_terminal(state):
             seat = game.pending_seats(state)[0]
-            policy = bot if seat == me else LEVELS["random"]
+            policy = bot if seat == me else LEVELS[opponent]
             legal = game.legal_actions(state, seat)
             seed = (i * 10_000 + game.header(state).version) * 2 + seat
             state, _ = game.apply(state, seat, policy(game, game.view(state, seat), seat, legal, seed))
@@ -152,3 +167,38 @@ def test_the_default_ismcts_level_beats_random_at_cardbench() -> None:
     share, margin = _match(find_game("cardbench"), LEVELS["ismcts"], games=6)
     assert share > 0.5
     assert margin > 0
+
+
+class LowCardbench(type(find_game("cardbench"))):  # type: ignore[misc]
+    """cardbench with a poor strategy: always play the lowest card."""
+
+    def heuristic_action(self, view: Any, seat: int, legal: list[Any], rng: Any) -> Any:
+        return min(legal, key=lambda action: action.card % 13)
+
+
+def test_the_flat_search_improves_on_a_poor_game_strategy() -> None:
+    """Rollout policy improvement: every move tried in the same worlds, followed by the (poor) strategy's own
+    playouts, finds the better moves the strategy misses, and beats it."""
+    game = LowCardbench()
+    flat = IsmctsPolicy(Budget(iterations=8, search="flat", rollout="heuristic", evaluate_after=2, margin=0.05))
+    share, margin = _match(game, flat, games=6, opponent="heuristic")
+    assert share >= 0.75
+    assert margin > 0
+
+
+@pytest.mark.parametrize("game", GAMES, ids=IDS)
+def test_the_flat_search_plays_the_game_strategy_until_it_has_evidence(game: Game[Any, Any]) -> None:
+    _need(game, sample_world=True, heuristic=True)
+    blind = IsmctsPolicy(Budget(iterations=0, search="flat"))
+    for state in _random_playout_states(game, seed=3, count=4):
+        seat = game.pending_seats(state)[0]
+        view, legal = game.view(state, seat), game.legal_actions(state, seat)
+        assert _data(blind(game, view, seat, legal, seed=7)) == _data(LEVELS["heuristic"](game, view, seat, legal, 7))
+
+
+@pytest.mark.parametrize("game", GAMES, ids=IDS)
+def test_each_game_searches_with_a_budget_the_bots_can_run(game: Game[Any, Any]) -> None:
+    budget = game.bot_budget or DEFAULT_BUDGET
+    assert budget.search in ("tree", "flat") and budget.rollout in ("random", "heuristic")
+    assert budget.evaluate_after is None or has_evaluate(game), "evaluate_after needs Game.evaluate"
+    assert budget.iterations > 0 and budget.actions > 0

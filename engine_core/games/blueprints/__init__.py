@@ -215,6 +215,7 @@ class Blueprints(Game[BlueprintsState, BlueprintsAction]):
                 raise IllegalActionError("draw", "the discard pile is empty: draw the top card of the deck")
             card = state.discard_pile.pop()
             player.hand.append(card)
+            player.known.append(card)
             player.taken = card
             events = [
                 event(
@@ -263,6 +264,8 @@ class Blueprints(Game[BlueprintsState, BlueprintsAction]):
                 "discard", "the card taken from the discard pile may not be discarded the same turn (discard_taken)"
             )
         player.hand.remove(card)
+        if card in player.known:
+            player.known.remove(card)
         player.hand_size = len(player.hand)
         state.discard_pile.append(card)
         events = [
@@ -300,6 +303,7 @@ class Blueprints(Game[BlueprintsState, BlueprintsAction]):
             return events
         state.discard_pile.extend(player.hand)
         del player.hand[:]
+        del player.known[:]
         events.append(event("HandDiscarded", f"seat {seat} discarded their whole hand face up", actor=seat))
         events += self._draw_from_deck(state, seat, HAND_SIZE)
         player.hand_size = len(player.hand)
@@ -356,10 +360,11 @@ class Blueprints(Game[BlueprintsState, BlueprintsAction]):
         return [*state.deck, *state.discard_pile, *(card for player in state.players for card in player.hand)]
 
     def hidden_cards(self, state: BlueprintsState, seat: int | None) -> set[int]:
+        """The deck and the other hands, but for the cards they took from the face-up discard pile (`known`)."""
         hidden = set(state.deck)
         for other, player in enumerate(state.players):
             if other != seat:
-                hidden.update(player.hand)
+                hidden.update(card for card in player.hand if card not in player.known)
         return hidden
 
     # ----- text -----------------------------------------------------------------------------------------------
@@ -395,8 +400,8 @@ class Blueprints(Game[BlueprintsState, BlueprintsAction]):
 
     def sample_world(self, view: BlueprintsState, seat: int, rng: Rng) -> BlueprintsState:
         """The cards hidden from the seat (the deck and the other hands) dealt again: their ids keep their count,
-        their faces come from fresh boosters of the same set (the seat cannot tell which cards they are); a fresh
-        header rng."""
+        their faces come from fresh boosters of the same set (the seat cannot tell which cards they are); a hand keeps
+        the cards it was seen to take from the discard pile; a fresh header rng."""
         world = self.copy(view)
         total = view.deck_size + len(view.discard_pile) + sum(player.hand_size for player in view.players)
         known = {card.id: card for card in view.catalogue}
@@ -410,8 +415,9 @@ class Blueprints(Game[BlueprintsState, BlueprintsAction]):
         random.shuffle(rng, unknown)
         for other, player in enumerate(world.players):
             if other != seat:
-                player.hand[:] = unknown[: player.hand_size]
-                del unknown[: player.hand_size]
+                dealt = player.hand_size - len(player.known)
+                player.hand[:] = [*player.known, *unknown[:dealt]]
+                del unknown[:dealt]
         world.deck[:] = unknown
         world.header.rng.CopyFrom(random.new_rng(random.next_u64(rng)))
         return world
@@ -440,6 +446,16 @@ class Blueprints(Game[BlueprintsState, BlueprintsAction]):
         scored = [(_value([c for c in hand if c.id != action.discard], todo), action) for action in legal]
         best = max(score for score, _ in scored)
         return random.choice(rng, [action for score, action in scored if score == best])
+
+    def evaluate(self, state: BlueprintsState) -> list[float]:
+        """Locations built, then the hand's progress towards the next one (five places make a location)."""
+        strengths = []
+        for seat, player in enumerate(state.players):
+            done = built(player)
+            todo = [location for location in LOCATIONS if location not in done]
+            best, _ = _value(hand_cards(state, seat), todo)
+            strengths.append(len(done) + best / CARDS_PER_LOCATION)
+        return self.win_chances(strengths, 0.5)
 
 
 def _value(cards: list[MagicCard], todo: list[Location]) -> tuple[int, int]:

@@ -126,6 +126,10 @@ class Cardbench(Game[CardbenchState, CardbenchAction]):
         best = max(rank(action.card) for action in legal)
         return choice(rng, [action for action in legal if rank(action.card) == best])
 
+    def evaluate(self, state: CardbenchState) -> list[float]:
+        """The score so far: a lead of a high card (about 10 points) is worth about e to 1."""
+        return self.win_chances([hand.score for hand in state.hands], 10.0)
+
     def cards(self, state: CardbenchState) -> list[int]:
         return [*state.deck, *state.pile, *(c for hand in state.hands for c in hand.cards)]
 

@@ -886,6 +886,17 @@ class Magicka(Game[MagickaState, MagickaAction]):
     def heuristic_action(self, view: MagickaState, seat: int, legal: list[MagickaAction], rng_: Rng) -> MagickaAction:
         return bot.heuristic_action(view, seat, legal, rng_)
 
+    def evaluate(self, state: MagickaState) -> list[float]:
+        """Health plus half the attack and health of the creatures controlled; a dead wizard has no chance."""
+        strengths = [float(wizard.health + wizard.barrier) for wizard in state.wizards]
+        for creature in state.creatures:
+            if creature.health > 0:
+                strengths[creature.controller] += (creature.attack + creature.health) / 2
+        chances = self.win_chances(strengths, 5.0)
+        alive = [0.0 if wizard.dead else chance for wizard, chance in zip(state.wizards, chances, strict=True)]
+        total = sum(alive)
+        return [chance / total for chance in alive] if total else chances
+
 
 # ----- text ---------------------------------------------------------------------------------------------------------
 

@@ -19,7 +19,7 @@ from engine_core.errors import IllegalActionError, MalformedActionError
 from engine_core.game import Game, GameInfo, Option, seat_count
 from engine_core.games.mana_burn import board, rules
 from engine_core.games.mana_burn.bots import heuristic
-from engine_core.games.mana_burn.cards import DECK_SIZE, INSTANTS, MAIN_CARDS, NAMES, kind, name, names
+from engine_core.games.mana_burn.cards import DECK_SIZE, INSTANTS, MAIN_CARDS, NAMES, distinct, kind, name, names
 from engine_core.games.mana_burn.rules import PASS, Move, Phase
 from engine_core.games.mana_burn.zones import all_cards, sync_sizes
 
@@ -131,6 +131,10 @@ class ManaBurn(Game[ManaBurnState, ManaBurnAction]):
         self, view: ManaBurnState, seat: int, legal: list[ManaBurnAction], rand: Rng
     ) -> ManaBurnAction:
         return heuristic(view, seat, legal, rand)
+
+    def evaluate(self, state: ManaBurnState) -> list[float]:
+        """How many of the ten different cards each hand holds: one card more is worth about 2 to 1."""
+        return self.win_chances([distinct(list(player.hand)) for player in state.players], 1.5)
 
 
 def _deal(pool: list[int], n: int) -> list[int]:

@@ -160,6 +160,10 @@ class Manasurge(Game[ManasurgeState, ManasurgeAction]):
     ) -> ManasurgeAction:
         return bots.heuristic_action(view, seat, legal, rng)
 
+    def evaluate(self, state: ManasurgeState) -> list[float]:
+        """Stones scored against the goal: a lead of a sixth of the goal is worth about e to 1."""
+        return self.win_chances([player.stones for player in state.players], rules.winning_stones(state) / 6)
+
 
 def played_text(played: rules.Played, numbers: str) -> str:
     name = card_name(played.id, numbers)

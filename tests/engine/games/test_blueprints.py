@@ -381,6 +381,20 @@ def test_hands_and_deck_are_hidden_and_the_discard_pile_is_public() -> None:
     assert "Red 1" not in GAME.render(view, 0)
 
 
+def test_a_card_taken_from_the_discard_pile_stays_known_to_every_seat_until_discarded() -> None:
+    """The pile is face up: everyone sees which card a player takes, so views keep it in that hand (`known`) and a
+    bot's sampled worlds deal it there; once discarded again it is just a pile card."""
+    state = scenario([filler(5), TOWER_HAND], pile=[card("Public", "B")], deck=filler(4), to_move=1)
+    state = act(state, 1, draw=DISCARD_PILE)
+    view = GAME.view(state, 0)
+    assert list(view.players[1].known) == [10] and not view.players[1].hand
+    assert "Public" in {c.name for c in view.catalogue}
+    world = GAME.sample_world(view, 0, new_rng(5))
+    assert 10 in world.players[1].hand and sorted(GAME.cards(world)) == sorted(GAME.cards(state))
+    state = act(state, 1, discard=10)
+    assert not state.players[1].known and state.discard_pile[-1] == 10
+
+
 def test_the_heuristic_builds_takes_useful_pile_cards_and_keeps_its_best_cards() -> None:
     rng = new_rng(1)
     ready = scenario([TOWER_HAND, filler(5)], phase=BUILD)

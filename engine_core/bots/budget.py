@@ -1,0 +1,47 @@
+"""What one bot decision may spend, and how it searches: the `ismcts` level's settings.
+
+A game may carry its own (`Game.bot_budget`), tuned with `make arena`; otherwise the level's default applies. Plain
+data, importable by game modules without pulling in the search.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Budget:
+    """How much one decision may search, and how.
+
+    `search`: "tree" is single-observer ISMCTS (one tree over the seat's information set); "flat" plays every legal
+    move of the root in the same dealt worlds, each followed by the same playout (paired comparison: the worlds and
+    the playout's random draws are shared, so the difference between two moves is not drowned by the luck of the
+    deal), and keeps the heuristic's choice unless another move beat it by `margin` a world on average. Flat is
+    depth-one ISMCTS; with heuristic playouts it is rollout policy improvement over the game's own strategy.
+
+    `iterations` (worlds, for "flat") and `actions` bound the search, whichever runs out first: counting simulated
+    actions (tree and playout steps) keeps a decision's time about the same in long games as in short ones.
+    `rollout`: "random" or "heuristic" playouts (random where a game has no heuristic), cut after
+    `max_rollout_actions`. `evaluate_after`: where the game has a static evaluation (`Game.evaluate`), playouts stop
+    after this many actions (0: the leaf is evaluated at once) and back up the evaluation instead of playing on; None
+    plays on to `max_rollout_actions`. `heuristic_prior` ("tree"): after the search, the heuristic's choice at the
+    root gets this fraction of the iterations run (plus one) as extra visits, so the search plays it unless it found
+    a move clearly better: a search too small to tell (a long game under a small budget) plays like the heuristic
+    instead of at random. `world_cost`: what dealing one world counts against `actions`. `score_weight`: see
+    `ismcts.rewards`.
+    """
+
+    iterations: int
+    actions: int = 1_000_000  # simulated actions (tree and playout steps) over the whole search
+    search: str = "tree"
+    world_cost: int = 8
+    rollout: str = "random"
+    max_rollout_actions: int = 400
+    evaluate_after: int | None = None
+    exploration: float = 0.5
+    score_weight: float = 0.25
+    heuristic_prior: float = 0.5
+    margin: float = 0.15
+
+
+DEFAULT_BUDGET = Budget(iterations=200, actions=400, rollout="random", max_rollout_actions=200)
