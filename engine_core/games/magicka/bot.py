@@ -15,6 +15,18 @@ if TYPE_CHECKING:
     from engine_core.game import Game
 
 A = MagickaActionType
+# The action types as plain ints: attribute lookups on a protobuf enum wrapper are slow in the playouts' inner loop.
+ANSWER, ATTACK, CAST_SPELL, CAST_SNAP, REPAIR, DISCARD, DRAW_REPLACEMENTS, END_TURN, PASS = (
+    A.MAGICKA_ACTION_ANSWER,
+    A.MAGICKA_ACTION_ATTACK,
+    A.MAGICKA_ACTION_CAST_SPELL,
+    A.MAGICKA_ACTION_CAST_SNAP,
+    A.MAGICKA_ACTION_REPAIR,
+    A.MAGICKA_ACTION_DISCARD,
+    A.MAGICKA_ACTION_DRAW_REPLACEMENTS,
+    A.MAGICKA_ACTION_END_TURN,
+    A.MAGICKA_ACTION_PASS,
+)
 
 
 def sample_world(game: Game[Any, Any], view: MagickaState, seat: int, source: Rng) -> MagickaState:
@@ -66,21 +78,21 @@ def _score(view: MagickaState, seat: int, action: MagickaAction) -> float:
     cost = len(action.payment) * 0.3
     me = view.wizards[seat]
     t = action.type
-    if t == A.MAGICKA_ACTION_ANSWER:
+    if t == ANSWER:
         return 20 + sum(1 for p in action.payment if p.element == SHIELD) * 5 - cost
-    if t == A.MAGICKA_ACTION_ATTACK:
+    if t == ATTACK:
         return 15 + _weakness(view, action.target) if _is_foe(view, seat, action.target) else -50
-    if t == A.MAGICKA_ACTION_CAST_SPELL:
+    if t == CAST_SPELL:
         return _spell_score(view, seat, action) - cost
-    if t == A.MAGICKA_ACTION_CAST_SNAP:
+    if t == CAST_SNAP:
         return _snap_score(view, seat, action) - cost
-    if t == A.MAGICKA_ACTION_REPAIR:
+    if t == REPAIR:
         return 2 if not _is_foe(view, seat, action.target) else -50
-    if t == A.MAGICKA_ACTION_DISCARD:
+    if t == DISCARD:
         return -sum(1 for c in [*me.elements, *me.spells] if CATALOGUE.kind_of[c] == action.kinds[0]) * -1.0
-    if t == A.MAGICKA_ACTION_DRAW_REPLACEMENTS:
+    if t == DRAW_REPLACEMENTS:
         return 1
-    if t in (A.MAGICKA_ACTION_END_TURN, A.MAGICKA_ACTION_PASS):
+    if t in (END_TURN, PASS):
         return 0
     return -1  # exchanges: rarely worth it for this bot
 
