@@ -1,7 +1,7 @@
 """`make arena`: bot levels against each other, N seeded games per pairing, in this process on one core.
 
     python -m deploy.arena [--games cardbench,magicka] [--n 10] [--levels random,heuristic,ismcts] [--seats 2]
-                           [--time-cap-ms 90]
+                           [--time-cap-ms 90] [--options mode=spell_vs_spell]
 
 For every game and every pair of levels (A, B), A plays one seat and B every other seat, with A's seat rotating
 from game to game (so no level keeps the first-move advantage). With two seats each pair plays once; with more,
@@ -88,10 +88,15 @@ def deadline(seconds: float | None) -> Callable[[], bool] | None:
 
 
 def play(
-    game: AnyGame, seats: list[str], seed: int, times: dict[str, list[float]], cap: float | None = None
+    game: AnyGame,
+    seats: list[str],
+    seed: int,
+    times: dict[str, list[float]],
+    cap: float | None = None,
+    options: dict[str, str] | None = None,
 ) -> list[float]:
-    """One game with `seats[i]` the level at seat i; each seat's share of the win."""
-    state = game.new_game(GameConfig(game=game.info.name, seats=len(seats)), seed)
+    """One game with `seats[i]` the level at seat i (and the game's `options`); each seat's share of the win."""
+    state = game.new_game(GameConfig(game=game.info.name, seats=len(seats), options=options or {}), seed)
     for _ in range(game.info.max_actions):
         if game.is_terminal(state):
             break
@@ -125,7 +130,15 @@ def pairings(levels: list[str], seats: int) -> list[tuple[str, str]]:
     return [(a, b) for a in levels for b in levels if a != b]
 
 
-def run_game(game: AnyGame, levels: list[str], n: int, seats: int, bar: tqdm, cap: float | None = None) -> GameReport:
+def run_game(
+    game: AnyGame,
+    levels: list[str],
+    n: int,
+    seats: int,
+    bar: tqdm,
+    cap: float | None = None,
+    options: dict[str, str] | None = None,
+) -> GameReport:
     playable = [level for level in levels if level in levels_for(game)]
     report = GameReport(game.info.name, seats, playable, [level for level in levels if level not in playable])
     for a, b in pairings(playable, seats):
@@ -134,7 +147,7 @@ def run_game(game: AnyGame, levels: list[str], n: int, seats: int, bar: tqdm, ca
             bar.set_postfix_str(f"{game.info.name} {a} v {b}")
             a_seat = i % seats
             lineup = [a if seat == a_seat else b for seat in range(seats)]
-            shares = play(game, lineup, seed=10_000 + i, times=report.times, cap=cap)
+            shares = play(game, lineup, seed=10_000 + i, times=report.times, cap=cap, options=options)
             tally.a_share += shares[a_seat]
             tally.b_share += (sum(shares) - shares[a_seat]) / (seats - 1)
             tally.games += 1
@@ -179,7 +192,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--time-cap-ms", type=float, default=None, help="stop each search after this long (default: budget only)"
     )
+    parser.add_argument("--options", default="", help="game options as name=value,... (e.g. mode=spell_vs_spell)")
     args = parser.parse_args(argv)
+    options = dict(part.split("=", 1) for part in args.options.split(",") if part)
     cap = None if args.time_cap_ms is None else args.time_cap_ms / 1000
     pin_one_core()
     games = [find_game(name) for name in args.games.split(",")] if args.games else list(GAMES)
@@ -189,8 +204,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     reports = []
     with tqdm(total=total, unit="game") as bar:
         for game, seats in plans:
-            reports.append(run_game(game, levels, args.n, seats, bar, cap))
-    print(f"default level: {DEFAULT_LEVEL}")
+            reports.append(run_game(game, levels, args.n, seats, bar, cap, options))
+    print(f"default level: {DEFAULT_LEVEL}" + (f"; options: {args.options}" if options else ""))
     for report in reports:
         print(format_report(report))
 

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from manaforge.v1.common_pb2 import GameConfig
 from tqdm import tqdm
 
 from deploy import arena
 from engine_core.bots import choose_action
+from engine_core.errors import InvalidConfigError
 from engine_core.registry import find_game
 
 
@@ -45,3 +47,12 @@ def test_the_arena_reports_every_pairing_with_decision_times() -> None:
     assert len(report.times["random"]) + len(report.times["heuristic"]) == 4 * 100  # 100 moves a match
     text = arena.format_report(report)
     assert "== cardbench (2 seats)" in text and "heuristic vs random:" in text
+
+
+def test_the_arena_plays_with_the_game_options_given() -> None:
+    game = find_game("magicka")
+    times: dict[str, list[float]] = {"random": []}
+    shares = arena.play(game, ["random", "random"], 1, times, options={"mode": "spell_vs_spell"})
+    assert sum(shares) == 1.0
+    with pytest.raises(InvalidConfigError, match="mode"):
+        arena.play(game, ["random", "random"], 1, times, options={"mode": "chess"})

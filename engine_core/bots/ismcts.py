@@ -183,38 +183,43 @@ def improve(
     game: AnyGame, view: Message, seat: int, legal: list[Any], budget: Budget, rng: Rng, stop: Stop | None = None
 ) -> Any:
     """Flat search (`Budget.search == "flat"`): every legal move tried in the same dealt worlds, each followed by a
-    playout with the same random draws; the heuristic's choice unless another move beat it by `budget.margin` a
-    world on average. Moves that are not legal in a world (it cannot happen with a consistent `sample_world`) are
-    not tried there."""
+    playout with the same random draws, and compared with the heuristic's choice in that world (paired); the
+    heuristic's choice unless another move gained more than `budget.margin` a world on average. The budget may end
+    a world part-way once one world is done (the moves left out simply have one comparison fewer)."""
     favourite = game.heuristic_action(view, seat, legal, rng) if has_heuristic(game) else legal[0]
-    moves = {action_key(seat, action): action for action in [favourite, *legal]}
-    totals = dict.fromkeys(moves, 0.0)
+    favourite_key = action_key(seat, favourite)
+    moves = {favourite_key: favourite} | {action_key(seat, action): action for action in legal}
+    gains = dict.fromkeys(moves, 0.0)
     tries = dict.fromkeys(moves, 0)
     spent = 0
-    for _ in range(budget.iterations):
+    for worlds in range(budget.iterations):
         if spent >= budget.actions or (stop is not None and stop()):
             break
         world = game.sample_world(view, seat, rng)
         playout_seed = next_u64(rng)
         spent += budget.world_cost
         available = {action_key(seat, action) for action in game.legal_actions(world, seat)}
+        if favourite_key not in available:
+            continue  # cannot happen with a consistent sample_world
+        baseline = 0.0
         for key, action in moves.items():
-            if key not in available:
+            if key not in available or (worlds and spent >= budget.actions):
                 continue
             trial = game.copy(world)
             step(game, trial, seat, action)
             version = game.header(trial).version
-            results = playout(game, trial, seat, budget, new_rng(playout_seed), budget.max_rollout_actions)
-            totals[key] += results[seat]
-            tries[key] += 1
+            reward = playout(game, trial, seat, budget, new_rng(playout_seed), budget.max_rollout_actions)[seat]
             spent += 1 + game.header(trial).version - version
-    key = action_key(seat, favourite)
-    if not tries[key]:
+            if key == favourite_key:
+                baseline = reward  # the first move of every world
+            else:
+                gains[key] += reward - baseline
+                tries[key] += 1
+    tried = [key for key in moves if tries[key]]
+    if not tried:
         return favourite
-    best = max(moves, key=lambda other: totals[other] / tries[other] if tries[other] else -math.inf)
-    if tries[best] and totals[best] / tries[best] - totals[key] / tries[key] > budget.margin:
-        return moves[best]
-    return favourite
+    best = max(tried, key=lambda key: gains[key] / tries[key])
+    return moves[best] if gains[best] / tries[best] > budget.margin else favourite
 
 
 def best_action(root: Node, seat: int, legal: list[Any]) -> Any:

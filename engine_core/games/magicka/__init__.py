@@ -25,6 +25,7 @@ from manaforge.v1.games.magicka_pb2 import (
 )
 
 from engine_core import rng
+from engine_core.bots.budget import Budget
 from engine_core.errors import IllegalActionError, MalformedActionError
 from engine_core.game import RESPONSE, TURN, Game, GameInfo, Option, event, finish, options, set_pending
 from engine_core.games.magicka import bot, spells
@@ -374,6 +375,11 @@ class Magicka(Game[MagickaState, MagickaAction]):
         extra={
             "golden": "magicka_spell_vs_spell,2,mode=spell_vs_spell,mayhem=maximum;magicka_minimum,4,mayhem=minimum",
         },
+    )
+    # Flat search over the heuristic's own playouts, each cut after 10 actions and scored by the evaluation (rollout
+    # policy improvement). docs/bots.md has the figures.
+    bot_budget = Budget(
+        iterations=1000, actions=600, search="flat", rollout="heuristic", max_rollout_actions=200, evaluate_after=10
     )
     state_type = MagickaState
     action_type = MagickaAction

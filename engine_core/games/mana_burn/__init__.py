@@ -15,6 +15,7 @@ from manaforge.v1.common_pb2 import Event, Rng
 from manaforge.v1.games.mana_burn_pb2 import ManaBurnAction, ManaBurnState
 
 from engine_core import rng
+from engine_core.bots.budget import Budget
 from engine_core.errors import IllegalActionError, MalformedActionError
 from engine_core.game import Game, GameInfo, Option, seat_count
 from engine_core.games.mana_burn import board, rules
@@ -50,6 +51,9 @@ class ManaBurn(Game[ManaBurnState, ManaBurnAction]):
         ),
         max_actions=ACTION_CAP + 1,
     )
+    # Tree search backing up the static evaluation at once (no playouts): random playouts of MANA BURN run far longer
+    # than real games and mostly end cut off, saying nothing. docs/bots.md has the figures.
+    bot_budget = Budget(iterations=200, actions=2000, evaluate_after=0)
     state_type = ManaBurnState
     action_type = ManaBurnAction
 
