@@ -51,9 +51,11 @@ class ManaBurn(Game[ManaBurnState, ManaBurnAction]):
         ),
         max_actions=ACTION_CAP + 1,
     )
-    # Tree search backing up the static evaluation at once (no playouts): random playouts of MANA BURN run far longer
-    # than real games and mostly end cut off, saying nothing. docs/bots.md has the figures.
-    bot_budget = Budget(iterations=200, actions=2000, evaluate_after=0)
+    # Flat search over the heuristic's own playouts, each cut after 10 actions and scored by the evaluation (random
+    # playouts of MANA BURN run far longer than real games and mostly end cut off). docs/bots.md has the figures.
+    bot_budget = Budget(
+        iterations=1000, actions=1000, search="flat", rollout="heuristic", max_rollout_actions=200, evaluate_after=10
+    )
     state_type = ManaBurnState
     action_type = ManaBurnAction
 
