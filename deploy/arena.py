@@ -1,7 +1,7 @@
 """`make arena`: bot levels against each other, N seeded games per pairing, in this process on one core.
 
     python -m deploy.arena [--games cardbench,magicka] [--n 10] [--levels random,heuristic,ismcts] [--seats 2]
-                           [--time-cap-ms 90] [--options mode=spell_vs_spell]
+                           [--time-cap-ms 90] [--options mode=spell_vs_spell] [--budget search=flat,actions=600]
 
 For every game and every pair of levels (A, B), A plays one seat and B every other seat, with A's seat rotating
 from game to game (so no level keeps the first-move advantage). With two seats each pair plays once; with more,
@@ -12,7 +12,8 @@ each ordered pair (one A against B's, one B against A's). It reports, per game:
 - each level's decision time p50/p95 in milliseconds (time spent in `choose_action`, this process, one core).
 Without --time-cap-ms searches run to their budget (iterations and simulated actions) and replay exactly; with it,
 each search also stops at the cap, as a worker with a deadline would.
-Levels a game does not implement (a missing hook) are left out and named.
+Levels a game does not implement (a missing hook) are left out and named. `--budget` replaces every game's ismcts
+budget for the run (tuning: docs/bots.md).
 """
 
 from __future__ import annotations
@@ -22,13 +23,14 @@ import os
 import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from manaforge.v1.common_pb2 import GameConfig
 from tqdm import tqdm
 
-from engine_core.bots import DEFAULT_LEVEL, bot_levels, choose_action, levels_for
+from engine_core.bots import DEFAULT_LEVEL, LEVELS, IsmctsPolicy, bot_levels, choose_action, levels_for
+from engine_core.bots.budget import DEFAULT_BUDGET, Budget
 from engine_core.game import Game
 from engine_core.registry import GAMES, find_game
 
@@ -178,6 +180,23 @@ def format_report(report: GameReport) -> str:
     return "\n".join(lines)
 
 
+def parse_budget(text: str) -> Budget:
+    """`search=flat,actions=600,evaluate_after=10` -> a Budget; the fields not named keep DEFAULT_BUDGET's."""
+    values: dict[str, Any] = {}
+    for part in filter(None, text.split(",")):
+        name, _, value = part.partition("=")
+        if name not in Budget.__dataclass_fields__:
+            raise SystemExit(f"--budget: {name!r} is not a Budget field ({', '.join(Budget.__dataclass_fields__)})")
+        default = getattr(DEFAULT_BUDGET, name)
+        if value == "None":
+            values[name] = None
+        elif isinstance(default, str):
+            values[name] = value
+        else:
+            values[name] = float(value) if isinstance(default, float) else int(value)
+    return replace(DEFAULT_BUDGET, **values)
+
+
 def pin_one_core() -> None:
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
@@ -193,8 +212,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         "--time-cap-ms", type=float, default=None, help="stop each search after this long (default: budget only)"
     )
     parser.add_argument("--options", default="", help="game options as name=value,... (e.g. mode=spell_vs_spell)")
+    parser.add_argument(
+        "--budget", default="", help="replace every game's ismcts budget: Budget fields as name=value,... (tuning)"
+    )
     args = parser.parse_args(argv)
     options = dict(part.split("=", 1) for part in args.options.split(",") if part)
+    if args.budget:
+        LEVELS["ismcts"] = IsmctsPolicy(parse_budget(args.budget))
     cap = None if args.time_cap_ms is None else args.time_cap_ms / 1000
     pin_one_core()
     games = [find_game(name) for name in args.games.split(",")] if args.games else list(GAMES)

@@ -10,6 +10,7 @@ from tqdm import tqdm
 
 from deploy import arena
 from engine_core.bots import choose_action
+from engine_core.bots.budget import DEFAULT_BUDGET
 from engine_core.errors import InvalidConfigError
 from engine_core.registry import find_game
 
@@ -56,3 +57,17 @@ def test_the_arena_plays_with_the_game_options_given() -> None:
     assert sum(shares) == 1.0
     with pytest.raises(InvalidConfigError, match="mode"):
         arena.play(game, ["random", "random"], 1, times, options={"mode": "chess"})
+
+
+def test_a_budget_given_on_the_command_line_keeps_the_defaults_it_does_not_name() -> None:
+    budget = arena.parse_budget("search=flat,rollout=heuristic,actions=600,evaluate_after=10,margin=0.1")
+    assert (budget.search, budget.rollout, budget.actions, budget.evaluate_after, budget.margin) == (
+        "flat",
+        "heuristic",
+        600,
+        10,
+        0.1,
+    )
+    assert budget.iterations == DEFAULT_BUDGET.iterations
+    with pytest.raises(SystemExit, match="not a Budget field"):
+        arena.parse_budget("speed=11")
