@@ -23,6 +23,7 @@ from manaforge.v1.games.manufactory_pb2 import (
 )
 
 from engine_core import rng as random
+from engine_core.bots.budget import Budget
 from engine_core.cards import CARD_SET_OPTION, catalogue_card, find_set, is_land, open_packs, sample_faces
 from engine_core.errors import IllegalActionError, MalformedActionError
 from engine_core.game import Game, GameInfo, Option, event, finish, options, seat_count, set_pending
@@ -144,6 +145,11 @@ class Manufactory(Game[ManufactoryState, ManufactoryAction]):
         description="Draft cards from a conveyor belt fed by the players' boosters; collect the biggest colour groups.",
         options=(CARD_SET_OPTION, FIRST_PLACE_TIE_OPTION, WIN_TIE_OPTION),
         max_actions=MAX_CARDS,
+    )
+    # Flat search over the heuristic's own playouts, each cut after 4 actions (two rounds of two players) and scored
+    # by the evaluation (points if the game ended now). docs/bots.md has the figures.
+    bot_budget = Budget(
+        iterations=1000, actions=300, search="flat", rollout="heuristic", max_rollout_actions=200, evaluate_after=4
     )
     state_type = ManufactoryState
     action_type = ManufactoryAction
