@@ -11,6 +11,7 @@ wild (any colour, mana value or card type). Mine: five different card types; Pow
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from itertools import combinations
 
 from manaforge.v1.cards_pb2 import MagicCard
@@ -268,6 +269,7 @@ class Blueprints(Game[BlueprintsState, BlueprintsAction]):
             player.known.remove(card)
         player.hand_size = len(player.hand)
         state.discard_pile.append(card)
+        _see(state, [card])
         events = [
             event(
                 "CardDiscarded", f"seat {seat} discarded {format_card(card_of(state, card))}", actor=seat, cards=[card]
@@ -302,6 +304,7 @@ class Blueprints(Game[BlueprintsState, BlueprintsAction]):
             events.append(event("GameEnded", f"seat {seat} built all three locations and won"))
             return events
         state.discard_pile.extend(player.hand)
+        _see(state, player.hand)
         del player.hand[:]
         del player.known[:]
         events.append(event("HandDiscarded", f"seat {seat} discarded their whole hand face up", actor=seat))
@@ -360,12 +363,14 @@ class Blueprints(Game[BlueprintsState, BlueprintsAction]):
         return [*state.deck, *state.discard_pile, *(card for player in state.players for card in player.hand)]
 
     def hidden_cards(self, state: BlueprintsState, seat: int | None) -> set[int]:
-        """The deck and the other hands, but for the cards they took from the face-up discard pile (`known`)."""
+        """The cards of the deck and of the other hands that were never face up: a card taken from the discard pile
+        is known in its hand (`known`), one reshuffled into the deck keeps its public face (`seen`), only its
+        position is hidden."""
         hidden = set(state.deck)
         for other, player in enumerate(state.players):
             if other != seat:
                 hidden.update(card for card in player.hand if card not in player.known)
-        return hidden
+        return hidden - set(state.seen)
 
     # ----- text -----------------------------------------------------------------------------------------------
 
@@ -405,20 +410,22 @@ class Blueprints(Game[BlueprintsState, BlueprintsAction]):
         world = self.copy(view)
         total = view.deck_size + len(view.discard_pile) + sum(player.hand_size for player in view.players)
         known = {card.id: card for card in view.catalogue}
-        unknown = [card_id for card_id in range(total) if card_id not in known]
-        faces = self._unseen_faces(view, len(unknown), rng)
-        for card_id, face in zip(unknown, faces, strict=True):
+        unseen = [card_id for card_id in range(total) if card_id not in known]
+        faces = self._unseen_faces(view, len(unseen), rng)
+        for card_id, face in zip(unseen, faces, strict=True):
             face.id = card_id
             known[card_id] = face
         del world.catalogue[:]
         world.catalogue.extend(known[card_id] for card_id in sorted(known))
-        random.shuffle(rng, unknown)
+        placed = {*view.players[seat].hand, *view.discard_pile, *(c for p in view.players for c in p.known)}
+        hidden = [card_id for card_id in range(total) if card_id not in placed]  # the deck and the unknown hand cards
+        random.shuffle(rng, hidden)
         for other, player in enumerate(world.players):
             if other != seat:
                 dealt = player.hand_size - len(player.known)
-                player.hand[:] = [*player.known, *unknown[:dealt]]
-                del unknown[:dealt]
-        world.deck[:] = unknown
+                player.hand[:] = [*player.known, *hidden[:dealt]]
+                del hidden[:dealt]
+        world.deck[:] = hidden
         world.header.rng.CopyFrom(random.new_rng(random.next_u64(rng)))
         return world
 
@@ -456,6 +463,12 @@ class Blueprints(Game[BlueprintsState, BlueprintsAction]):
             best, _ = _value(hand_cards(state, seat), todo)
             strengths.append(len(done) + best / CARDS_PER_LOCATION)
         return self.win_chances(strengths, 0.5)
+
+
+def _see(state: BlueprintsState, cards: Iterable[int]) -> None:
+    """Record cards put face up in the discard pile (public from now on, wherever they go)."""
+    seen = set(state.seen)
+    state.seen.extend(card for card in cards if card not in seen)
 
 
 def _value(cards: list[MagicCard], todo: list[Location]) -> tuple[int, int]:

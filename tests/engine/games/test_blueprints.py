@@ -85,6 +85,7 @@ def scenario(
         player.hand_size = len(hand)
         next_id += len(hand)
     state.discard_pile[:] = range(next_id, next_id + len(pile))
+    state.seen[:] = state.discard_pile  # every pile card was put there face up
     state.deck[:] = range(next_id + len(pile), len(faces))
     state.deck_size = len(deck)
     for seat, locations in (built_ or {}).items():
@@ -393,6 +394,20 @@ def test_a_card_taken_from_the_discard_pile_stays_known_to_every_seat_until_disc
     assert 10 in world.players[1].hand and sorted(GAME.cards(world)) == sorted(GAME.cards(state))
     state = act(state, 1, discard=10)
     assert not state.players[1].known and state.discard_pile[-1] == 10
+
+
+def test_cards_reshuffled_into_the_deck_keep_their_public_faces() -> None:
+    """The pile was face up: after it becomes the new deck, every seat still knows which cards are in it (not where),
+    so views keep their faces and a bot's worlds deal exactly those cards, never fresh ones."""
+    pile = [card(f"Pile {i}", "G") for i in range(4)]
+    state = act(scenario([filler(5), filler(5)], pile=pile), 0, draw=DECK)  # the pile becomes the deck: 3 left
+    view = GAME.view(state, 1)
+    assert not view.deck and view.deck_size == 3 and list(view.seen) == [10, 11, 12, 13]
+    assert {c.name for c in view.catalogue} >= {"Pile 0", "Pile 1", "Pile 2", "Pile 3"}
+    world = GAME.sample_world(view, 1, new_rng(2))
+    assert sorted([*world.deck, *world.players[0].hand]) == sorted([*state.deck, *state.players[0].hand])
+    assert all(world.catalogue[c].name == state.catalogue[c].name for c in range(10, 14))
+    assert card_refs(view) == {5, 6, 7, 8, 9, 10, 11, 12, 13}  # seat 0's hand stays hidden
 
 
 def test_the_heuristic_builds_takes_useful_pile_cards_and_keeps_its_best_cards() -> None:
