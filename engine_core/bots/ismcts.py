@@ -11,6 +11,10 @@ Children are keyed by (acting seat, serialized action): worlds may differ in who
 that opens only if a hidden card allows it), and each seat's node keeps that seat's rewards. When several seats are
 pending (a simultaneous decision) the bot's own seat acts first, otherwise the lowest pending seat.
 
+`improve` is the flat variant (`Budget.search == "flat"`): depth one, every root move tried in the same worlds and
+followed by the same heuristic playout, the heuristic's choice kept unless another move clearly gained on it
+(rollout policy improvement; docs/bots.md says where each is used and why).
+
 Everything is drawn from the rng built from the seed, and budgets count iterations, so a search replays exactly. The
 only way time enters is the optional `stop` callback, passed in by the caller (a worker's deadline).
 """
