@@ -31,7 +31,7 @@ from manaforge.v1.common_pb2 import Rng
 
 from engine_core.bots.budget import Budget
 from engine_core.game import Game
-from engine_core.rng import new_rng, next_u64, randbelow
+from engine_core.rng import new_rng, next_u64, randbelow, shuffle
 
 Stop = Callable[[], bool]
 AnyGame = Game[Any, Any]
@@ -188,15 +188,18 @@ def improve(
 ) -> Any:
     """Flat search (`Budget.search == "flat"`): every legal move tried in the same dealt worlds, each followed by a
     playout with the same random draws, and compared with the heuristic's choice in that world (paired); the
-    heuristic's choice unless another move gained more than `budget.margin` a world on average. The budget may end
-    a world part-way once one world is done (the moves left out simply have one comparison fewer)."""
+    heuristic's choice unless another move gained more than `budget.margin` a world on average. The other moves are
+    tried in a fresh random order in each world, and the budget may end a world part-way (once the heuristic's
+    choice and one other move are done): with many legal moves (a crowded table) a decision still costs about its
+    budget, and the moves left out of a world simply have one comparison fewer."""
     favourite = game.heuristic_action(view, seat, legal, rng) if has_heuristic(game) else legal[0]
     favourite_key = action_key(seat, favourite)
     moves = {favourite_key: favourite} | {action_key(seat, action): action for action in legal}
+    others = [key for key in moves if key != favourite_key]
     gains = dict.fromkeys(moves, 0.0)
     tries = dict.fromkeys(moves, 0)
     spent = 0
-    for worlds in range(budget.iterations):
+    for _ in range(budget.iterations):
         if spent >= budget.actions or (stop is not None and stop()):
             break
         world = game.sample_world(view, seat, rng)
@@ -206,11 +209,14 @@ def improve(
         if favourite_key not in available:
             continue  # cannot happen with a consistent sample_world
         baseline = 0.0
-        for key, action in moves.items():
-            if key not in available or (worlds and spent >= budget.actions):
+        shuffle(rng, others)
+        for done, key in enumerate([favourite_key, *others]):
+            if done >= 2 and spent >= budget.actions:
+                break
+            if key not in available:
                 continue
             trial = game.copy(world)
-            step(game, trial, seat, action)
+            step(game, trial, seat, moves[key])
             version = game.header(trial).version
             reward = playout(game, trial, seat, budget, new_rng(playout_seed), budget.max_rollout_actions)[seat]
             spent += 1 + game.header(trial).version - version
