@@ -55,6 +55,15 @@ def choice(rng: Rng, items: list[T]) -> T:
     return items[randbelow(rng, len(items))]
 
 
+def shuffle_into(rng: Rng, deck: MutableSequence[T], *piles: MutableSequence[T]) -> None:
+    """A new deck: the piles' cards added to `deck` in order, the piles emptied, then the deck shuffled (a discard
+    pile reshuffled when the deck runs out)."""
+    for pile in piles:
+        deck.extend(pile)
+        del pile[:]
+    shuffle(rng, deck)
+
+
 def shuffle(rng: Rng, items: MutableSequence[T]) -> None:
     """Fisher-Yates in place, on a list or a repeated protobuf field (the same draws as `randbelow` would make)."""
     seed, counter = rng.seed, rng.counter

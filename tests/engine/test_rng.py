@@ -26,6 +26,16 @@ def test_shuffle_is_a_permutation_and_replays_from_the_seed(seed: int, items: li
     assert sorted(first) == sorted(items) and first == second
 
 
+@given(seeds, st.lists(st.integers(), max_size=30), st.lists(st.integers(), max_size=30))
+def test_shuffle_into_moves_a_pile_into_the_deck_then_shuffles(seed: int, deck: list[int], pile: list[int]) -> None:
+    a, b = rng.new_rng(seed), rng.new_rng(seed)
+    new_deck, emptied = list(deck), list(pile)
+    rng.shuffle_into(a, new_deck, emptied)
+    expected = deck + pile
+    rng.shuffle(b, expected)
+    assert new_deck == expected and not emptied and a == b
+
+
 def test_the_draws_of_a_seed_are_fixed() -> None:
     """Exact values: a change of generator would silently change every stored game's replay."""
     state = rng.new_rng(42)

@@ -243,9 +243,7 @@ class Blueprints(Game[BlueprintsState, BlueprintsAction]):
             if not state.deck:
                 if not state.discard_pile:
                     break  # cannot happen: setup makes sure the pool is larger than the hands
-                state.deck.extend(state.discard_pile)
-                del state.discard_pile[:]
-                random.shuffle(state.header.rng, state.deck)
+                random.shuffle_into(state.header.rng, state.deck, state.discard_pile)
                 state.reshuffles += 1
                 events.append(event("DiscardPileReshuffled", "the discard pile was shuffled to form a new deck"))
             drawn.append(state.deck.pop())

@@ -158,9 +158,7 @@ def _draw(state: MagickaState, seat: int, elements: int, spell_cards: int, event
     ):
         for _ in range(n):
             if not deck and discard:
-                deck.extend(discard)
-                del discard[:]
-                rng.shuffle(state.header.rng, deck)
+                rng.shuffle_into(state.header.rng, deck, discard)
                 events.append(event("DeckReshuffled", f"the {what} discards were shuffled into a new {what} deck"))
             if deck:
                 card = deck.pop()

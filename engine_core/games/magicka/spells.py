@@ -377,9 +377,7 @@ def passes_muster(state: MagickaState) -> bool:
 
 def draw_mayhem(state: MagickaState, events: list[Event]) -> int:
     if not state.mayhem_deck:
-        state.mayhem_deck.extend(state.mayhem_discard)
-        del state.mayhem_discard[:]
-        rng.shuffle(state.header.rng, state.mayhem_deck)
+        rng.shuffle_into(state.header.rng, state.mayhem_deck, state.mayhem_discard)
         events.append(event("DeckReshuffled", "the Mayhem discards were shuffled into a new Mayhem deck"))
     card = state.mayhem_deck.pop()
     state.mayhem_discard.append(card)

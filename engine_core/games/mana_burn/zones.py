@@ -41,11 +41,7 @@ def refill_library(state: ManaBurnState, events: list[Event]) -> None:
     """An empty Library is refilled by shuffling the Graveyard and the Mana Burn pile (a gap decision)."""
     if state.library or not (state.graveyard or state.mana_burn):
         return
-    state.library.extend(state.graveyard)
-    state.library.extend(state.mana_burn)
-    del state.graveyard[:]
-    del state.mana_burn[:]
-    rng.shuffle(state.header.rng, state.library)
+    rng.shuffle_into(state.header.rng, state.library, state.graveyard, state.mana_burn)
     events.append(event("LibraryRefilled", "the Library ran out: the Graveyard and Mana Burn pile were shuffled in"))
 
 

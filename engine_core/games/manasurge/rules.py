@@ -308,9 +308,7 @@ def draw_into(state: ManasurgeState, pile: MutableSequence[int], count: int, eve
         if not state.deck:
             if not state.discard:
                 break
-            state.deck.extend(state.discard)
-            del state.discard[:]
-            rng.shuffle(state.header.rng, state.deck)
+            rng.shuffle_into(state.header.rng, state.deck, state.discard)
             events.append(event("DiscardReshuffled", "the discard pile was shuffled into a new draw pile"))
         pile.append(state.deck.pop())
         drawn += 1

@@ -171,9 +171,7 @@ class Rnd(Game[RndState, RndAction]):
     def _draw(self, state: RndState, events: list[Event]) -> MagicCard:
         self._put_aside(state)
         if not state.pack:
-            state.pack.extend(state.discard)
-            del state.discard[:]
-            random.shuffle(state.header.rng, state.pack)
+            random.shuffle_into(state.header.rng, state.pack, state.discard)
             events.append(event("PackReshuffled", "the pack ran out: the drawn cards were shuffled into a new pack"))
         card_id = state.pack.pop()
         state.drawn.append(card_id)
