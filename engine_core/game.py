@@ -22,6 +22,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from math import exp
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
 
 from google.protobuf.any_pb2 import Any as AnyMessage
@@ -264,8 +265,6 @@ class Game(ABC, Generic[S, A]):
     @staticmethod
     def win_chances(strengths: Sequence[float], scale: float) -> list[float]:
         """Softmax of each seat's strength: a lead of `scale` makes a seat about e times as likely to win."""
-        from math import exp
-
         best = max(strengths)
         weights = [exp((strength - best) / scale) for strength in strengths]
         total = sum(weights)

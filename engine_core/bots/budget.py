@@ -7,6 +7,7 @@ data, importable by game modules without pulling in the search.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 
 @dataclass(frozen=True)
@@ -33,9 +34,9 @@ class Budget:
 
     iterations: int
     actions: int = 1_000_000  # simulated actions (tree and playout steps) over the whole search
-    search: str = "tree"
+    search: Literal["tree", "flat"] = "tree"
     world_cost: int = 8
-    rollout: str = "random"
+    rollout: Literal["random", "heuristic"] = "random"
     max_rollout_actions: int = 400
     evaluate_after: int | None = None
     exploration: float = 0.5

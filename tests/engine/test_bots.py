@@ -19,6 +19,7 @@ from engine_core import GAMES, Game
 from engine_core.bots import LEVELS, IsmctsPolicy, Policy, choose_action, levels_for
 from engine_core.bots.budget import DEFAULT_BUDGET, Budget
 from engine_core.bots.ismcts import has_evaluate, has_heuristic, has_sample_world
+from engine_core.games.cardbench import Cardbench
 from engine_core.registry import find_game
 from engine_core.rng import new_rng
 
@@ -170,7 +171,7 @@ def test_the_default_ismcts_level_beats_random_at_cardbench() -> None:
     assert margin > 0
 
 
-class LowCardbench(type(find_game("cardbench"))):  # type: ignore[misc]
+class LowCardbench(Cardbench):
     """cardbench with a poor strategy: always play the lowest card."""
 
     def heuristic_action(self, view: Any, seat: int, legal: list[Any], rng: Any) -> Any:

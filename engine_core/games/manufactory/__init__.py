@@ -360,7 +360,8 @@ class Manufactory(Game[ManufactoryState, ManufactoryAction]):
         # Points by colour, then totals, once; an action changes at most two of the seat's groups, so only those
         # colours and the seat's group bonus are scored again (the same totals as final_points, several times faster).
         by_group = [color_points([c[index] for c in base], first_place_tie) for index in range(len(GROUPS))]
-        totals_now = [group_bonus(base[s]) + sum(points[s] for points in by_group) for s in seats]
+        bonuses = [group_bonus(collection) for collection in base]
+        totals_now = [bonuses[s] + sum(points[s] for points in by_group) for s in seats]
         best: list[ManufactoryAction] = []
         best_value: tuple[int, int] | None = None
         for action in legal:
@@ -373,7 +374,7 @@ class Manufactory(Game[ManufactoryState, ManufactoryAction]):
             changed.setdefault(index, list(base[seat][index])).append(card_of(view, action.card).mana_value)
             totals = list(totals_now)
             mine = [changed.get(index, group) for index, group in enumerate(base[seat])]
-            totals[seat] += group_bonus(mine) - group_bonus(base[seat])
+            totals[seat] += group_bonus(mine) - bonuses[seat]
             for index, group in changed.items():
                 after = color_points([group if s == seat else base[s][index] for s in seats], first_place_tie)
                 for s in seats:
