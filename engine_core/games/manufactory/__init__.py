@@ -123,6 +123,36 @@ def group_index(player: ManufactoryPlayer, card_id: int) -> int:
     raise KeyError(card_id)
 
 
+# Legal actions are built once and shared (callers never modify an action): a draft from the front by (card, colour),
+# and a draft from the back by (card, colour), then by the discarded card.
+_FRONT_ACTIONS: dict[tuple[int, ManufactoryColor.ValueType], ManufactoryAction] = {}
+_BACK_ROWS: dict[tuple[int, ManufactoryColor.ValueType], dict[int, ManufactoryAction]] = {}
+
+
+def draft_action(card_id: int, color: ManufactoryColor.ValueType) -> ManufactoryAction:
+    """A draft from the front of the line (shared: never modify it)."""
+    key = (card_id, color)
+    found = _FRONT_ACTIONS.get(key)
+    if found is None:
+        found = _FRONT_ACTIONS[key] = ManufactoryAction(card=card_id, color=color)
+    return found
+
+
+def _back_row(card_id: int, color: ManufactoryColor.ValueType) -> dict[int, ManufactoryAction]:
+    key = (card_id, color)
+    row = _BACK_ROWS.get(key)
+    if row is None:
+        row = _BACK_ROWS[key] = {}
+    return row
+
+
+def _back_action(
+    row: dict[int, ManufactoryAction], card_id: int, color: ManufactoryColor.ValueType, discard: int
+) -> ManufactoryAction:
+    action = row[discard] = ManufactoryAction(card=card_id, color=color, discard=discard)
+    return action
+
+
 def is_front(position: int) -> bool:
     return position < FRONT
 
@@ -189,50 +219,61 @@ class Manufactory(Game[ManufactoryState, ManufactoryAction]):
     def _legal_actions(self, state: ManufactoryState, seat: int) -> list[ManufactoryAction]:
         discards = collected(state.players[seat])
         legal: list[ManufactoryAction] = []
+        catalogue = state.catalogue
         for position, card_id in enumerate(state.belt):
-            colors = declarable_colors(card_of(state, card_id))
+            colors = declarable_colors(catalogue_card(catalogue, card_id))
             if is_front(position):
-                legal += [ManufactoryAction(card=card_id, color=color) for color in colors]
+                legal += [draft_action(card_id, color) for color in colors]
             else:
-                legal += [ManufactoryAction(card=card_id, color=color, discard=d) for color in colors for d in discards]
+                for color in colors:
+                    row = _back_row(card_id, color)
+                    legal += [row.get(d) or _back_action(row, card_id, color, d) for d in discards]
         return legal
 
-    def _check(self, state: ManufactoryState, seat: int, action: ManufactoryAction) -> tuple[int, MagicCard]:
-        """Refuses an illegal action (naming the rule); returns the drafted card's belt position and the card."""
-        if action.color not in GROUP_OF_COLOR:
+    def _check(
+        self, state: ManufactoryState, seat: int, action: ManufactoryAction
+    ) -> tuple[int, MagicCard, int | None]:
+        """Refuses an illegal action (naming the rule); returns the drafted card's belt position, the card, and the
+        index of the group the discarded card leaves (None: a free draft from the front)."""
+        color = action.color
+        if color not in GROUP_OF_COLOR:
             raise MalformedActionError("declare a colour", "the action names no group (a colour or colorless)")
+        card_id = action.card
         belt = list(state.belt)
-        if action.card not in belt:
-            raise IllegalActionError("draft from the conveyor belt", f"card {action.card} is not on the conveyor belt")
-        position = belt.index(action.card)
-        card = card_of(state, action.card)
-        group = GROUP_OF_COLOR[action.color]
+        if card_id not in belt:
+            raise IllegalActionError("draft from the conveyor belt", f"card {card_id} is not on the conveyor belt")
+        position = belt.index(card_id)
+        card = card_of(state, card_id)
+        group = GROUP_OF_COLOR[color]
         if group not in card_groups(card):
             raise IllegalActionError(
                 "declare a colour",
                 f"{card.name} cannot join the {GROUP_NAMES[group]} group: lands are wild, and a multicolored card "
                 "can be any of its colors; any other card goes to its own colour (or colorless)",
             )
+        discards = action.HasField("discard")
         if is_front(position):
-            if action.HasField("discard"):
+            if discards:
                 raise IllegalActionError(
                     "front of the line", "the two cards at the front of the line are free: discard nothing"
                 )
-        elif not action.HasField("discard"):
+            return position, card, None
+        if not discards:
             raise IllegalActionError(
                 "back of the line",
                 "a player must discard a card they've already collected to draft a card from the back of the line",
             )
-        elif not any(action.discard in group.cards for group in state.players[seat].groups):
-            raise IllegalActionError(
-                "back of the line", f"card {action.discard} is not a card you have already collected"
-            )
-        return position, card
+        discard = action.discard
+        for index, pile in enumerate(state.players[seat].groups):
+            if discard in pile.cards:
+                return position, card, index
+        raise IllegalActionError("back of the line", f"card {discard} is not a card you have already collected")
 
     def _apply(self, state: ManufactoryState, seat: int, action: ManufactoryAction) -> list[Event]:
-        position, card = self._check(state, seat, action)
-        events = [self._discard(state, seat, action.discard)] if action.HasField("discard") else []
-        events.append(self._draft(state, seat, action, position, card))
+        position, card, discard_group = self._check(state, seat, action)
+        player = state.players[seat]
+        events = [] if discard_group is None else [self._discard(state, seat, player, discard_group, action.discard)]
+        events.append(self._draft(state, seat, player, action, position, card))
         added = self._refill(state)
         if added is not None:
             text = f"{format_card(card_of(state, added))} joined the back of the conveyor belt"
@@ -243,31 +284,36 @@ class Manufactory(Game[ManufactoryState, ManufactoryAction]):
             events.append(self._finish(state))
         return events
 
-    def _discard(self, state: ManufactoryState, seat: int, card_id: int) -> Event:
+    def _discard(
+        self, state: ManufactoryState, seat: int, player: ManufactoryPlayer, index: int, card_id: int
+    ) -> Event:
         """The price of a back-of-the-line card: a collected card leaves the game, face up."""
-        player = state.players[seat]
-        group = player.groups[group_index(player, card_id)]
+        group = player.groups[index]
         group.cards.remove(card_id)
         state.discards.append(card_id)
-        text = (
-            f"seat {seat} discarded {card_of(state, card_id).name} from their "
-            f"{GROUP_NAMES[GROUP_OF_COLOR[group.color]]} group"
-        )
+        text = f"seat {seat} discarded {card_of(state, card_id).name} from their {GROUP_NAMES[GROUPS[index]]} group"
         return event("CardDiscarded", text, actor=seat, cards=[card_id])
 
     def _draft(
-        self, state: ManufactoryState, seat: int, action: ManufactoryAction, position: int, card: MagicCard
+        self,
+        state: ManufactoryState,
+        seat: int,
+        player: ManufactoryPlayer,
+        action: ManufactoryAction,
+        position: int,
+        card: MagicCard,
     ) -> Event:
         """The card at `position` leaves the belt (the cards behind slide forward) for the declared group."""
         where = "front" if is_front(position) else "back"
         del state.belt[position]
         group = GROUP_OF_COLOR[action.color]
-        state.players[seat].groups[GROUPS.index(group)].cards.append(action.card)
+        card_id = action.card
+        player.groups[GROUPS.index(group)].cards.append(card_id)
         text = (
             f"seat {seat} drafted {format_card(card)} from the {where} of the line "
             f"into their {GROUP_NAMES[group]} group"
         )
-        return event("CardDrafted", text, actor=seat, cards=[action.card])
+        return event("CardDrafted", text, actor=seat, cards=[card_id])
 
     def _finish(self, state: ManufactoryState) -> Event:
         totals = points(state)
