@@ -111,6 +111,21 @@ def act(move: ManaBurnMove.ValueType, **fields: int) -> ManaBurnAction:
     return found
 
 
+_AIMED: dict[int, dict[int, ManaBurnAction]] = {}  # card played -> target -> the shared action
+
+
+def play_at(card: int, targets: list[int]) -> list[ManaBurnAction]:
+    """`act(PLAY, card=card, target=t)` for each target (a Raise Dead may have a whole Graveyard to choose from)."""
+    row = _AIMED.setdefault(card, {})
+    try:
+        return [row[target] for target in targets]
+    except KeyError:
+        for target in targets:
+            if target not in row:
+                row[target] = act(PLAY, card=card, target=target)
+        return [row[target] for target in targets]
+
+
 # ----- setup, turns, the end ----------------------------------------------------------------------------------------
 
 
@@ -171,9 +186,13 @@ def end_by_count(state: ManaBurnState, events: list[Event], reason: str) -> None
 
 def check_win(state: ManaBurnState, events: list[Event]) -> bool:
     """WINNING: one of each of the ten cards in hand, checked after every change, on anyone's turn."""
-    winners = [
-        s for s, p in enumerate(state.players) if len(p.hand) >= len(KINDS) and distinct(list(p.hand)) == len(KINDS)
-    ]
+    players = state.players
+    for player in players:
+        if len(player.hand) >= len(KINDS):
+            break
+    else:
+        return False  # nobody holds ten cards (the usual case, checked first)
+    winners = [s for s, p in enumerate(players) if len(p.hand) >= len(KINDS) and distinct(list(p.hand)) == len(KINDS)]
     if not winners:
         return False
     if len(winners) > 1 and options(state)["simultaneous_win"] == "restart":
@@ -823,7 +842,7 @@ def instant_choices(state: ManaBurnState, seat: int) -> list[ManaBurnAction]:
         if k == Kind.GIANT_GROWTH:
             acts += [act(PLAY, card=card, roll=i) for i in range(len(state.rolls))]
         elif k == Kind.INCINERATE:
-            acts += [act(PLAY, card=card, target=t) for t in incinerate_targets(state)]
+            acts += play_at(card, incinerate_targets(state))
         elif k == Kind.COUNTERSPELL and can_counter(state, seat):
             acts.append(act(PLAY, card=card, target=state.stack[-1].card))
     return acts
@@ -858,9 +877,9 @@ def main_choices(state: ManaBurnState, seat: int) -> list[ManaBurnAction]:
         if k in CREATURES:
             acts.append(act(PLAY, card=card))
         elif k == Kind.HOLY_ARMOR:
-            acts += [act(PLAY, card=card, target=t) for t in creatures]
+            acts += play_at(card, creatures)
         elif k == Kind.RAISE_DEAD:
-            acts += [act(PLAY, card=card, target=t) for t in graveyard]
+            acts += play_at(card, graveyard)
     return acts
 
 

@@ -11,7 +11,7 @@ from manaforge.v1.games.mana_burn_pb2 import ManaBurnCreature, ManaBurnPlayer, M
 
 from engine_core import rng
 from engine_core.game import event, seat_count
-from engine_core.games.mana_burn.cards import Kind, kind, name, names
+from engine_core.games.mana_burn.cards import KIND_OF, Kind, name, names
 
 
 def order_after(state: ManaBurnState, seat: int) -> list[int]:
@@ -29,7 +29,8 @@ def right_of(state: ManaBurnState, seat: int) -> int:
 
 
 def count_in_play(player: ManaBurnPlayer, k: Kind) -> int:
-    return sum(1 for c in player.creatures if kind(c.card) == k)
+    kinds = KIND_OF
+    return sum(1 for c in player.creatures if kinds[c.card] == k)
 
 
 def choices(cards: list[int]) -> list[int]:
