@@ -1,15 +1,32 @@
-"""Run a gateway process:  python -m gateway --address 127.0.0.1:50051  (REDIS_URL names the Redis server)."""
+"""Run a gateway process:  python -m gateway --address 127.0.0.1:50051  (REDIS_URL names the Redis server).
+
+One asyncio event loop (uvloop unless MANAFORGE_UVLOOP=0) serves every call and stream of the process.
+"""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import signal
 
 from prometheus_client import start_http_server
 
-from gateway.bootstrap import Settings, build_tables
 from gateway.server import serve
+from services.bootstrap import Settings, build_tables
+
+
+async def run(address: str) -> None:
+    tables = build_tables(Settings.from_env())
+    server, port = await serve(tables, address)
+    print(f"gateway on port {port}", flush=True)
+    stopping = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stopping.set)
+    await stopping.wait()
+    await server.stop(2)
+    await tables.close()
 
 
 def main() -> None:
@@ -19,10 +36,12 @@ def main() -> None:
     metrics_port = os.environ.get("MANAFORGE_METRICS_PORT")
     if metrics_port:
         start_http_server(int(metrics_port), addr="127.0.0.1")
-    server, port = serve(build_tables(Settings.from_env()), args.address)
-    print(f"gateway on port {port}", flush=True)
-    signal.signal(signal.SIGTERM, lambda *_: server.stop(2))
-    server.wait_for_termination()
+    if os.environ.get("MANAFORGE_UVLOOP", "1") != "0":
+        import uvloop
+
+        uvloop.run(run(args.address))
+    else:
+        asyncio.run(run(args.address))
 
 
 if __name__ == "__main__":

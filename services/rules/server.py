@@ -18,9 +18,8 @@ from manaforge.v1.common_pb2 import Outcome
 from engine_core import GAMES, find_game
 from engine_core.errors import MalformedActionError
 from engine_core.registry import AnyGame
-from gateway.grpc_errors import unary
-from gateway.server import add_health_and_reflection
-from gateway.tables import game_info, pack
+from services.grpc_status import add_health_and_reflection, unary
+from services.tables.views import game_info, pack
 
 
 def _game_of(state: AnyMessage) -> AnyGame:

@@ -2,58 +2,53 @@
 
     celery -A services.workers.app worker --loglevel=info
 
-The app object only holds configuration (no connection is made at import); the table service each task uses is
-built once per worker process, on first use, by gateway.bootstrap.
+The app object only holds configuration (no connection is made at import). Each worker process builds the table
+service once, on first use, on an event loop of its own (a Portal): tasks are plain threads that wait on it.
 """
 
 from __future__ import annotations
 
-from celery import Celery
+import threading
 
-from gateway.bootstrap import Settings, build_tables
-from gateway.tables import Tables
-from services.workers.scheduler import BOT_MOVE, RESPONSE_TIMEOUT, VALIDATE_REPLAY
-
-
-def make_celery(broker_url: str) -> Celery:
-    celery = Celery("manaforge", broker=broker_url)
-    celery.conf.update(
-        task_serializer="json",
-        accept_content=["json"],  # never pickle
-        result_serializer="json",
-        task_ignore_result=True,
-        task_acks_late=True,
-        worker_prefetch_multiplier=1,
-        broker_connection_retry_on_startup=True,
-        worker_hijack_root_logger=False,
-    )
-    return celery
-
+from services.bootstrap import Settings, build_tables
+from services.tables.portal import Portal
+from services.tables.service import Tables
+from services.workers.scheduler import BOT_MOVE, RESPONSE_TIMEOUT, VALIDATE_REPLAY, make_celery
 
 app = make_celery(Settings.from_env().redis_url)
-_tables: Tables | None = None
+_service: tuple[Portal, Tables] | None = None
+_lock = threading.Lock()
 
 
-def tables() -> Tables:
-    global _tables
-    if _tables is None:
-        _tables = build_tables(Settings.from_env())
-    return _tables
+def service() -> tuple[Portal, Tables]:
+    global _service
+    with _lock:
+        if _service is None:
+            portal = Portal()
+
+            async def build() -> Tables:
+                return build_tables(Settings.from_env())
+
+            _service = portal, portal.run(build())
+        return _service
 
 
 @app.task(name=BOT_MOVE)
 def bot_move(table_id: str, seat: int, version: int) -> bool:
     """Move for a bot seat, if the game still waits for it at `version` (a late duplicate does nothing)."""
-    return tables().play_bot(table_id, seat, version)
+    portal, tables = service()
+    return portal.run(tables.play_bot(table_id, seat, version))
 
 
 @app.task(name=RESPONSE_TIMEOUT)
 def response_timeout(table_id: str, seat: int, version: int) -> bool:
     """Pass for a seat that did not answer a response window in time."""
-    return tables().expire(table_id, seat, version)
+    portal, tables = service()
+    return portal.run(tables.expire(table_id, seat, version))
 
 
 @app.task(name=VALIDATE_REPLAY)
 def validate_replay(table_id: str) -> str:
     """Re-run a finished game from its seed and log; the verdict is stored with the table."""
-    return str(tables().validate_replay(table_id))
+    portal, tables = service()
+    return str(portal.run(tables.validate_replay(table_id)))

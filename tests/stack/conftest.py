@@ -4,14 +4,17 @@ all started here on free loopback ports (deploy.launcher.Stack, the same launche
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
-import redis
 
 from deploy.launcher import Stack
 from gateway.client import Client
-from gateway.store import RedisStore
-from gateway.tables import NullScheduler, Tables
+from services.bootstrap import redis_client
+from services.tables.portal import Blocking, Portal
+from services.tables.ports import NullScheduler
+from services.tables.service import Tables
+from services.tables.store import RedisStore
 
 
 @pytest.fixture(scope="session")
@@ -33,12 +36,29 @@ def client_b(stack: Stack) -> Iterator[Client]:
         yield c
 
 
-@pytest.fixture
-def store(stack: Stack) -> RedisStore:
-    return RedisStore(redis.Redis.from_url(stack.redis_url))
+@pytest.fixture(scope="session")
+def portal() -> Iterator[Portal]:
+    """An event loop on its own thread, for the tests' plain calls into the async store and tables."""
+    running = Portal()
+    yield running
+    running.close()
+
+
+@pytest.fixture(scope="session")
+def direct_tables(stack: Stack, portal: Portal) -> Tables:
+    async def build() -> Tables:
+        return Tables(RedisStore(redis_client(stack.redis_url)), NullScheduler())
+
+    return portal.run(build())
 
 
 @pytest.fixture
-def tables(store: RedisStore) -> Tables:
+def store(direct_tables: Tables, portal: Portal) -> Any:
+    """The Redis store of the test's stack, called plainly (`store.live(table_id)`)."""
+    return Blocking(direct_tables.store, portal)
+
+
+@pytest.fixture
+def tables(direct_tables: Tables, portal: Portal) -> Any:
     """The table service on the test's Redis, scheduling nothing: for reading and checking stored games."""
-    return Tables(store, NullScheduler())
+    return Blocking(direct_tables, portal)

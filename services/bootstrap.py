@@ -5,12 +5,18 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-import redis
+import redis.asyncio as aioredis
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialBackoff
+from redis.exceptions import ConnectionError, TimeoutError
 
-from gateway.store import RedisStore
-from gateway.tables import Tables
+from services.tables.ports import Scheduler
+from services.tables.service import Tables
+from services.tables.store import RedisStore
 
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
+RETRIES = 6  # a command that meets a dropped connection is tried again for about 2 s (commits are idempotent)
+REDIS_CONNECTIONS = 256  # per process; a caller waits for a free connection beyond that
 
 
 @dataclass(frozen=True)
@@ -41,17 +47,27 @@ def load_card_sets(directory: str) -> list[str]:
     return load(directory)
 
 
-def build_tables(settings: Settings) -> Tables:
-    """Tables over Redis, with bots, timers and replay validation sent to the Celery workers."""
-    from services.workers.app import make_celery
-    from services.workers.scheduler import CeleryScheduler
+def redis_client(url: str) -> aioredis.Redis:
+    """An asyncio Redis client (hiredis parser when installed) with a bounded connection pool."""
+    pool = aioredis.BlockingConnectionPool.from_url(
+        url,
+        max_connections=REDIS_CONNECTIONS,
+        timeout=10,
+        retry=Retry(ExponentialBackoff(cap=0.5, base=0.02), RETRIES),
+        retry_on_error=[ConnectionError, TimeoutError],
+    )
+    return aioredis.Redis(connection_pool=pool)
+
+
+def build_tables(settings: Settings, scheduler: Scheduler | None = None) -> Tables:
+    """Tables over Redis, with bots, timers and replay validation sent to the Celery workers. Call it on the event
+    loop that will use the tables."""
+    from services.workers.scheduler import CeleryScheduler, make_celery
 
     load_card_sets(settings.card_sets)
-    client = redis.Redis.from_url(settings.redis_url)
-    scheduler = CeleryScheduler(make_celery(settings.redis_url))
     return Tables(
-        RedisStore(client),
-        scheduler,
+        RedisStore(redis_client(settings.redis_url)),
+        scheduler or CeleryScheduler(make_celery(settings.redis_url)),
         response_timeout=settings.response_timeout,
         bot_delay=settings.bot_delay,
         bot_time_cap=settings.bot_time_cap,

@@ -1,0 +1,121 @@
+"""Map domain errors to gRPC status codes, in one place shared by every servicer (sync and asyncio)."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import AsyncIterator, Callable
+from typing import Any, TypeVar
+
+import grpc
+import redis
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_health.v1._async import HealthServicer as AioHealthServicer
+from grpc_reflection.v1alpha import reflection
+
+from engine_core.errors import (
+    GameOverError,
+    IllegalActionError,
+    InvalidConfigError,
+    MalformedActionError,
+    NotYourTurnError,
+    RulesError,
+    UnknownGameError,
+)
+from services.tables.errors import SeatTokenError, StaleVersionError, TableNotFoundError, TableStateError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+STATUS: list[tuple[type[Exception], grpc.StatusCode]] = [
+    (TableNotFoundError, grpc.StatusCode.NOT_FOUND),
+    (SeatTokenError, grpc.StatusCode.UNAUTHENTICATED),
+    (StaleVersionError, grpc.StatusCode.ABORTED),
+    (TableStateError, grpc.StatusCode.FAILED_PRECONDITION),
+    (redis.exceptions.ConnectionError, grpc.StatusCode.UNAVAILABLE),  # storage unreachable: try again
+    (redis.exceptions.TimeoutError, grpc.StatusCode.UNAVAILABLE),
+    (redis.exceptions.RedisError, grpc.StatusCode.UNAVAILABLE),
+    (MalformedActionError, grpc.StatusCode.INVALID_ARGUMENT),
+    (InvalidConfigError, grpc.StatusCode.INVALID_ARGUMENT),
+    (UnknownGameError, grpc.StatusCode.INVALID_ARGUMENT),
+    (NotYourTurnError, grpc.StatusCode.FAILED_PRECONDITION),
+    (IllegalActionError, grpc.StatusCode.FAILED_PRECONDITION),
+    (GameOverError, grpc.StatusCode.FAILED_PRECONDITION),
+    (RulesError, grpc.StatusCode.FAILED_PRECONDITION),
+]
+
+
+def status_of(exc: Exception) -> grpc.StatusCode | None:
+    for error, code in STATUS:
+        if isinstance(exc, error):
+            return code
+    return None
+
+
+def unary(method: F) -> F:
+    """Answer a known error with its status and message; anything else stays an INTERNAL error."""
+
+    @functools.wraps(method)
+    def wrapper(self: Any, request: Any, context: grpc.ServicerContext) -> Any:
+        try:
+            return method(self, request, context)
+        except Exception as exc:
+            code = status_of(exc)
+            if code is None:
+                raise
+            context.abort(code, str(exc))
+
+    return wrapper  # type: ignore[return-value]
+
+
+def aio_unary(method: F) -> F:
+    @functools.wraps(method)
+    async def wrapper(self: Any, request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+        try:
+            return await method(self, request, context)
+        except Exception as exc:
+            code = status_of(exc)
+            if code is None:
+                raise
+            await context.abort(code, str(exc))
+
+    return wrapper  # type: ignore[return-value]
+
+
+def aio_streaming(method: F) -> F:
+    @functools.wraps(method)
+    async def wrapper(self: Any, request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> AsyncIterator[Any]:
+        try:
+            async for item in method(self, request, context):
+                yield item
+        except Exception as exc:
+            code = status_of(exc)
+            if code is None:
+                raise
+            await context.abort(code, str(exc))
+
+    return wrapper  # type: ignore[return-value]
+
+
+def add_health_and_reflection(server: grpc.Server, service_name: str) -> health.HealthServicer:
+    """Health checking (SERVING) and reflection on a sync server."""
+    checker = health.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(checker, server)
+    for name in ("", service_name):
+        checker.set(name, health_pb2.HealthCheckResponse.SERVING)
+    _reflection(server, service_name)
+    return checker
+
+
+async def aio_health_and_reflection(server: grpc.aio.Server, service_name: str) -> AioHealthServicer:
+    """Health checking (SERVING) and reflection on an asyncio server."""
+    checker = AioHealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(checker, server)
+    for name in ("", service_name):
+        await checker.set(name, health_pb2.HealthCheckResponse.SERVING)
+    _reflection(server, service_name)
+    return checker
+
+
+def _reflection(server: Any, service_name: str) -> None:
+    reflection.enable_server_reflection(
+        (service_name, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME), server
+    )

@@ -1,0 +1,23 @@
+"""The table service's refusals; each maps to one gRPC status at the edge, and the message names the rule."""
+
+from __future__ import annotations
+
+
+class TableError(Exception):
+    """A request the table service refuses; the message names the rule."""
+
+
+class TableNotFoundError(TableError):
+    pass
+
+
+class SeatTokenError(TableError):
+    pass
+
+
+class StaleVersionError(TableError):
+    pass
+
+
+class TableStateError(TableError):
+    """The table cannot do this now (seat taken, table full, not started, ticket already matched)."""

@@ -1,0 +1,206 @@
+"""The fan-out hub: one pub/sub connection per process, shared by every watcher of every table it serves.
+
+The first watcher of a table subscribes its channel (and waits for Redis to confirm, so nothing published after
+its catch-up read is missed); the last one to leave unsubscribes. Each published commit is decoded once (by the
+injected `decode`) and the same object is handed to every watcher of that table in this process. A watcher that
+falls behind, and every watcher when the pub/sub connection drops, is told to resynchronise: it reads what it
+missed from the table's durable event stream, so a watcher never loses or repeats an update.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import math
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+import redis.asyncio as aioredis
+from redis.exceptions import RedisError
+
+from services.tables.store import channel, table_of_channel
+
+log = logging.getLogger(__name__)
+
+RESYNC = object()  # read what you missed from the durable stream
+INBOX_LIMIT = 256  # updates queued for one watcher before it is told to resynchronise instead
+CONFIRM_TIMEOUT = 5.0
+
+
+class Follower:
+    """One watcher's inbox: decoded commits of its table, in order, or RESYNC."""
+
+    __slots__ = ("_wake", "items", "table_id")
+
+    def __init__(self, table_id: str) -> None:
+        self.table_id = table_id
+        self.items: deque[Any] = deque()
+        self._wake = asyncio.Event()
+
+    def push(self, item: Any) -> None:
+        if len(self.items) >= INBOX_LIMIT:  # a slow reader: drop its backlog, it rereads the stream
+            self.items.clear()
+            item = RESYNC
+        self.items.append(item)
+        self._wake.set()
+
+    async def next(self) -> Any:
+        while not self.items:
+            self._wake.clear()
+            await self._wake.wait()
+        return self.items.popleft()
+
+
+class Hub:
+    def __init__(self, client: aioredis.Redis, decode: Callable[[str, bytes], Any]) -> None:
+        self._client = client
+        self.decode = decode  # (table id, published bytes) -> the object every watcher of the table receives
+        self._followers: dict[str, set[Follower]] = {}
+        self._outstanding: dict[str, int] = {}  # SUBSCRIBE commands sent on this connection, not yet confirmed
+        self._confirmed: dict[str, asyncio.Future[None]] = {}
+        self._conn: aioredis.Connection | None = None
+        self._connected = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self.reconnects = 0
+
+    # ----- lifecycle ------------------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self._run(), name="fanout-hub")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+        if self._conn is not None:
+            await self._conn.disconnect()
+
+    @property
+    def tables(self) -> int:
+        return len(self._followers)
+
+    @property
+    def watchers(self) -> int:
+        return sum(len(f) for f in self._followers.values())
+
+    # ----- followers ------------------------------------------------------------------------------------------
+
+    async def follow(self, table_id: str) -> Follower:
+        """A new inbox for `table_id`, registered once Redis confirms the table's subscription."""
+        self.start()
+        follower = Follower(table_id)
+        followers = self._followers.setdefault(table_id, set())
+        followers.add(follower)
+        name = channel(table_id)
+        if len(followers) == 1:
+            self._confirmed[name] = asyncio.get_running_loop().create_future()
+            await self._send("SUBSCRIBE", name)
+        try:
+            await asyncio.wait_for(asyncio.shield(self._confirmed[name]), CONFIRM_TIMEOUT)
+        except TimeoutError:
+            self.leave(follower)
+            raise RedisError("redis did not confirm the subscription in time") from None
+        except BaseException:
+            self.leave(follower)
+            raise
+        return follower
+
+    def leave(self, follower: Follower) -> None:
+        followers = self._followers.get(follower.table_id)
+        if followers is None or follower not in followers:
+            return
+        followers.discard(follower)
+        if not followers:
+            del self._followers[follower.table_id]
+            name = channel(follower.table_id)
+            confirmed = self._confirmed.pop(name, None)
+            if confirmed is not None and not confirmed.done():
+                confirmed.cancel()
+            asyncio.get_running_loop().create_task(self._send("UNSUBSCRIBE", name))
+
+    # ----- the connection -------------------------------------------------------------------------------------
+
+    async def _send(self, command: str, name: str) -> None:
+        """Send on the live connection (counting SUBSCRIBEs to confirm); while there is none, the reconnect will
+        subscribe every followed table."""
+        conn = self._conn
+        if conn is None or not self._connected.is_set():
+            return
+        if command == "SUBSCRIBE":
+            self._outstanding[name] = self._outstanding.get(name, 0) + 1
+        try:
+            await conn.send_packed_command(conn.pack_command(command, name), check_health=False)
+        except (RedisError, OSError) as exc:
+            log.warning("pub/sub send failed (%s); the reader reconnects", exc)
+
+    async def _run(self) -> None:
+        delay = 0.05
+        while True:
+            conn = aioredis.Connection(**self._client.connection_pool.connection_kwargs)
+            try:
+                await conn.connect()  # type: ignore[no-untyped-call]
+                self._conn = conn
+                self._outstanding.clear()
+                self._connected.set()
+                names = [channel(t) for t in self._followers]
+                for start in range(0, len(names), 1000):  # resubscribe everything this process follows
+                    batch = names[start : start + 1000]
+                    for name in batch:
+                        self._outstanding[name] = self._outstanding.get(name, 0) + 1
+                    await conn.send_packed_command(conn.pack_command("SUBSCRIBE", *batch), check_health=False)
+                if self.reconnects:
+                    await conn.send_packed_command(conn.pack_command("PING"), check_health=False)
+                delay = 0.05
+                await self._read(conn)
+            except asyncio.CancelledError:
+                raise
+            except (RedisError, OSError) as exc:
+                log.warning("pub/sub connection lost (%s); reconnecting", exc)
+            finally:
+                self._connected.clear()
+                self._conn = None
+                with contextlib.suppress(Exception):
+                    await conn.disconnect(nowait=True)
+            self.reconnects += 1
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 1.0)
+
+    async def _read(self, conn: aioredis.Connection) -> None:
+        while True:
+            reply = await conn.read_response(timeout=math.inf, push_request=True)
+            kind = reply[0] if isinstance(reply, list) else reply
+            if kind == b"message":
+                self._deliver(table_of_channel(reply[1]), reply[2])
+            elif kind == b"subscribe":
+                self._subscribed(reply[1].decode())
+            elif kind == b"pong":  # after a reconnect: every resubscription is confirmed; resync every watcher
+                for followers in self._followers.values():
+                    for follower in followers:
+                        follower.push(RESYNC)
+
+    def _subscribed(self, name: str) -> None:
+        left = self._outstanding.get(name, 0) - 1
+        if left > 0:
+            self._outstanding[name] = left
+            return
+        self._outstanding.pop(name, None)
+        confirmed = self._confirmed.get(name)
+        if confirmed is not None and not confirmed.done():
+            confirmed.set_result(None)
+
+    def _deliver(self, table_id: str, data: bytes) -> None:
+        followers = self._followers.get(table_id)
+        if not followers:
+            return
+        try:
+            item = self.decode(table_id, data)
+        except Exception:
+            log.exception("undecodable commit on table %s: its watchers resynchronise", table_id)
+            item = RESYNC
+        for follower in followers:
+            follower.push(item)

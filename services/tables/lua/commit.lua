@@ -1,0 +1,41 @@
+-- The one write path of a game: an atomic, versioned compare-and-set, and the single authority on every submit.
+-- The caller may have guessed the live state from its cache; this script confirms or refuses the guess.
+-- KEYS: 1 live hash (version, seq, state, started, finished), 2 action log list, 3 event stream,
+--       4 done-actions hash (seat:caller kind:client action id -> result, the kind 'c' for a client with a
+--         token, 's' for the server's own bots and timers: no client can send the server's ids),
+--       5 tokens hash (sha256(token) -> seat)
+-- ARGV: 1 expected version, 2 seat, 3 token digest ('' when the caller is trusted: bots, timers),
+--       4 client action id ('' for none), 5 pub/sub channel, 6 new state, 7 logged action,
+--       8 commit message to publish, 9 finished flag, 10.. events (in seq order)
+-- Returns one of
+--   {'ok', 'version:first_seq:last_seq'}
+--   {'dup', <that of the earlier submit with this seat and client action id>}
+--   {'token'}                                         the token holds no seat, or another seat
+--   {'conflict', version, seq, state, started, finished}  the live state now: the caller retries from it
+--   {'missing'}                                       no such table
+local live, log, stream, done, tokens = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local seat, digest, cid = ARGV[2], ARGV[3], ARGV[4]
+if digest ~= '' and redis.call('HGET', tokens, digest) ~= seat then return {'token'} end
+local field = seat .. (digest == '' and ':s:' or ':c:') .. cid
+if cid ~= '' then
+  local prior = redis.call('HGET', done, field)
+  if prior then return {'dup', prior} end
+end
+local cur = redis.call('HMGET', live, 'version', 'seq', 'state', 'started', 'finished')
+if not cur[1] then return {'missing'} end
+if cur[1] ~= ARGV[1] or cur[4] ~= '1' or cur[5] == '1' then
+  return {'conflict', cur[1], cur[2], cur[3], cur[4] or '0', cur[5] or '0'}
+end
+local version = tonumber(cur[1]) + 1
+local seq = tonumber(cur[2])
+local first = seq + 1
+for i = 10, #ARGV do
+  seq = seq + 1
+  redis.call('XADD', stream, '0-' .. seq, 'e', ARGV[i])
+end
+redis.call('HSET', live, 'version', version, 'seq', seq, 'state', ARGV[6], 'finished', ARGV[9])
+redis.call('RPUSH', log, ARGV[7])
+local result = version .. ':' .. first .. ':' .. seq
+if cid ~= '' then redis.call('HSET', done, field, result) end
+redis.call('PUBLISH', ARGV[5], ARGV[8])
+return {'ok', result}

@@ -1,0 +1,96 @@
+"""Matchmaking: players queue for a game and seat count; a full queue becomes a table, or bots fill the rest."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+
+from manaforge.v1.common_pb2 import GameConfig
+from manaforge.v1.gateway_pb2 import QueueTicket, SeatRequest
+
+from engine_core import find_game
+from engine_core.bots import check_level
+from services.tables.errors import TableNotFoundError, TableStateError
+from services.tables.service import Tables
+
+MAX_WAIT = 30.0  # seconds one WaitForMatch call may wait
+
+
+class Matchmaker:
+    def __init__(self, tables: Tables) -> None:
+        self.tables = tables
+        self.store = tables.store
+
+    async def join_queue(self, game_name: str, seats: int, player_name: str, opts: dict[str, str]) -> QueueTicket:
+        game = find_game(game_name)
+        config = game.check_config(GameConfig(game=game_name, seats=seats, options=opts))
+        queue = _queue_key(config)
+        ticket_id = secrets.token_hex(8)
+        await self.store.save_ticket(
+            ticket_id,
+            {
+                "name": player_name,
+                "queue": queue,
+                "config": config.SerializeToString().hex(),
+                "matched": 0,
+            },
+        )
+        matched, waiting = await self.store.queue_join(queue, ticket_id, config.seats)
+        if matched:
+            await self._seat_tickets(config, matched, "")
+        return await self._ticket(ticket_id, waiting)
+
+    async def wait_for_match(self, ticket_id: str, timeout: float) -> QueueTicket:
+        ticket = await self._ticket(ticket_id)
+        if not ticket.matched:
+            await self.store.wait_ticket(ticket_id, max(0.0, min(timeout, MAX_WAIT)))
+            ticket = await self._ticket(ticket_id)
+        return ticket
+
+    async def fill_with_bots(self, ticket_id: str, level: str) -> QueueTicket:
+        fields = await self.store.ticket(ticket_id)
+        if not fields:
+            raise TableNotFoundError(f"unknown ticket: {ticket_id}")
+        config = GameConfig.FromString(bytes.fromhex(fields["config"]))
+        taken = await self.store.queue_take(fields["queue"], ticket_id, config.seats)
+        if not taken:
+            ticket = await self._ticket(ticket_id)
+            if ticket.matched:
+                return ticket
+            raise TableStateError("queue: this ticket is no longer waiting")
+        await self._seat_tickets(config, taken, check_level(level))
+        return await self._ticket(ticket_id)
+
+    async def _seat_tickets(self, config: GameConfig, tickets: list[str], bot_level: str) -> None:
+        requests = [SeatRequest() for _ in tickets]
+        requests += [SeatRequest(bot=True, bot_level=bot_level) for _ in range(config.seats - len(tickets))]
+        table, _, _ = await self.tables.create_table(config, requests, listed=False)
+        for ticket_id in tickets:
+            name = (await self.store.ticket(ticket_id)).get("name", "player")
+            _, seat, token = await self.tables.join_table(table.table_id, name)
+            await self.store.save_ticket(
+                ticket_id, {"matched": 1, "table_id": table.table_id, "seat": seat, "token": token}
+            )
+            await self.store.notify_ticket(ticket_id)
+
+    async def _ticket(self, ticket_id: str, waiting: int | None = None) -> QueueTicket:
+        fields = await self.store.ticket(ticket_id)
+        if not fields:
+            raise TableNotFoundError(f"unknown ticket: {ticket_id}")
+        matched = fields.get("matched") == "1"
+        if waiting is None:
+            waiting = 0 if matched else await self.store.queue_length(fields["queue"])
+        return QueueTicket(
+            ticket_id=ticket_id,
+            matched=matched,
+            table_id=fields.get("table_id", ""),
+            seat=int(fields.get("seat", -1)),
+            seat_token=fields.get("token", ""),
+            waiting=waiting,
+        )
+
+
+def _queue_key(config: GameConfig) -> str:
+    options = ",".join(f"{k}={v}" for k, v in sorted(config.options.items()))
+    digest = hashlib.sha256(options.encode()).hexdigest()[:12]
+    return f"mf:queue:{config.game}:{config.seats}:{digest}"

@@ -1,0 +1,347 @@
+"""The table service: what players do (create, join, submit, view, watch) over the rules and the store.
+
+Pure rules come from engine_core; storage is the injected RedisStore, the fan-out the injected Hub, and bots,
+timers and replay validation are asked of the injected Scheduler (Celery in production). The gRPC gateway and the
+Celery workers both use it; it knows neither.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import secrets
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+from google.protobuf.any_pb2 import Any as AnyMessage
+from manaforge.v1.common_pb2 import GameConfig
+from manaforge.v1.gateway_pb2 import GameLog, Seat, SeatKind, SeatRequest, SeatView, Table
+from manaforge.v1.rules_pb2 import GameInfo
+from manaforge.v1.storage_pb2 import Commit, TableRecord
+
+from engine_core import GAMES, find_game
+from engine_core.bots import check_level, choose_action
+from engine_core.errors import InvalidConfigError
+from engine_core.game import visible_events
+from engine_core.registry import AnyGame
+from engine_core.replay import LoggedStep, Verdict, replay
+from services.tables.commit import Committer, Submitted, state_bytes, token_digest
+from services.tables.errors import StaleVersionError, TableNotFoundError, TableStateError
+from services.tables.fanout import RESYNC, Hub
+from services.tables.ports import Scheduler
+from services.tables.store import RedisStore
+from services.tables.views import Published, game_info, seat_view, watch_update
+
+Flags = tuple[bool, bool]  # (rendered text, legal actions) in each update
+
+
+class Tables:
+    def __init__(
+        self,
+        store: RedisStore,
+        scheduler: Scheduler,
+        hub: Hub | None = None,
+        *,
+        response_timeout: float = 30.0,
+        bot_delay: float = 0.0,
+        bot_time_cap: float = 2.0,
+    ) -> None:
+        self.store = store
+        self.scheduler = scheduler
+        self.committer = Committer(store)
+        self.hub = hub or Hub(store.redis, self.decode)
+        self.hub.decode = self.decode
+        self.response_timeout = response_timeout
+        self.bot_delay = bot_delay
+        self.bot_time_cap = bot_time_cap  # a bot's search stops after this many seconds, whatever its budget
+
+    async def close(self) -> None:
+        await self.hub.stop()
+        await self.store.close()
+
+    # ----- games and tables ------------------------------------------------------------------------------------
+
+    def list_games(self) -> list[GameInfo]:
+        return [game_info(game) for game in GAMES]
+
+    async def create_table(
+        self,
+        config: GameConfig,
+        seats: list[SeatRequest],
+        player_name: str = "",
+        response_timeout: float | None = None,
+        bot_delay: float | None = None,
+        listed: bool = True,
+    ) -> tuple[Table, int, str]:
+        """A new table. `listed`: shown by ListTables while a seat is open (a matchmaking table is not: its seats
+        are kept for the matched players)."""
+        game = find_game(config.game)
+        checked = game.check_config(config)
+        if seats and len(seats) != checked.seats:
+            raise InvalidConfigError("seats", f"{len(seats)} seat requests for a {checked.seats}-seat table")
+        requests = list(seats) or [SeatRequest() for _ in range(checked.seats)]
+        occupants = {i: f"bot:{check_level(r.bot_level)}" for i, r in enumerate(requests) if r.bot}
+        seed = secrets.randbits(63)
+        state = game.new_game(checked, seed)
+        record = TableRecord(
+            table_id=secrets.token_hex(8),
+            config=checked,
+            seed=seed,
+            response_timeout_seconds=self.response_timeout if response_timeout is None else response_timeout,
+            bot_delay_seconds=self.bot_delay if bot_delay is None else bot_delay,
+            created_at=time.time(),
+            seats=[_seat(seat, occupant) for seat, occupant in occupants.items()],  # the bots: fixed at creation
+        )
+        open_seats = checked.seats - len(occupants)
+        await self.store.create_table(record, state_bytes(state), occupants, listed=listed and open_seats > 0)
+        self.committer.records.put(record.table_id, record)
+        seat, token = -1, ""
+        if player_name and open_seats:
+            _, seat, token = await self.join_table(record.table_id, player_name)
+        elif open_seats == 0:
+            await self.after_commit(record, game, state)
+        return await self.table(record.table_id), seat, token
+
+    async def join_table(self, table_id: str, player_name: str, seat: int | None = None) -> tuple[Table, int, str]:
+        record = await self.committer.record(table_id)
+        name = _clean_name(player_name)
+        token = secrets.token_urlsafe(24)
+        wanted = -1 if seat is None else seat
+        if not -1 <= wanted < record.config.seats:
+            raise InvalidConfigError("seat", f"seat {wanted} does not exist at a {record.config.seats}-seat table")
+        digest = token_digest(token)
+        status, taken = await self.store.claim_seat(table_id, record.config.seats, wanted, f"human:{name}", digest)
+        if status == "taken":
+            raise TableStateError(f"seat taken: seat {taken} is already occupied")
+        if status == "full":
+            raise TableStateError("table full: every seat is taken")
+        self.committer.tokens.put((table_id, digest), taken)
+        self.committer.forget(table_id)  # the table may have started: read its live state afresh next time
+        live = await self.store.live(table_id)
+        if live is not None and live.started:
+            game = find_game(record.config.game)
+            await self.after_commit(record, game, game.state_from_bytes(live.state))
+        return await self.table(table_id), taken, token
+
+    async def table(self, table_id: str) -> Table:
+        record = await self.committer.record(table_id)
+        live = await self.store.live(table_id)
+        if live is None:
+            raise TableNotFoundError(f"unknown table: no table {table_id!r}")
+        game = find_game(record.config.game)
+        header = game.header(game.state_from_bytes(live.state))
+        occupants = await self.store.occupants(table_id)
+        table = Table(
+            table_id=table_id,
+            config=record.config,
+            started=live.started,
+            version=live.version,
+            pending=header.pending,
+            outcome=header.outcome,
+            replay_verdict=await self.store.verdict(table_id),
+        )
+        for seat in range(record.config.seats):
+            table.seats.append(_seat(seat, occupants.get(seat)))
+        return table
+
+    async def list_tables(self, game_name: str = "") -> list[Table]:
+        tables = [await self.table(t) for t in await self.store.open_tables()]
+        return [t for t in tables if not game_name or t.config.game == game_name]
+
+    # ----- actions --------------------------------------------------------------------------------------------
+
+    async def seat_of(self, table_id: str, token: str) -> int:
+        return await self.committer.seat_of(table_id, token)
+
+    async def submit(
+        self, table_id: str, token: str, action: AnyMessage, client_action_id: str = "", expected: int | None = None
+    ) -> Submitted:
+        record = await self.committer.record(table_id)
+        seat = await self.committer.seat_of(table_id, token)
+        game = find_game(record.config.game)
+        done, state = await self.committer.submit(
+            record, game, seat, game.action_from_any(action), client_action_id, expected, token
+        )
+        if state is not None:
+            await self.after_commit(record, game, state)
+        return done
+
+    async def after_commit(self, record: TableRecord, game: AnyGame, state: Any) -> None:
+        """Ask for what must happen next: bot moves, response timers, replay validation of a finished game."""
+        header = game.header(state)
+        if header.outcome.finished:
+            await self.scheduler.validate_replay(record.table_id)
+            return
+        bots = _bot_levels(record)
+        for seat in header.pending.seats:
+            if seat in bots:
+                await self.scheduler.bot_turn(record.table_id, seat, header.version, record.bot_delay_seconds)
+            elif record.response_timeout_seconds > 0 and game.timeout_action(state, seat) is not None:
+                await self.scheduler.response_timeout(
+                    record.table_id, seat, header.version, record.response_timeout_seconds
+                )
+
+    # ----- scheduled work (run by the workers) ----------------------------------------------------------------
+
+    async def play_bot(self, table_id: str, seat: int, version: int) -> bool:
+        """Move for a bot seat if the game still waits for it at `version`. Returns whether it moved."""
+        waiting = await self._waiting_for(table_id, seat, version)
+        if waiting is None:
+            return False
+        record, game, state = waiting
+        level = _bot_levels(record).get(seat)
+        if level is None:
+            return False
+        bot_seed = int.from_bytes(hashlib.sha256(f"{table_id}:{version}:{seat}".encode()).digest()[:8], "big")
+        deadline = time.monotonic() + self.bot_time_cap
+        action = await asyncio.to_thread(  # the search may be long: the event loop stays free
+            choose_action, game, state, seat, level, bot_seed, stop=lambda: time.monotonic() > deadline
+        )
+        return await self._act_for(record, game, seat, action, f"bot:{version}", version)
+
+    async def expire(self, table_id: str, seat: int, version: int) -> bool:
+        """Take the timeout action (e.g. pass) for a seat that did not answer in time at `version`."""
+        waiting = await self._waiting_for(table_id, seat, version)
+        if waiting is None:
+            return False
+        record, game, state = waiting
+        action = game.timeout_action(state, seat)
+        return action is not None and await self._act_for(record, game, seat, action, f"timeout:{version}", version)
+
+    async def _waiting_for(self, table_id: str, seat: int, version: int) -> tuple[TableRecord, AnyGame, Any] | None:
+        """The table, game and state if the game is still at `version` with `seat` pending; None when it moved on."""
+        record = await self.committer.record(table_id)
+        live = await self.store.live(table_id)
+        if live is None:
+            raise TableNotFoundError(f"unknown table: no table {table_id!r}")
+        game = find_game(record.config.game)
+        state = game.state_from_bytes(live.state)
+        if live.version != version or seat not in game.pending_seats(state):
+            return None
+        return record, game, state
+
+    async def _act_for(
+        self, record: TableRecord, game: AnyGame, seat: int, action: Any, action_id: str, version: int
+    ) -> bool:
+        """Submit a scheduled action (bot move, timeout) once, only at `version`. Returns whether it landed."""
+        try:
+            done, state = await self.committer.submit(record, game, seat, action, action_id, expected=version)
+        except StaleVersionError:
+            return False
+        if state is not None:
+            await self.after_commit(record, game, state)
+        return not done.duplicate
+
+    async def validate_replay(self, table_id: str) -> Verdict:
+        """Re-run the game from its seed and log; store and return the verdict."""
+        record = await self.committer.record(table_id)
+        live = await self.store.live(table_id)
+        if live is None:
+            raise TableNotFoundError(f"unknown table: no table {table_id!r}")
+        game = find_game(record.config.game)
+        steps = [LoggedStep(a.seat, a.action.value, a.state_digest) for a in await self.store.action_log(table_id)]
+        verdict = await asyncio.to_thread(replay, game, record.config, record.seed, steps, live.state)
+        await self.store.set_verdict(table_id, str(verdict))
+        return verdict
+
+    # ----- views and streams ----------------------------------------------------------------------------------
+
+    async def view(self, table_id: str, token: str = "") -> SeatView:
+        record = await self.committer.record(table_id)
+        seat = await self.seat_of(table_id, token) if token else None
+        live = await self.store.live(table_id)
+        if live is None:
+            raise TableNotFoundError(f"unknown table: no table {table_id!r}")
+        game = find_game(record.config.game)
+        return seat_view(table_id, game, game.state_from_bytes(live.state), seat, live.seq)
+
+    def decode(self, table_id: str, data: bytes) -> Published:
+        """A commit received by the hub: decoded once for every watcher of the table in this process, and kept
+        as this process's guess of the table's live state."""
+        commit = Commit.FromString(data)
+        record = self.committer.records.get(table_id)
+        if record is None:
+            return Published(commit)
+        game = find_game(record.config.game)
+        published = Published(commit, game.state_from_bytes(commit.state))
+        self.committer.learn_commit(table_id, commit, published.state(game))
+        return published
+
+    async def watch(
+        self, table_id: str, token: str = "", after_seq: int = 0, flags: Flags = (True, True)
+    ) -> AsyncIterator[bytes]:
+        """The seat's updates, encoded: first everything after `after_seq`, then each commit as it lands, until the
+        game is over. Every event the seat may see arrives once and in order, whatever is dropped on the way."""
+        record = await self.committer.record(table_id)
+        seat = await self.seat_of(table_id, token) if token else None
+        game = find_game(record.config.game)
+        follower = await self.hub.follow(table_id)
+        try:
+            caught = await self._catch_up(table_id, game, seat, after_seq, -1, flags)
+            assert caught is not None
+            last, version, finished, update = caught
+            yield update
+            while not finished:
+                item = await follower.next()
+                if item is RESYNC or item.version > version + 1:  # something was missed: read the durable log
+                    caught = await self._catch_up(table_id, game, seat, last, version, flags)
+                    if caught is not None:
+                        last, version, finished, update = caught
+                        yield update
+                    continue
+                if item.version <= version:
+                    continue  # already sent by a catch-up
+                update = item.update(table_id, game, seat, flags)
+                last, version = item.commit.last_seq, item.version
+                finished = game.is_terminal(item.state(game))
+                yield update
+        finally:
+            self.hub.leave(follower)
+
+    async def _catch_up(
+        self, table_id: str, game: AnyGame, seat: int | None, after_seq: int, version: int, flags: Flags
+    ) -> tuple[int, int, bool, bytes] | None:
+        """The update covering everything after `after_seq`; None when the table is still at `version`."""
+        events, live = await self.store.snapshot(table_id, after_seq)
+        if live is None:
+            raise TableNotFoundError(f"unknown table: no table {table_id!r}")
+        if live.version == version:
+            return None
+        state = game.state_from_bytes(live.state)
+        update = watch_update(table_id, game, state, seat, live.seq, events, flags)
+        return live.seq, live.version, game.is_terminal(state), update
+
+    async def log(self, table_id: str) -> GameLog:
+        record = await self.committer.record(table_id)
+        live = await self.store.live(table_id)
+        if live is None:
+            raise TableNotFoundError(f"unknown table: no table {table_id!r}")
+        if not live.finished:
+            raise TableStateError("game log: the log is published once the game is finished")
+        events = await self.store.events(table_id, 1)
+        return GameLog(
+            table=await self.table(table_id),
+            seed=record.seed,
+            actions=await self.store.action_log(table_id),
+            events=visible_events(events, None),
+        )
+
+
+def _seat(seat: int, occupant: str | None) -> Seat:
+    if occupant is None:
+        return Seat(seat=seat, kind=SeatKind.SEAT_KIND_OPEN)
+    kind, _, rest = occupant.partition(":")
+    if kind == "bot":
+        return Seat(seat=seat, kind=SeatKind.SEAT_KIND_BOT, name=f"bot ({rest})", bot_level=rest)
+    return Seat(seat=seat, kind=SeatKind.SEAT_KIND_HUMAN, name=rest)
+
+
+def _bot_levels(record: TableRecord) -> dict[int, str]:
+    """The bot seats of a table and their levels (bots are seated when the table is made, never later)."""
+    return {s.seat: s.bot_level for s in record.seats if s.kind == SeatKind.SEAT_KIND_BOT}
+
+
+def _clean_name(name: str) -> str:
+    cleaned = "".join(ch for ch in name if ch.isprintable()).strip()[:40]
+    return cleaned or "player"

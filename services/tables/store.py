@@ -1,0 +1,249 @@
+"""Redis adapter (asyncio): where tables, live states, action logs and event streams are kept.
+
+Every key of one table carries the hash tag `{<table id>}`, so one Lua script can touch them all on any node of a
+Redis Cluster. The live state changes only through `commit.lua`, an atomic versioned compare-and-set that also
+checks the seat token and the client action id: a submit is one round trip when the caller's cache is right.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+import redis.asyncio as aioredis
+from manaforge.v1.common_pb2 import Event
+from manaforge.v1.gateway_pb2 import LoggedAction
+from manaforge.v1.storage_pb2 import TableRecord
+
+LIVE_FIELDS = ["version", "seq", "state", "started", "finished"]
+
+
+def _lua(name: str) -> str:
+    return resources.files("services.tables").joinpath("lua", name).read_text()
+
+
+@dataclass(frozen=True)
+class Live:
+    """A table's live state as stored: the version, the last event seq and the serialized game state."""
+
+    version: int
+    seq: int
+    state: bytes
+    started: bool
+    finished: bool
+
+    @classmethod
+    def parse(cls, fields: list[Any]) -> Live | None:
+        version, seq, state, started, finished = fields
+        if version is None:
+            return None
+        return cls(int(version), int(seq), state or b"", started == b"1", finished == b"1")
+
+
+@dataclass(frozen=True)
+class CommitResult:
+    """What the compare-and-set said: `ok` or `dup` (with the version and event seqs of the move), `conflict` (with
+    the live state now), `token` (the token holds no such seat) or `missing` (no such table)."""
+
+    status: str
+    version: int = 0
+    first_seq: int = 0
+    last_seq: int = 0
+    live: Live | None = None
+
+
+def channel(table_id: str) -> str:
+    return f"mf:{{{table_id}}}:channel"
+
+
+def table_of_channel(name: bytes) -> str:
+    return name.decode()[4:-9]  # "mf:{" table id "}:channel"
+
+
+def _keys(table_id: str) -> dict[str, str]:
+    tag = f"mf:{{{table_id}}}"
+    return {
+        "record": f"{tag}:record",
+        "live": f"{tag}:live",
+        "log": f"{tag}:log",
+        "events": f"{tag}:events",
+        "done": f"{tag}:done",
+        "seats": f"{tag}:seats",
+        "tokens": f"{tag}:tokens",
+    }
+
+
+def _result(detail: bytes, status: str) -> CommitResult:
+    version, first, last = (int(x) for x in detail.split(b":"))
+    return CommitResult(status, version, first, last)
+
+
+class RedisStore:
+    """Tables, live states and logs in Redis: one client (connection pool) per process, made in bootstrap."""
+
+    OPEN_TABLES = "mf:tables:open"
+
+    def __init__(self, client: aioredis.Redis) -> None:
+        self.redis: Any = client  # redis-py's typing of replies is looser than ours; replies are bytes
+        self._commit = client.register_script(_lua("commit.lua"))
+        self._claim = client.register_script(_lua("claim_seat.lua"))
+        self._queue_join = client.register_script(_lua("queue_join.lua"))
+        self._queue_take = client.register_script(_lua("queue_take.lua"))
+
+    async def close(self) -> None:
+        await self.redis.aclose()
+
+    # ----- tables ---------------------------------------------------------------------------------------------
+
+    async def create_table(self, record: TableRecord, state: bytes, occupants: dict[int, str], listed: bool) -> None:
+        keys = _keys(record.table_id)
+        started = int(len(occupants) == record.config.seats)
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.set(keys["record"], record.SerializeToString())
+        pipe.hset(keys["live"], mapping={"version": 0, "seq": 0, "state": state, "finished": 0, "started": started})
+        if occupants:
+            pipe.hset(keys["seats"], mapping={str(k): v for k, v in occupants.items()})
+        if listed:
+            pipe.zadd(self.OPEN_TABLES, {record.table_id: record.created_at})
+        await pipe.execute()
+
+    async def table_record(self, table_id: str) -> TableRecord | None:
+        data = await self.redis.get(_keys(table_id)["record"])
+        return TableRecord.FromString(data) if data is not None else None
+
+    async def occupants(self, table_id: str) -> dict[int, str]:
+        raw = await self.redis.hgetall(_keys(table_id)["seats"])
+        return {int(k): v.decode() for k, v in raw.items()}
+
+    async def claim_seat(
+        self, table_id: str, seats: int, wanted: int, occupant: str, token_digest: str
+    ) -> tuple[str, int]:
+        keys = _keys(table_id)
+        status, seat, *rest = await self._claim(
+            keys=[keys["seats"], keys["tokens"], keys["live"]], args=[seats, wanted, occupant, token_digest]
+        )
+        if rest and int(rest[0]):
+            await self.redis.zrem(self.OPEN_TABLES, table_id)
+        return status.decode(), int(seat)
+
+    async def seat_for_token(self, table_id: str, token_digest: str) -> int | None:
+        seat = await self.redis.hget(_keys(table_id)["tokens"], token_digest)
+        return int(seat) if seat is not None else None
+
+    async def open_tables(self, limit: int = 100) -> list[str]:
+        return [t.decode() for t in await self.redis.zrange(self.OPEN_TABLES, 0, limit - 1)]
+
+    async def set_verdict(self, table_id: str, verdict: str) -> None:
+        await self.redis.hset(_keys(table_id)["live"], "verdict", verdict)
+
+    async def verdict(self, table_id: str) -> str:
+        value = await self.redis.hget(_keys(table_id)["live"], "verdict")
+        return value.decode() if value else ""
+
+    # ----- live state ----------------------------------------------------------------------------------------
+
+    async def live(self, table_id: str) -> Live | None:
+        return Live.parse(await self.redis.hmget(_keys(table_id)["live"], LIVE_FIELDS))
+
+    async def live_and_done(
+        self, table_id: str, seat: int, client_action_id: str, trusted: bool
+    ) -> tuple[Live | None, CommitResult | None]:
+        """The live state and, when this seat's action id was applied before, its stored result (one round trip).
+        `trusted`: the id is one of the server's own (bots, timers), kept apart from clients' ids."""
+        keys = _keys(table_id)
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.hmget(keys["live"], LIVE_FIELDS)
+        pipe.hget(keys["done"], f"{seat}:{'s' if trusted else 'c'}:{client_action_id}")
+        fields, done = await pipe.execute()
+        return Live.parse(fields), (_result(done, "dup") if done is not None and client_action_id else None)
+
+    async def commit(
+        self,
+        table_id: str,
+        expected_version: int,
+        seat: int,
+        token_digest: str,
+        client_action_id: str,
+        state: bytes,
+        logged: bytes,
+        commit_message: bytes,
+        finished: bool,
+        events: list[bytes],
+    ) -> CommitResult:
+        keys = _keys(table_id)
+        reply = await self._commit(
+            keys=[keys["live"], keys["log"], keys["events"], keys["done"], keys["tokens"]],
+            args=[
+                expected_version,
+                seat,
+                token_digest,
+                client_action_id,
+                channel(table_id),
+                state,
+                logged,
+                commit_message,
+                int(finished),
+                *events,
+            ],
+        )
+        status = reply[0].decode()
+        if status in ("ok", "dup"):
+            return _result(reply[1], status)
+        if status == "conflict":
+            return CommitResult(status, live=Live.parse(reply[1:]))
+        return CommitResult(status)
+
+    # ----- logs and events -----------------------------------------------------------------------------------
+
+    async def events(self, table_id: str, first_seq: int, last_seq: int | None = None) -> list[Event]:
+        end = f"0-{last_seq}" if last_seq is not None else "+"
+        entries = await self.redis.xrange(_keys(table_id)["events"], f"0-{max(first_seq, 1)}", end)
+        return [Event.FromString(fields[b"e"]) for _, fields in entries]
+
+    async def snapshot(self, table_id: str, after_seq: int) -> tuple[list[Event], Live | None]:
+        """The events after `after_seq` and the live state, read atomically (no commit in between)."""
+        keys = _keys(table_id)
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.xrange(keys["events"], f"0-{after_seq + 1}", "+")
+        pipe.hmget(keys["live"], LIVE_FIELDS)
+        entries, fields = await pipe.execute()
+        return [Event.FromString(f[b"e"]) for _, f in entries], Live.parse(fields)
+
+    async def action_log(self, table_id: str) -> list[LoggedAction]:
+        return [LoggedAction.FromString(x) for x in await self.redis.lrange(_keys(table_id)["log"], 0, -1)]
+
+    async def replace_logged_action(self, table_id: str, index: int, logged: LoggedAction) -> None:
+        """Overwrite one log entry: only the tests use it, to prove tampering is caught."""
+        await self.redis.lset(_keys(table_id)["log"], index, logged.SerializeToString())
+
+    # ----- matchmaking ---------------------------------------------------------------------------------------
+
+    async def queue_join(self, queue: str, ticket_id: str, needed: int) -> tuple[list[str], int]:
+        matched, waiting = await self._queue_join(keys=[queue], args=[ticket_id, needed])
+        return [t.decode() for t in matched or []], int(waiting)
+
+    async def queue_take(self, queue: str, ticket_id: str, seats: int) -> list[str]:
+        return [t.decode() for t in await self._queue_take(keys=[queue], args=[ticket_id, seats]) or []]
+
+    async def queue_length(self, queue: str) -> int:
+        return int(await self.redis.llen(queue))
+
+    async def save_ticket(self, ticket_id: str, fields: dict[str, Any]) -> None:
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.hset(f"mf:ticket:{ticket_id}", mapping=fields)
+        pipe.expire(f"mf:ticket:{ticket_id}", 24 * 3600)
+        await pipe.execute()
+
+    async def ticket(self, ticket_id: str) -> dict[str, str]:
+        return {k.decode(): v.decode() for k, v in (await self.redis.hgetall(f"mf:ticket:{ticket_id}")).items()}
+
+    async def notify_ticket(self, ticket_id: str) -> None:
+        key = f"mf:ticket:{ticket_id}:ready"
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.rpush(key, 1)
+        pipe.expire(key, 3600)
+        await pipe.execute()
+
+    async def wait_ticket(self, ticket_id: str, timeout: float) -> None:
+        await self.redis.blpop([f"mf:ticket:{ticket_id}:ready"], timeout=timeout)

@@ -1,0 +1,103 @@
+"""What leaves the server: a seat's view of a state (the engine's per-seat view, rendered), and watch updates.
+
+A commit's update for one seat is built once per process and shared, encoded, by every watcher of that seat.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from google.protobuf.any_pb2 import Any as AnyMessage
+from google.protobuf.message import Message
+from manaforge.v1.common_pb2 import Event
+from manaforge.v1.gateway_pb2 import SeatView, WatchUpdate
+from manaforge.v1.rules_pb2 import GameInfo, LegalAction, OptionInfo
+from manaforge.v1.storage_pb2 import Commit
+
+from engine_core.bots import bot_levels
+from engine_core.game import visible_events
+from engine_core.registry import AnyGame
+
+
+def pack(message: Message) -> AnyMessage:
+    packed = AnyMessage()
+    packed.Pack(message)
+    return packed
+
+
+def game_info(game: AnyGame) -> GameInfo:
+    info = game.info
+    return GameInfo(
+        name=info.name,
+        title=info.title,
+        min_seats=info.min_seats,
+        max_seats=info.max_seats,
+        description=info.description,
+        options=[
+            OptionInfo(name=o.name, default_value=o.default, choices=o.choices, description=o.description)
+            for o in info.options
+        ],
+        bot_levels=bot_levels(),
+    )
+
+
+def seat_view(
+    table_id: str, game: AnyGame, state: Any, seat: int | None, seq: int, text: bool = True, legal: bool = True
+) -> SeatView:
+    """`seat`'s view (None: the public view), with its rendered text and legal actions unless left out."""
+    view = game.view(state, seat)
+    header = game.header(state)
+    actions = game.legal_actions(state, seat) if seat is not None and legal else []
+    return SeatView(
+        table_id=table_id,
+        seat=-1 if seat is None else seat,
+        version=header.version,
+        view=pack(view),
+        text=game.render(view, seat) if text else "",
+        pending=header.pending,
+        outcome=header.outcome,
+        legal_actions=[LegalAction(action=pack(a), text=game.describe(state, a)) for a in actions],
+        seq=seq,
+    )
+
+
+def watch_update(
+    table_id: str, game: AnyGame, state: Any, seat: int | None, seq: int, events: list[Event], flags: tuple[bool, bool]
+) -> bytes:
+    """One encoded WatchUpdate: the seat's share of `events` and its view after them. `flags`: (text, legal)."""
+    update = WatchUpdate(
+        seq=seq,
+        events=visible_events(events, seat),
+        view=seat_view(table_id, game, state, seat, seq, *flags),
+    )
+    return update.SerializeToString()
+
+
+class Published:
+    """A commit as the hub received it: decoded once per process, its per-seat updates built once and shared."""
+
+    __slots__ = ("_state", "_updates", "commit")
+
+    def __init__(self, commit: Commit, state: Any = None) -> None:
+        self.commit = commit
+        self._state = state
+        self._updates: dict[tuple[int | None, bool, bool], bytes] = {}
+
+    @property
+    def version(self) -> int:
+        return self.commit.version
+
+    def state(self, game: AnyGame) -> Any:
+        if self._state is None:
+            self._state = game.state_from_bytes(self.commit.state)
+        return self._state
+
+    def update(self, table_id: str, game: AnyGame, seat: int | None, flags: tuple[bool, bool]) -> bytes:
+        key = (seat, *flags)
+        encoded = self._updates.get(key)
+        if encoded is None:
+            encoded = watch_update(
+                table_id, game, self.state(game), seat, self.commit.last_seq, list(self.commit.events), flags
+            )
+            self._updates[key] = encoded
+        return encoded
