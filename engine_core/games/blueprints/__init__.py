@@ -12,6 +12,7 @@ wild (any colour, mana value or card type). Mine: five different card types; Pow
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import cache
 from itertools import combinations
 
 from manaforge.v1.cards_pb2 import MagicCard
@@ -35,7 +36,8 @@ from engine_core.games.blueprints.locations import (
     LOCATIONS,
     Location,
     assignment,
-    builds,
+    builds_values,
+    card_values,
     describe_value,
     progress,
 )
@@ -81,6 +83,21 @@ MAX_ROUNDS = max(int(choice) for choice in ROUND_LIMIT_OPTION.choices)
 # ----- cards -------------------------------------------------------------------------------------------------------
 
 
+# Legal actions are built once and shared between calls (callers never modify an action).
+_DRAWS = {source: BlueprintsAction(draw=source) for source in (DECK, DISCARD_PILE)}
+_KEEP = BlueprintsAction(keep=True)
+
+
+@cache
+def _discard_action(card_id: int) -> BlueprintsAction:
+    return BlueprintsAction(discard=card_id)
+
+
+@cache
+def _build_action(locations: tuple[Location, ...]) -> BlueprintsAction:
+    return BlueprintsAction(build=BlueprintsBuild(locations=locations))
+
+
 def card_of(state: BlueprintsState, card_id: int) -> MagicCard:
     return catalogue_card(state.catalogue, card_id)
 
@@ -107,9 +124,11 @@ def built(player: BlueprintsPlayer) -> set[Location]:
 
 def new_locations(state: BlueprintsState, seat: int) -> list[Location]:
     """The locations the seat's hand builds that the seat has not built yet."""
-    cards = hand_cards(state, seat)
-    done = built(state.players[seat])
-    return [location for location in LOCATIONS if location not in done and builds(cards, location)]
+    player = state.players[seat]
+    catalogue = state.catalogue
+    hand = tuple(card_values(catalogue_card(catalogue, card_id)) for card_id in player.hand)
+    done = built(player)
+    return [location for location in LOCATIONS if location not in done and builds_values(hand, location)]
 
 
 def build_choices(state: BlueprintsState, seat: int) -> list[list[Location]]:
@@ -178,13 +197,13 @@ class Blueprints(Game[BlueprintsState, BlueprintsAction]):
             sources = ([DECK] if state.deck or state.discard_pile else []) + (
                 [DISCARD_PILE] if state.discard_pile else []
             )
-            return [BlueprintsAction(draw=source) for source in sources]
+            return [_DRAWS[source] for source in sources]
         if state.phase == DISCARD:
             player = state.players[seat]
             kept = player.taken if self._keeps_taken(state, player, player.taken) else None
-            return [BlueprintsAction(discard=card) for card in player.hand if card != kept]
-        builds_ = [BlueprintsAction(build=BlueprintsBuild(locations=chosen)) for chosen in build_choices(state, seat)]
-        return [*builds_, BlueprintsAction(keep=True)]
+            return [_discard_action(card) for card in player.hand if card != kept]
+        builds_ = [_build_action(tuple(chosen)) for chosen in build_choices(state, seat)]
+        return [*builds_, _KEEP]
 
     def _keeps_taken(self, state: BlueprintsState, player: BlueprintsPlayer, card: int) -> bool:
         """True when the discard_taken option forbids discarding this card (taken from the pile this turn)."""
@@ -267,7 +286,7 @@ class Blueprints(Game[BlueprintsState, BlueprintsAction]):
             player.known.remove(card)
         player.hand_size = len(player.hand)
         state.discard_pile.append(card)
-        _see(state, [card])
+        _see_card(state, card)
         events = [
             event(
                 "CardDiscarded", f"seat {seat} discarded {format_card(card_of(state, card))}", actor=seat, cards=[card]
@@ -467,6 +486,12 @@ def _see(state: BlueprintsState, cards: Iterable[int]) -> None:
     """Record cards put face up in the discard pile (public from now on, wherever they go)."""
     seen = set(state.seen)
     state.seen.extend(card for card in cards if card not in seen)
+
+
+def _see_card(state: BlueprintsState, card: int) -> None:
+    """`_see` for one card (a discard: no set of the whole record)."""
+    if card not in state.seen:
+        state.seen.append(card)
 
 
 def _value(cards: list[MagicCard], todo: list[Location]) -> tuple[int, int]:

@@ -11,7 +11,7 @@ card types, unbounded mana values).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import cache
+from functools import cache, lru_cache
 from typing import TypeAlias
 
 from manaforge.v1.cards_pb2 import MagicCard
@@ -111,6 +111,38 @@ def builds(cards: Sequence[MagicCard], location: Location) -> bool:
             choices.append(())
         else:
             choices.append(values(card, location))
+            if not _augment(index, choices, matched, set()):
+                return False
+    return True
+
+
+# A non-foil card's values at each location (Mine, Power Plant, Tower), read from the card once; None for a foil.
+CardValues: TypeAlias = tuple[tuple[Value, ...], tuple[Value, ...], tuple[Value, ...]] | None
+
+
+def card_values(card: MagicCard) -> CardValues:
+    """`values(card, location)` for the three locations, with one read of each field (None: a foil, wild)."""
+    if card.foil:
+        return None
+    types = tuple(card.types)
+    if "Land" in types:
+        return types, (), ("0",)
+    return types, _colors_in_order(tuple(card.colors)), (str(card.mana_value),)
+
+
+@lru_cache(maxsize=1 << 15)
+def builds_values(hand: tuple[CardValues, ...], location: Location) -> bool:
+    """`builds` over the cards' values (`card_values`): the same matching, remembered per hand of values."""
+    if len(hand) != CARDS_PER_LOCATION:
+        return False
+    at = LOCATIONS.index(location)
+    choices: list[tuple[Value, ...]] = []
+    matched: dict[Value, int] = {}
+    for index, card in enumerate(hand):
+        if card is None:
+            choices.append(())
+        else:
+            choices.append(card[at])
             if not _augment(index, choices, matched, set()):
                 return False
     return True
