@@ -15,11 +15,13 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
+from functools import cache
 
 from manaforge.v1.cards_pb2 import MagicCard
 from manaforge.v1.common_pb2 import Event, Rng
 from manaforge.v1.games.rnd_pb2 import (
     RndAction,
+    RndAward,
     RndBallot,
     RndCategory,
     RndDesign,
@@ -109,6 +111,17 @@ def artist_of(round_: int) -> int:
 
 def writer_of(seats: int, round_: int) -> int:
     return (round_ + 1) % seats
+
+
+# Legal actions without free text are built once and shared between calls (callers never modify an action).
+_COPIES = {category: RndAction(copy=category) for category in CATEGORIES}
+_DRAW_ANOTHER = RndAction(draw_another=True)
+_EXPECTED = {DESIGN: ("copy", "draw_another"), ART: ("art",), WRITING: ("writing",), VOTING: ("vote",)}
+
+
+@cache
+def _vote_action(award: RndAward.ValueType, design: int) -> RndAction:
+    return RndAction(vote=RndVote(award=award, design=design))
 
 
 class Rnd(Game[RndState, RndAction]):
@@ -368,9 +381,9 @@ class Rnd(Game[RndState, RndAction]):
     def _legal_actions(self, state: RndState, seat: int) -> list[RndAction]:
         if state.phase == DESIGN:
             card = state.faces[state.drawn[0]]
-            actions = [RndAction(copy=c) for c in offered(state.designs[state.round], card)]
+            actions = [_COPIES[c] for c in offered(state.designs[state.round], card)]
             if self._may_draw_another(state, card):
-                actions.append(RndAction(draw_another=True))
+                actions.append(_DRAW_ANOTHER)
             return actions
         design = state.designs[state.round]
         example = random.new_rng(state.round)
@@ -380,13 +393,11 @@ class Rnd(Game[RndState, RndAction]):
             return [RndAction(writing=RndWriting(name=bot.card_name(design, example), flavour=bot.flavour(example)))]
         voted = {v.award for v in state.ballots[seat].votes}
         eligible = [d for d, candidate in enumerate(state.designs) if self._may_vote_for(state, seat, candidate)]
-        return [
-            RndAction(vote=RndVote(award=award, design=d)) for award in AWARDS if award not in voted for d in eligible
-        ]
+        return [_vote_action(award, d) for award in AWARDS if award not in voted for d in eligible]
 
     def _apply(self, state: RndState, seat: int, action: RndAction) -> list[Event]:
         choice = action.WhichOneof("choice")
-        expected = {DESIGN: ("copy", "draw_another"), ART: ("art",), WRITING: ("writing",), VOTING: ("vote",)}
+        expected = _EXPECTED
         if choice is None:
             raise MalformedActionError("action choice", "an action copies, draws another, draws art, writes or votes")
         if choice not in expected[state.phase]:
