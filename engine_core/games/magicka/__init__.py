@@ -270,6 +270,18 @@ def _kinds_action(type_: MagickaActionType.ValueType, kinds: tuple[int, ...]) ->
 
 
 @lru_cache(maxsize=_CACHE)
+def _trade_actions(elements: Hand, spell_cards: tuple[int, ...]) -> tuple[MagickaAction, ...]:
+    """Every exchange from a hand of Element card kinds (with counts) and Spell card kinds."""
+    legal = [_kinds_action(t, (k,)) for t in (TRADE_SPELL_FOR_ELEMENTS, TRADE_SPELL) for k in spell_cards]
+    legal += [_kinds_action(TRADE_ELEMENT, (k,)) for k, _ in elements]
+    for i, (first, n) in enumerate(elements):
+        if n >= 2:
+            legal.append(_kinds_action(TRADE_ELEMENTS_FOR_SPELL, (first, first)))
+        legal += [_kinds_action(TRADE_ELEMENTS_FOR_SPELL, (first, k)) for k, _ in elements[i + 1 :]]
+    return tuple(legal)
+
+
+@lru_cache(maxsize=_CACHE)
 def _attack_action(creature: int, aim: Aim) -> MagickaAction:
     return MagickaAction(type=ATTACK, creature=creature, target=_target(aim))
 
@@ -512,14 +524,8 @@ class Magicka(Game[MagickaState, MagickaAction]):
         return legal
 
     def _trades(self, state: MagickaState, seat: int) -> list[MagickaAction]:
-        elements, spell_cards = sorted(element_kinds(state, seat).items()), sorted(spell_kinds(state, seat))
-        legal = [_kinds_action(t, (k,)) for t in (TRADE_SPELL_FOR_ELEMENTS, TRADE_SPELL) for k in spell_cards]
-        legal += [_kinds_action(TRADE_ELEMENT, (k,)) for k, _ in elements]
-        for i, (first, n) in enumerate(elements):
-            if n >= 2:
-                legal.append(_kinds_action(TRADE_ELEMENTS_FOR_SPELL, (first, first)))
-            legal += [_kinds_action(TRADE_ELEMENTS_FOR_SPELL, (first, k)) for k, _ in elements[i + 1 :]]
-        return legal
+        spell_cards = tuple(sorted(set(map(_KIND_OF.__getitem__, state.wizards[seat].spells))))
+        return list(_trade_actions(_hand(state, seat), spell_cards))
 
     def _repairs(self, state: MagickaState, aims: tuple[Aim, ...], shields: Hand) -> list[MagickaAction]:
         legal: list[MagickaAction] = []
