@@ -1,50 +1,111 @@
-"""`make bench`: engine speed per game, and move latency and throughput through the real stack.
+"""`make bench`: engine speed beside RLCard's UNO, the peers' workload through the real stack, unary-only
+throughput, and one gateway holding many Watch streams. Every figure comes from this one run.
 
-    python -m deploy.bench [--seconds S] [--skip-engine] [--skip-stack]
+    python -m deploy.bench [--seconds S] [--warmup S] [--gateways N] [--streams N] [--skip-engine] [--skip-stack]
+                           [--only peer,unary,connections]
 
-1. Engine: random-playout actions/s per registered game, on one core (legal_actions + apply per action).
-2. Latency, 1 game of cardbench: submit -> ack, and submit -> event received by the other seat's watcher (p50/p99).
-3. Throughput: cardbench at 1, 16 and 64 concurrent matches (a new match after each 100-move match), moves/s.
-The load clients run on the same machine as the stack. Figures are printed side by side from one run.
+1. Engine: each game's random-playout steps/s on one core, and its ratio to RLCard's UNO in the same run.
+2. The peers' workload (`../shared/peers/bgio/README.md`): cardbench matches of 100 moves, both seats watching and
+   the seat to move playing as soon as its own update arrives; 1, 16 and 64 concurrent matches, a timed window after
+   a warm-up. Moves/s, p50/p99 of move sent -> the other seat's update, server CPU ms per move for each process
+   (utime+stime from /proc over the window) and the load clients' CPU, Redis commands per move.
+3. Unary only: the same matches driven by SubmitAction answers alone (no watchers), moves/s.
+4. Connections: one gateway process holding `--streams` spectator streams over 100 tables while 4 tables play;
+   the gateway's memory per stream and SubmitAction / ListGames p50/p99 meanwhile.
+The load clients run on the same machine as the stack (2 cores here): CPU per move is the figure that carries over.
 """
 
 from __future__ import annotations
 
 import argparse
-import random
-import statistics
+import multiprocessing
 import threading
 import time
 from typing import Any
 
 import psutil
-from manaforge.v1.common_pb2 import GameConfig
+import redis
 from manaforge.v1.games.cardbench_pb2 import CardbenchAction, CardbenchState
 
+from deploy.connections import connection_run, percentile
 from deploy.launcher import Stack
-from engine_core import GAMES, Game
+from deploy.peerload import LoadResult, Window, first_errors, load_process, merge, spread
 from gateway.client import Client, pack
 
-
-def engine_rate(game: Game[Any, Any], seconds: float) -> tuple[float, int]:
-    """Random playouts for `seconds`: (actions per second, games played)."""
-    rand = random.Random(1)
-    seats = game.info.min_seats
-    actions = games = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        state = game.new_game(GameConfig(game=game.info.name, seats=seats), rand.getrandbits(63))
-        while not game.is_terminal(state):
-            seat = rand.choice(game.pending_seats(state))
-            state, _ = game.apply(state, seat, rand.choice(game.legal_actions(state, seat)))
-            actions += 1
-        games += 1
-    return actions / (time.perf_counter() - start), games
+CONCURRENCY = (1, 16, 64)
 
 
-def percentile(samples: list[float], p: float) -> float:
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))]
+def say(line: str) -> None:
+    print(line, flush=True)
+
+
+# ----- the peers' workload ------------------------------------------------------------------------------------
+
+
+def cpu_seconds(process: psutil.Process) -> float:
+    times = process.cpu_times()
+    return float(times.user + times.system + times.children_user + times.children_system)
+
+
+def redis_calls(url: str) -> dict[str, int]:
+    stats = redis.Redis.from_url(url).info("commandstats")
+    return {name.removeprefix("cmdstat_"): int(v["calls"]) for name, v in stats.items()}
+
+
+def peer_run(stack: Stack, matches: int, seconds: float, warmup: float, loaders: int, lean: bool) -> dict[str, Any]:
+    """One level of the peers' workload: returns moves/s, latencies and CPU per move by process."""
+    context = multiprocessing.get_context("spawn")
+    out: Any = context.Queue()
+    start = time.time() + 2.0 + warmup  # the load processes need about 2 s to start
+    window = Window(start, start + seconds)
+    parts = spread(matches, loaders)
+    workers = [
+        context.Process(target=load_process, args=(stack.gateway_addresses, n, window, lean, out)) for n in parts
+    ]
+    for worker in workers:
+        worker.start()
+    server = {name: psutil.Process(p.pid) for name, p in stack.processes.items()}
+    time.sleep(max(0.0, window.start - time.time()))
+    before = {name: cpu_seconds(p) for name, p in server.items()}
+    calls_before = redis_calls(stack.redis_url)
+    time.sleep(max(0.0, window.end - time.time()))
+    after = {name: cpu_seconds(p) for name, p in server.items()}
+    calls_after = redis_calls(stack.redis_url)
+    results: list[LoadResult] = [out.get(timeout=60) for _ in workers]
+    for worker in workers:
+        worker.join(10)
+    load = merge(results)
+    moves = max(1, load.moves)
+    cpu = {name: (after[name] - before[name]) * 1000 / moves for name in server}
+    calls = {k: calls_after.get(k, 0) - calls_before.get(k, 0) for k in calls_after}
+    return {
+        "matches": matches,
+        "moves_per_s": load.moves / seconds,
+        "p50": percentile(load.latencies_ms, 50),
+        "p99": percentile(load.latencies_ms, 99),
+        "cpu_ms": cpu,
+        "server_cpu_ms": sum(cpu.values()),
+        "load_cpu_ms": load.cpu_seconds * 1000 / moves,
+        "redis_per_move": {k: v / moves for k, v in calls.items() if v / moves >= 0.05 and k != "info"},
+        "finished": load.matches,
+        "errors": first_errors(load.errors),
+    }
+
+
+def print_peer(result: dict[str, Any]) -> None:
+    cpu = "  ".join(f"{name} {ms:.3f}" for name, ms in result["cpu_ms"].items() if ms >= 0.0005)
+    say(
+        f"  {result['matches']:>3} matches  {result['moves_per_s']:>7,.0f} moves/s  p50 {result['p50']:6.2f} ms"
+        f"  p99 {result['p99']:6.2f} ms  server CPU {result['server_cpu_ms']:.3f} ms/move ({cpu})"
+        f"  load clients {result['load_cpu_ms']:.3f} ms/move  ({result['finished']} matches finished)"
+    )
+    per_move = ", ".join(f"{k} {v:.2f}" for k, v in sorted(result["redis_per_move"].items()))
+    say(f"      redis commands per move: {per_move}")
+    if result["errors"]:
+        say(f"      errors: {'; '.join(result['errors'])}")
+
+
+# ----- unary only ----------------------------------------------------------------------------------------------
 
 
 class Match:
@@ -72,45 +133,9 @@ class Match:
         self.moves += 1
 
 
-def latency(stack: Stack, moves: int) -> dict[str, list[float]]:
-    client = Client(stack.gateway_addresses[0])
-    watcher = Client(stack.gateway_addresses[0])
-    acks: list[float] = []
-    events: list[float] = []
-    received: dict[int, float] = {}
-    match = Match(client)
-    ready = threading.Event()
-
-    def follow(table_id: str, token: str) -> None:
-        for update in watcher.watch(table_id, token):
-            received[update.view.version] = time.perf_counter()
-            ready.set()
-            if update.view.outcome.finished:
-                return
-
-    while len(acks) < moves:
-        ready.clear()
-        thread = threading.Thread(target=follow, args=(match.table_id, match.tokens[1]), daemon=True)
-        thread.start()
-        ready.wait(5)
-        while match.moves < 100:
-            sent = time.perf_counter()
-            match.move()
-            acks.append(time.perf_counter() - sent)
-            deadline = time.perf_counter() + 2
-            while match.moves not in received and time.perf_counter() < deadline:
-                time.sleep(0)
-            events.append(received[match.moves] - sent)
-        thread.join(5)
-        received.clear()
-        match = Match(client)
-    client.close()
-    watcher.close()
-    return {"submit -> ack": acks, "submit -> other seat's event": events}
-
-
-def throughput(stack: Stack, matches: int, seconds: float) -> tuple[float, int]:
-    """Moves/s with `matches` concurrent cardbench matches, each started anew after its 100 moves."""
+def unary_throughput(stack: Stack, matches: int, seconds: float) -> tuple[float, int]:
+    """Moves/s with `matches` concurrent cardbench matches (threads, one RPC per move), each started anew after its
+    100 moves."""
     stop = time.perf_counter() + seconds
     counts = [0] * matches
     finished = [0] * matches
@@ -134,36 +159,64 @@ def throughput(stack: Stack, matches: int, seconds: float) -> tuple[float, int]:
     return sum(counts) / (time.perf_counter() - start), sum(finished)
 
 
+# ----- main ----------------------------------------------------------------------------------------------------
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--seconds", type=float, default=3.0)
+    parser.add_argument("--seconds", type=float, default=10.0, help="timed window of each stack run")
+    parser.add_argument("--warmup", type=float, default=3.0)
+    parser.add_argument("--engine-seconds", type=float, default=3.0)
+    parser.add_argument("--gateways", type=int, default=2)
+    parser.add_argument("--loaders", type=int, default=1, help="load client processes")
+    parser.add_argument("--streams", type=int, default=10_000)
+    parser.add_argument("--full-updates", action="store_true", help="updates with rendered text and legal actions")
+    parser.add_argument("--matches", default=",".join(map(str, CONCURRENCY)))
     parser.add_argument("--skip-engine", action="store_true")
     parser.add_argument("--skip-stack", action="store_true")
+    parser.add_argument("--only", default="peer,unary,connections", help="which stack runs")
     args = parser.parse_args()
+    runs = set(args.only.split(","))
     if not args.skip_engine:
-        print("engine: random playouts on one core (target >= 100,000 actions/s)")
-        for game in GAMES:
-            rate, games = engine_rate(game, args.seconds)
-            print(f"  {game.info.name:<14} {rate:>10,.0f} actions/s  ({games} games)", flush=True)
+        from deploy.enginebench import engine_table
+
+        for line in engine_table(args.engine_seconds):
+            say(line)
     if args.skip_stack:
         return
-    with Stack(gateways=2, worker_concurrency=1) as stack:
-        print("\nlatency through the stack, 1 cardbench game (targets: submit -> event p50 <= 2 ms)")
-        for name, samples in latency(stack, 1000).items():
-            ms = [s * 1000 for s in samples]
-            print(
-                f"  {name:<30} p50 {percentile(ms, 50):6.2f} ms   p99 {percentile(ms, 99):6.2f} ms  "
-                f"(mean {statistics.fmean(ms):.2f}, n={len(ms)})",
-                flush=True,
+    levels = [int(m) for m in args.matches.split(",")]
+    if "peer" in runs or "unary" in runs:
+        with Stack(gateways=args.gateways, worker_concurrency=1) as stack:
+            if "peer" in runs:
+                lean = not args.full_updates
+                say(
+                    f"\nthe peers' workload: cardbench, both seats watching, {args.gateways} gateway(s) + redis + worker"
+                    f" + rules, {args.loaders} load process(es), {args.warmup:g} s warm-up + {args.seconds:g} s window,"
+                    f" updates {'without' if lean else 'with'} text and legal actions"
+                )
+                for matches in levels:
+                    print_peer(peer_run(stack, matches, args.seconds, args.warmup, args.loaders, lean))
+            if "unary" in runs:
+                say("\nunary only (no watchers): cardbench matches of 100 moves, one thread per match")
+                for matches in levels:
+                    rate, done = unary_throughput(stack, matches, args.seconds)
+                    say(f"  {matches:>3} matches  {rate:>8,.0f} moves/s  ({done} matches finished)")
+            say("\nmemory after the runs (resident set size)")
+            for name, process in stack.processes.items():
+                say(f"  {name:<12} {psutil.Process(process.pid).memory_info().rss / 2**20:7.1f} MiB")
+    if "connections" in runs:
+        with Stack(gateways=1, worker_concurrency=1) as stack:
+            say(f"\nconnections: one gateway process holding {args.streams:,} Watch streams over 100 tables")
+            figures = connection_run(
+                stack.gateway_addresses[0], stack.processes["gateway-0"].pid, args.streams, say=say
             )
-        print("\nthroughput, cardbench matches of 100 moves (target: >= 1,200 moves/s at 64)")
-        for matches in (1, 16, 64):
-            rate, done = throughput(stack, matches, args.seconds * 2)
-            print(f"  {matches:>3} concurrent matches  {rate:>8,.0f} moves/s  ({done} matches finished)", flush=True)
-        print("\nmemory after the runs (resident set size)")
-        for name, process in stack.processes.items():
-            rss = psutil.Process(process.pid).memory_info().rss / 2**20
-            print(f"  {name:<12} {rss:7.1f} MiB", flush=True)
+            say(
+                f"  {figures['streams']:,.0f} streams: gateway RSS {figures['rss_before_mib']:.0f} -> "
+                f"{figures['rss_streams_mib']:.0f} MiB ({figures['kib_per_stream']:.1f} KiB per stream); "
+                f"SubmitAction p50 {figures['submit_p50_ms']:.2f} ms p99 {figures['submit_p99_ms']:.2f} ms "
+                f"(n={figures['submits']:.0f}); ListGames p50 {figures['list_games_p50_ms']:.2f} ms "
+                f"p99 {figures['list_games_p99_ms']:.2f} ms; gateway CPU {figures['gateway_cpu_s']:.1f} s"
+            )
 
 
 if __name__ == "__main__":

@@ -1,0 +1,186 @@
+"""The connection run of `make bench`: one gateway process holding many Watch streams (spectators spread over many
+tables) while a few tables play, with the gateway's memory per stream and the latency of SubmitAction and ListGames
+meanwhile. The spectators live in their own processes, so the calls timed here do not queue behind them."""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+import time
+from collections.abc import Callable
+from multiprocessing.synchronize import Event as EventType
+from typing import Any
+
+import grpc
+import psutil
+from manaforge.v1 import gateway_pb2 as gw
+from manaforge.v1.common_pb2 import GameConfig
+from manaforge.v1.games.cardbench_pb2 import CardbenchAction, CardbenchState
+from manaforge.v1.gateway_pb2_grpc import GatewayStub
+from manaforge.v1.rules_pb2 import ListGamesRequest
+
+from services.tables.views import pack
+
+STREAMS_PER_CHANNEL = 500
+
+
+async def hold(address: str, table_ids: list[str], count: int, ready: Any, stop: EventType) -> None:
+    """Open `count` spectator streams spread over `table_ids`; `ready` counts those that got their first update."""
+    channels = [grpc.aio.insecure_channel(address) for _ in range(max(1, count // STREAMS_PER_CHANNEL))]
+    stubs = [GatewayStub(c) for c in channels]
+
+    async def spectate(i: int) -> None:
+        first = True
+        call = stubs[i % len(stubs)].Watch(gw.WatchRequest(table_id=table_ids[i % len(table_ids)], without_text=True))
+        try:
+            async for _ in call:
+                if first:
+                    with ready.get_lock():
+                        ready.value += 1
+                    first = False
+        except grpc.aio.AioRpcError:
+            pass
+
+    tasks = []
+    for i in range(count):
+        tasks.append(asyncio.ensure_future(spectate(i)))
+        if i % 200 == 199:
+            await asyncio.sleep(0.05)  # open them at a steady pace, not in one burst
+    while not stop.is_set():
+        await asyncio.sleep(0.2)
+    for task in tasks:
+        task.cancel()
+    for channel in channels:
+        await channel.close(grace=None)
+
+
+def spectator_process(address: str, table_ids: list[str], count: int, ready: Any, stop: EventType) -> None:
+    import uvloop
+
+    uvloop.run(hold(address, table_ids, count, ready, stop))
+
+
+def percentile(samples: list[float], p: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))] if ordered else float("nan")
+
+
+async def _tables(stub: GatewayStub, count: int) -> list[tuple[str, list[str]]]:
+    made = []
+    for _ in range(count):
+        created = await stub.CreateTable(
+            gw.CreateTableRequest(config=GameConfig(game="cardbench", seats=2), player_name="a")
+        )
+        joined = await stub.JoinTable(gw.JoinTableRequest(table_id=created.table.table_id, player_name="b"))
+        made.append((created.table.table_id, [created.seat_token, joined.seat_token]))
+    return made
+
+
+async def _play(
+    stub: GatewayStub, table: tuple[str, list[str]], until: float, rate: float, submits: list[float]
+) -> None:
+    """Play one table at `rate` moves/s until `until`, timing each SubmitAction."""
+    table_id, tokens = table
+    move = 0
+    while time.time() < until:
+        seat = move % 2
+        view = await stub.GetView(gw.GetViewRequest(table_id=table_id, seat_token=tokens[seat]))
+        if view.outcome.finished:
+            return
+        state = CardbenchState()
+        view.view.Unpack(state)
+        request = gw.SubmitActionRequest(
+            table_id=table_id,
+            seat_token=tokens[seat],
+            action=pack(CardbenchAction(card=state.hands[seat].cards[0])),
+            client_action_id=f"c{move}",
+        )
+        started = time.perf_counter()
+        await stub.SubmitAction(request)
+        submits.append((time.perf_counter() - started) * 1000)
+        move += 1
+        await asyncio.sleep(1 / rate)
+
+
+async def _list_games(stub: GatewayStub, until: float, samples: list[float]) -> None:
+    while time.time() < until:
+        started = time.perf_counter()
+        await stub.ListGames(ListGamesRequest())
+        samples.append((time.perf_counter() - started) * 1000)
+        await asyncio.sleep(0.1)
+
+
+def connection_run(
+    address: str,
+    gateway_pid: int,
+    streams: int,
+    tables: int = 100,
+    playing: int = 4,
+    seconds: float = 10.0,
+    say: Callable[[str], None] = print,
+) -> dict[str, float]:
+    """Hold `streams` spectator streams on one gateway over `tables` tables, `playing` of which play at 5 moves/s
+    each for `seconds`. Returns the figures (memory per stream, submit and ListGames p50/p99, ...)."""
+    gateway = psutil.Process(gateway_pid)
+
+    async def setup() -> list[tuple[str, list[str]]]:
+        async with grpc.aio.insecure_channel(address) as channel:
+            return await _tables(GatewayStub(channel), tables)
+
+    made = asyncio.run(setup())
+    rss_before = gateway.memory_info().rss
+    context = multiprocessing.get_context("spawn")
+    ready = context.Value("i", 0)
+    stop = context.Event()
+    processes = 2
+    ids = [t for t, _ in made]
+    workers = [
+        context.Process(target=spectator_process, args=(address, ids, streams // processes, ready, stop))
+        for _ in range(processes)
+    ]
+    for worker in workers:
+        worker.start()
+    deadline = time.monotonic() + 180
+    shown = -1
+    while ready.value < streams // processes * processes and time.monotonic() < deadline:
+        if ready.value // 1000 != shown:
+            shown = ready.value // 1000
+            say(f"    {ready.value:>6,} / {streams:,} streams open")
+        time.sleep(0.5)
+    opened = ready.value
+    rss_streams = gateway.memory_info().rss
+    say(f"    {opened:,} streams open; playing {playing} tables for {seconds:g} s")
+    submits: list[float] = []
+    listings: list[float] = []
+
+    async def measure() -> None:
+        until = time.time() + seconds
+        async with grpc.aio.insecure_channel(address) as channel:
+            stub = GatewayStub(channel)
+            await asyncio.gather(
+                *(_play(stub, table, until, 5.0, submits) for table in made[:playing]),
+                _list_games(stub, until, listings),
+            )
+
+    cpu_before = gateway.cpu_times()
+    asyncio.run(measure())
+    cpu_after = gateway.cpu_times()
+    rss_after = gateway.memory_info().rss
+    stop.set()
+    for worker in workers:
+        worker.join(30)
+        if worker.is_alive():
+            worker.kill()
+    return {
+        "streams": opened,
+        "rss_before_mib": rss_before / 2**20,
+        "rss_streams_mib": rss_streams / 2**20,
+        "rss_after_mib": rss_after / 2**20,
+        "kib_per_stream": (rss_streams - rss_before) / max(1, opened) / 1024,
+        "submit_p50_ms": percentile(submits, 50),
+        "submit_p99_ms": percentile(submits, 99),
+        "submits": len(submits),
+        "list_games_p50_ms": percentile(listings, 50),
+        "list_games_p99_ms": percentile(listings, 99),
+        "gateway_cpu_s": (cpu_after.user + cpu_after.system) - (cpu_before.user + cpu_before.system),
+    }
