@@ -52,7 +52,9 @@ def redis_calls(url: str) -> dict[str, int]:
     return {name.removeprefix("cmdstat_"): int(v["calls"]) for name, v in stats.items()}
 
 
-def peer_run(stack: Stack, matches: int, seconds: float, warmup: float, loaders: int, lean: bool) -> dict[str, Any]:
+def peer_run(
+    stack: Stack, matches: int, seconds: float, warmup: float, loaders: int, lean: bool, play: bool
+) -> dict[str, Any]:
     """One level of the peers' workload: returns moves/s, latencies and CPU per move by process."""
     context = multiprocessing.get_context("spawn")
     out: Any = context.Queue()
@@ -60,7 +62,7 @@ def peer_run(stack: Stack, matches: int, seconds: float, warmup: float, loaders:
     window = Window(start, start + seconds)
     parts = spread(matches, loaders)
     workers = [
-        context.Process(target=load_process, args=(stack.gateway_addresses, n, window, lean, out)) for n in parts
+        context.Process(target=load_process, args=(stack.gateway_addresses, n, window, lean, play, out)) for n in parts
     ]
     for worker in workers:
         worker.start()
@@ -189,13 +191,16 @@ def main() -> None:
         with Stack(gateways=args.gateways, worker_concurrency=1) as stack:
             if "peer" in runs:
                 lean = not args.full_updates
-                say(
-                    f"\nthe peers' workload: cardbench, both seats watching, {args.gateways} gateway(s) + redis + worker"
-                    f" + rules, {args.loaders} load process(es), {args.warmup:g} s warm-up + {args.seconds:g} s window,"
-                    f" updates {'without' if lean else 'with'} text and legal actions"
-                )
-                for matches in levels:
-                    print_peer(peer_run(stack, matches, args.seconds, args.warmup, args.loaders, lean))
+                for play in (True, False):
+                    how = "one Play stream per seat" if play else "Watch + SubmitAction per seat"
+                    say(
+                        f"\nthe peers' workload ({how}): cardbench, both seats receiving every update,"
+                        f" {args.gateways} gateway(s) + redis + worker + rules, {args.loaders} load process(es),"
+                        f" {args.warmup:g} s warm-up + {args.seconds:g} s window,"
+                        f" updates {'without' if lean else 'with'} text and legal actions"
+                    )
+                    for matches in levels:
+                        print_peer(peer_run(stack, matches, args.seconds, args.warmup, args.loaders, lean, play))
             if "unary" in runs:
                 say("\nunary only (no watchers): cardbench matches of 100 moves, one thread per match")
                 for matches in levels:

@@ -9,7 +9,7 @@ import multiprocessing
 import time
 from collections.abc import Callable
 from multiprocessing.synchronize import Event as EventType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import grpc
 import psutil
@@ -20,6 +20,9 @@ from manaforge.v1.gateway_pb2_grpc import GatewayStub
 from manaforge.v1.rules_pb2 import ListGamesRequest
 
 from services.tables.views import pack
+
+if TYPE_CHECKING:
+    from manaforge.v1.gateway_pb2_grpc import GatewayAsyncStub
 
 STREAMS_PER_CHANNEL = 500
 
@@ -65,7 +68,7 @@ def percentile(samples: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))] if ordered else float("nan")
 
 
-async def _tables(stub: GatewayStub, count: int) -> list[tuple[str, list[str]]]:
+async def _tables(stub: GatewayAsyncStub, count: int) -> list[tuple[str, list[str]]]:
     made = []
     for _ in range(count):
         created = await stub.CreateTable(
@@ -77,7 +80,7 @@ async def _tables(stub: GatewayStub, count: int) -> list[tuple[str, list[str]]]:
 
 
 async def _play(
-    stub: GatewayStub, table: tuple[str, list[str]], until: float, rate: float, submits: list[float]
+    stub: GatewayAsyncStub, table: tuple[str, list[str]], until: float, rate: float, submits: list[float]
 ) -> None:
     """Play one table at `rate` moves/s until `until`, timing each SubmitAction."""
     table_id, tokens = table
@@ -102,7 +105,7 @@ async def _play(
         await asyncio.sleep(1 / rate)
 
 
-async def _list_games(stub: GatewayStub, until: float, samples: list[float]) -> None:
+async def _list_games(stub: GatewayAsyncStub, until: float, samples: list[float]) -> None:
     while time.time() < until:
         started = time.perf_counter()
         await stub.ListGames(ListGamesRequest())

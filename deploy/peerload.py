@@ -13,7 +13,7 @@ import itertools
 import time
 from dataclasses import dataclass, field
 from multiprocessing.queues import Queue
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import grpc
 import psutil
@@ -23,6 +23,9 @@ from manaforge.v1.games.cardbench_pb2 import CardbenchAction, CardbenchState
 from manaforge.v1.gateway_pb2_grpc import GatewayStub
 
 from services.tables.views import pack
+
+if TYPE_CHECKING:
+    from manaforge.v1.gateway_pb2_grpc import GatewayAsyncStub
 
 MOVES_PER_MATCH = 100
 
@@ -45,48 +48,65 @@ class LoadResult:
     errors: list[str] = field(default_factory=list)
 
 
-async def play_match(stub: GatewayStub, window: Window, result: LoadResult, lean: bool) -> None:
-    created = await stub.CreateTable(
-        gw.CreateTableRequest(config=GameConfig(game="cardbench", seats=2), player_name="a")
-    )
+async def play_match(stub: GatewayAsyncStub, window: Window, result: LoadResult, lean: bool, play: bool) -> None:
+    """One match. `play`: each seat on one Play stream (updates and moves on the same stream, as the peers' clients
+    use one socket); otherwise each seat watches with Watch and moves with SubmitAction calls."""
+    config = GameConfig(game="cardbench", seats=2)
+    created = await stub.CreateTable(gw.CreateTableRequest(config=config, player_name="a"))
     table_id = created.table.table_id
     joined = await stub.JoinTable(gw.JoinTableRequest(table_id=table_id, player_name="b"))
     tokens = [created.seat_token, joined.seat_token]
     sent: dict[int, tuple[int, float]] = {}  # version a move produces -> (the seat that sent it, time.time())
 
-    async def seat(me: int) -> None:
-        request = gw.WatchRequest(
-            table_id=table_id, seat_token=tokens[me], without_text=lean, without_legal_actions=lean
-        )
-        async for update in stub.Watch(request):
-            seen = time.time()
-            view = update.view
-            version = view.version
-            mover, moved = sent.get(version, (me, 0.0))
-            if mover != me:  # the other seat's move, now seen here
-                del sent[version]
-                if window.holds(moved, seen):
-                    result.moves += 1
-                    result.latencies_ms.append((seen - moved) * 1000)
-            if view.outcome.finished:
-                return
-            if view.pending.seats and view.pending.seats[0] == me:
-                state = CardbenchState()
-                view.view.Unpack(state)
-                action = pack(CardbenchAction(card=state.hands[me].cards[0]))
-                sent[version + 1] = (me, time.time())
-                await stub.SubmitAction(
-                    gw.SubmitActionRequest(
-                        table_id=table_id, seat_token=tokens[me], action=action, client_action_id=f"m{version}"
-                    )
-                )
+    def seen(me: int, view: gw.SeatView) -> gw.SubmitActionRequest | None:
+        """Note the other seat's move if this update shows it; the move to make if it is this seat's turn."""
+        now = time.time()
+        mover, moved = sent.get(view.version, (me, 0.0))
+        if mover != me:
+            del sent[view.version]
+            if window.holds(moved, now):
+                result.moves += 1
+                result.latencies_ms.append((now - moved) * 1000)
+        if view.outcome.finished or not view.pending.seats or view.pending.seats[0] != me:
+            return None
+        state = CardbenchState()
+        view.view.Unpack(state)
+        sent[view.version + 1] = (me, time.time())
+        action = pack(CardbenchAction(card=state.hands[me].cards[0]))
+        return gw.SubmitActionRequest(client_action_id=f"m{view.version}", action=action)
 
-    await asyncio.gather(seat(0), seat(1))
+    def watch(me: int) -> gw.WatchRequest:
+        return gw.WatchRequest(table_id=table_id, seat_token=tokens[me], without_text=lean, without_legal_actions=lean)
+
+    async def watching_seat(me: int) -> None:
+        async for update in stub.Watch(watch(me)):
+            move = seen(me, update.view)
+            if move is not None:
+                move.table_id, move.seat_token = table_id, tokens[me]
+                await stub.SubmitAction(move)
+
+    async def playing_seat(me: int) -> None:
+        call = stub.Play()  # type: ignore[call-arg]  # the stubs know only the request-iterator form
+        await call.write(gw.PlayRequest(watch=watch(me)))
+        async for message in call:
+            if message.HasField("result"):
+                if message.result.code:
+                    result.errors.append(f"code {message.result.code}: {message.result.message}")
+                continue
+            if message.update.view.outcome.finished:
+                seen(me, message.update.view)
+                await call.done_writing()
+                return
+            move = seen(me, message.update.view)
+            if move is not None:
+                await call.write(gw.PlayRequest(action=move))
+
+    await asyncio.gather(*((playing_seat if play else watching_seat)(seat) for seat in (0, 1)))
     if window.holds(time.time()):
         result.matches += 1
 
 
-async def drive(addresses: list[str], matches: int, window: Window, lean: bool) -> LoadResult:
+async def drive(addresses: list[str], matches: int, window: Window, lean: bool, play: bool) -> LoadResult:
     result = LoadResult()
     channels = [grpc.aio.insecure_channel(a) for a in addresses]
     stubs = [GatewayStub(c) for c in channels]
@@ -96,7 +116,7 @@ async def drive(addresses: list[str], matches: int, window: Window, lean: bool) 
         stub = stubs[i % len(stubs)]
         while time.time() < window.end:
             try:
-                await play_match(stub, window, result, lean)
+                await play_match(stub, window, result, lean, play)
             except grpc.aio.AioRpcError as exc:
                 result.errors.append(f"{exc.code().name}: {exc.details()}")
                 await asyncio.sleep(0.05)
@@ -110,19 +130,19 @@ async def drive(addresses: list[str], matches: int, window: Window, lean: bool) 
 
     players = [asyncio.ensure_future(loop(i)) for i in range(matches)]
     await measure()
-    done, pending = await asyncio.wait(players, timeout=10)
+    _, pending = await asyncio.wait(players, timeout=10)
     for task in pending:
         task.cancel()
     for channel in channels:
-        await channel.close()
+        await channel.close(grace=None)
     return result
 
 
-def load_process(addresses: list[str], matches: int, window: Window, lean: bool, out: Queue[Any]) -> None:
+def load_process(addresses: list[str], matches: int, window: Window, lean: bool, play: bool, out: Queue[Any]) -> None:
     """A load process's body: `matches` concurrent matches until the window ends; its result goes to `out`."""
     import uvloop
 
-    out.put(uvloop.run(drive(addresses, matches, window, lean)))
+    out.put(uvloop.run(drive(addresses, matches, window, lean, play)))
 
 
 def spread(total: int, parts: int) -> list[int]:

@@ -7,6 +7,8 @@ here passes bytes through.
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import time
 from collections.abc import AsyncIterator
 from typing import Any
@@ -16,14 +18,25 @@ from google.protobuf import message_factory
 from google.protobuf.descriptor import ServiceDescriptor
 from google.protobuf.message import Message
 from manaforge.v1 import gateway_pb2, rules_pb2
-from manaforge.v1.gateway_pb2 import CreateTableResponse, JoinTableResponse, ListTablesResponse, SubmitActionResponse
+from manaforge.v1.gateway_pb2 import (
+    ActionResult,
+    CreateTableResponse,
+    JoinTableResponse,
+    ListTablesResponse,
+    PlayRequest,
+    PlayUpdate,
+    SubmitActionResponse,
+)
 
+from engine_core.errors import MalformedActionError
 from gateway.metrics import ACTIONS, SUBMIT_SECONDS, WATCHERS
-from services.grpc_status import aio_health_and_reflection, aio_streaming, aio_unary
+from services.grpc_status import aio_health_and_reflection, aio_streaming, aio_unary, status_of
 from services.tables.matchmaking import Matchmaker
 from services.tables.service import Tables
 
 SERVICE = gateway_pb2.DESCRIPTOR.services_by_name["Gateway"]
+OUTBOX_LIMIT = 64  # messages waiting to go out on one Play stream; beyond that its updates wait in the hub
+log = logging.getLogger(__name__)
 
 
 class GatewayServicer:
@@ -68,12 +81,15 @@ class GatewayServicer:
 
     @aio_unary
     async def SubmitAction(self, request: gateway_pb2.SubmitActionRequest, context: Any) -> SubmitActionResponse:
+        return await self._submit(request.table_id, request.seat_token, request)
+
+    async def _submit(
+        self, table_id: str, token: str, request: gateway_pb2.SubmitActionRequest
+    ) -> SubmitActionResponse:
         expected = request.expected_version if request.HasField("expected_version") else None
         started = time.perf_counter()
         try:
-            done = await self.tables.submit(
-                request.table_id, request.seat_token, request.action, request.client_action_id, expected
-            )
+            done = await self.tables.submit(table_id, token, request.action, request.client_action_id, expected)
         except Exception:
             ACTIONS.labels("refused").inc()
             raise
@@ -95,13 +111,94 @@ class GatewayServicer:
         finally:
             WATCHERS.dec()
 
+    @aio_streaming
+    async def Play(self, requests: AsyncIterator[PlayRequest], context: Any) -> AsyncIterator[bytes]:
+        opening = await anext(aiter(requests), None)
+        if opening is None or opening.WhichOneof("kind") != "watch":
+            raise MalformedActionError("play stream", "the first message must be `watch` (the table and seat token)")
+        watch = opening.watch
+        flags = (not watch.without_text, not watch.without_legal_actions)
+        outbox: asyncio.Queue[tuple[str, Any]] = asyncio.Queue(OUTBOX_LIMIT)
+        inflight = 0
+
+        async def pump() -> None:
+            updates = self.tables.watch(watch.table_id, watch.seat_token, watch.after_seq, flags)
+            try:
+                async for update in updates:
+                    await outbox.put(("send", _field(1, update)))
+                await outbox.put(("finished", None))
+            except Exception as exc:
+                await outbox.put(("error", exc))
+            finally:
+                await updates.aclose()
+
+        async def act() -> None:
+            nonlocal inflight
+            async for request in requests:
+                inflight += 1
+                result = await self._result(watch, request)
+                await outbox.put(("send", PlayUpdate(result=result).SerializeToString()))
+                inflight -= 1
+            await outbox.put(("closed", None))
+
+        WATCHERS.inc()
+        tasks = [asyncio.ensure_future(pump()), asyncio.ensure_future(act())]
+        finished = False
+        try:
+            while True:
+                kind, item = await outbox.get()
+                if kind == "send":
+                    yield item
+                elif kind == "error":
+                    raise item
+                elif kind == "closed":
+                    return
+                else:
+                    finished = True
+                if finished and inflight == 0 and outbox.empty():
+                    return
+        finally:
+            WATCHERS.dec()
+            for task in tasks:
+                task.cancel()
+
+    async def _result(self, watch: gateway_pb2.WatchRequest, request: PlayRequest) -> ActionResult:
+        """One action of a Play stream, answered in-band: the status SubmitAction would give, and its message."""
+        if request.WhichOneof("kind") != "action":
+            code, message = grpc.StatusCode.INVALID_ARGUMENT, "play stream: after the first message, only actions"
+            return ActionResult(code=code.value[0], message=message)
+        action = request.action
+        try:
+            response = await self._submit(watch.table_id, watch.seat_token, action)
+        except Exception as exc:
+            known = status_of(exc)
+            code, message = (known, str(exc)) if known is not None else (grpc.StatusCode.INTERNAL, "internal error")
+            if known is None:
+                log.exception("play stream: an action failed")
+            return ActionResult(client_action_id=action.client_action_id, code=code.value[0], message=message)
+        return ActionResult(client_action_id=action.client_action_id, response=response)
+
     @aio_unary
     async def GetLog(self, request: gateway_pb2.GetLogRequest, context: Any) -> gateway_pb2.GameLog:
         return await self.tables.log(request.table_id)
 
 
+def _field(number: int, encoded: bytes) -> bytes:
+    """`encoded` (a message) as field `number` of an enclosing message, without decoding it again."""
+    return _varint(number << 3 | 2) + _varint(len(encoded)) + encoded
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while value > 0x7F:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
 def _encode(message: Message | bytes) -> bytes:
-    return message if isinstance(message, bytes) else message.SerializeToString()
+    return message if isinstance(message, bytes) else bytes(message.SerializeToString())
 
 
 def add_service(server: grpc.aio.Server, servicer: Any, service: ServiceDescriptor) -> None:
@@ -110,7 +207,12 @@ def add_service(server: grpc.aio.Server, servicer: Any, service: ServiceDescript
     handlers = {}
     for method in service.methods:
         request_type = message_factory.GetMessageClass(method.input_type)
-        kind = grpc.unary_stream_rpc_method_handler if method.server_streaming else grpc.unary_unary_rpc_method_handler
+        if method.client_streaming:
+            kind = grpc.stream_stream_rpc_method_handler
+        elif method.server_streaming:
+            kind = grpc.unary_stream_rpc_method_handler
+        else:
+            kind = grpc.unary_unary_rpc_method_handler
         handlers[method.name] = kind(
             getattr(servicer, method.name), request_deserializer=request_type.FromString, response_serializer=_encode
         )

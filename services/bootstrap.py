@@ -10,6 +10,7 @@ from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
 from redis.exceptions import ConnectionError, TimeoutError
 
+from services.tables.multiplex import Multiplexed
 from services.tables.ports import Scheduler
 from services.tables.service import Tables
 from services.tables.store import RedisStore
@@ -66,7 +67,7 @@ def build_tables(settings: Settings, scheduler: Scheduler | None = None) -> Tabl
 
     load_card_sets(settings.card_sets)
     return Tables(
-        RedisStore(redis_client(settings.redis_url)),
+        RedisStore(redis_client(settings.redis_url), Multiplexed(settings.redis_url)),
         scheduler or CeleryScheduler(make_celery(settings.redis_url)),
         response_timeout=settings.response_timeout,
         bot_delay=settings.bot_delay,

@@ -11,7 +11,7 @@ import asyncio
 import hashlib
 import secrets
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import Any
 
 from google.protobuf.any_pb2 import Any as AnyMessage
@@ -270,7 +270,7 @@ class Tables:
 
     async def watch(
         self, table_id: str, token: str = "", after_seq: int = 0, flags: Flags = (True, True)
-    ) -> AsyncIterator[bytes]:
+    ) -> AsyncGenerator[bytes, None]:
         """The seat's updates, encoded: first everything after `after_seq`, then each commit as it lands, until the
         game is over. Every event the seat may see arrives once and in order, whatever is dropped on the way."""
         record = await self.committer.record(table_id)

@@ -7,6 +7,7 @@ checks the seat token and the client action id: a submit is one round trip when 
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
@@ -15,8 +16,12 @@ import redis.asyncio as aioredis
 from manaforge.v1.common_pb2 import Event
 from manaforge.v1.gateway_pb2 import LoggedAction
 from manaforge.v1.storage_pb2 import TableRecord
+from redis.exceptions import ConnectionError
+
+from services.tables.multiplex import Multiplexed
 
 LIVE_FIELDS = ["version", "seq", "state", "started", "finished"]
+HOT_RETRIES = 6
 
 
 def _lua(name: str) -> str:
@@ -84,14 +89,17 @@ class RedisStore:
 
     OPEN_TABLES = "mf:tables:open"
 
-    def __init__(self, client: aioredis.Redis) -> None:
+    def __init__(self, client: aioredis.Redis, hot: Multiplexed | None = None) -> None:
         self.redis: Any = client  # redis-py's typing of replies is looser than ours; replies are bytes
+        self.hot = hot  # the commit path's shared connection (see multiplex.py); None: the client's pool
         self._commit = client.register_script(_lua("commit.lua"))
         self._claim = client.register_script(_lua("claim_seat.lua"))
         self._queue_join = client.register_script(_lua("queue_join.lua"))
         self._queue_take = client.register_script(_lua("queue_take.lua"))
 
     async def close(self) -> None:
+        if self.hot is not None:
+            await self.hot.close()
         await self.redis.aclose()
 
     # ----- tables ---------------------------------------------------------------------------------------------
@@ -172,27 +180,44 @@ class RedisStore:
         events: list[bytes],
     ) -> CommitResult:
         keys = _keys(table_id)
-        reply = await self._commit(
-            keys=[keys["live"], keys["log"], keys["events"], keys["done"], keys["tokens"]],
-            args=[
-                expected_version,
-                seat,
-                token_digest,
-                client_action_id,
-                channel(table_id),
-                state,
-                logged,
-                commit_message,
-                int(finished),
-                *events,
-            ],
-        )
+        names = [keys["live"], keys["log"], keys["events"], keys["done"], keys["tokens"]]
+        args: list[Any] = [
+            expected_version,
+            seat,
+            token_digest,
+            client_action_id,
+            channel(table_id),
+            state,
+            logged,
+            commit_message,
+            int(finished),
+            *events,
+        ]
+        if self.hot is None:
+            reply = await self._commit(keys=names, args=args)
+        else:
+            reply = await self._hot_commit(names, args)
         status = reply[0].decode()
         if status in ("ok", "dup"):
             return _result(reply[1], status)
         if status == "conflict":
             return CommitResult(status, live=Live.parse(reply[1:]))
         return CommitResult(status)
+
+    async def _hot_commit(self, names: list[str], args: list[Any]) -> Any:
+        """The commit script on the shared connection, tried again for about 2 s while the connection is down (a
+        commit whose reply was lost is answered `dup` the second time: it carries its id)."""
+        assert self.hot is not None
+        delay = 0.02
+        for attempt in range(HOT_RETRIES + 1):
+            try:
+                return await self.hot.evalsha(str(self._commit.sha), str(self._commit.script), names, args)
+            except ConnectionError:
+                if attempt == HOT_RETRIES:
+                    raise
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 0.5)
+        raise AssertionError("unreachable")
 
     # ----- logs and events -----------------------------------------------------------------------------------
 

@@ -1,0 +1,119 @@
+"""One Redis connection shared by every coroutine of a process for the hot path (the commit script).
+
+Redis answers the commands of one connection in the order it received them, so concurrent callers can write their
+commands as they come and take their replies in order: no pool checkout, no lock, and under load many commits
+share one system call each way (what ioredis calls auto-pipelining). Replies are parsed by hiredis. When the
+connection drops, every caller still waiting gets a ConnectionError and the next command reconnects; the callers
+retry (the commit script is idempotent: every commit carries an id it is recorded under).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections import deque
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+import hiredis
+from redis.exceptions import ConnectionError, NoScriptError, ResponseError
+
+
+def encode(args: tuple[Any, ...]) -> bytes:
+    """A command in the Redis protocol (RESP): an array of bulk strings."""
+    parts = [b"*%d\r\n" % len(args)]
+    for arg in args:
+        data = arg if isinstance(arg, bytes) else str(arg).encode()
+        parts.append(b"$%d\r\n%s\r\n" % (len(data), data))
+    return b"".join(parts)
+
+
+class Multiplexed:
+    def __init__(self, url: str) -> None:
+        parsed = urlparse(url)
+        self.host = parsed.hostname or "127.0.0.1"
+        self.port = parsed.port or 6379
+        self.db = int(parsed.path.lstrip("/") or 0)
+        self.password = unquote(parsed.password) if parsed.password else None
+        self.username = unquote(parsed.username) if parsed.username else None
+        self._writer: asyncio.StreamWriter | None = None
+        self._pending: deque[asyncio.Future[Any]] = deque()
+        self._reader_task: asyncio.Task[None] | None = None
+        self._connecting: asyncio.Lock | None = None
+
+    async def _connect(self) -> asyncio.StreamWriter:
+        if self._connecting is None:
+            self._connecting = asyncio.Lock()
+        async with self._connecting:
+            if self._writer is not None:
+                return self._writer
+            try:
+                reader, writer = await asyncio.wait_for(asyncio.open_connection(self.host, self.port), 5)
+            except (OSError, TimeoutError) as exc:
+                raise ConnectionError(f"redis at {self.host}:{self.port} unreachable: {exc}") from exc
+            self._writer = writer
+            self._reader_task = asyncio.get_running_loop().create_task(self._read(reader, writer))
+            setup: list[tuple[Any, ...]] = []
+            if self.password:
+                setup.append(("AUTH", self.username, self.password) if self.username else ("AUTH", self.password))
+            if self.db:
+                setup.append(("SELECT", self.db))
+            for command in setup:
+                await self._send(writer, command)
+            return writer
+
+    def _send(self, writer: asyncio.StreamWriter, args: tuple[Any, ...]) -> asyncio.Future[Any]:
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._pending.append(future)
+        writer.write(encode(args))
+        return future
+
+    async def execute(self, *args: Any) -> Any:
+        writer = self._writer or await self._connect()
+        return await self._send(writer, args)
+
+    async def evalsha(self, sha: str, script: str, keys: list[str], args: list[Any]) -> Any:
+        """Run a script by its digest, sending its body once if the server does not have it yet."""
+        try:
+            return await self.execute("EVALSHA", sha, len(keys), *keys, *args)
+        except NoScriptError:
+            return await self.execute("EVAL", script, len(keys), *keys, *args)
+
+    async def _read(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        parser = hiredis.Reader()
+        error: Exception = ConnectionError("redis closed the connection")
+        try:
+            while True:
+                data = await reader.read(65536)
+                if not data:
+                    break
+                parser.feed(data)
+                while (reply := parser.gets()) is not False:
+                    future = self._pending.popleft()
+                    if future.done():
+                        continue
+                    if isinstance(reply, hiredis.ReplyError):
+                        message = str(reply)
+                        exc = NoScriptError(message) if message.startswith("NOSCRIPT") else ResponseError(message)
+                        future.set_exception(exc)
+                    else:
+                        future.set_result(reply)
+        except (OSError, hiredis.ProtocolError) as exc:
+            error = ConnectionError(f"redis connection lost: {exc}")
+        finally:
+            if self._writer is writer:
+                self._writer = None
+            while self._pending:
+                future = self._pending.popleft()
+                if not future.done():
+                    future.set_exception(error)
+            writer.close()
+
+    async def close(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
+        if self._reader_task is not None:
+            self._reader_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._reader_task
