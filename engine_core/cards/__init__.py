@@ -25,6 +25,7 @@ from engine_core.cards.card import (
     is_monocolored,
     is_multicolored,
     mana_value_of,
+    memo_by_content,
     parse_type_line,
 )
 from engine_core.cards.cardset import BoosterLayout, CardSet, Sheet
@@ -88,6 +89,7 @@ __all__ = [
     "is_monocolored",
     "is_multicolored",
     "mana_value_of",
+    "memo_by_content",
     "open_packs",
     "parse_mtgjson",
     "parse_type_line",

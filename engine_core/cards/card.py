@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 from manaforge.v1.cards_pb2 import MagicCard
 
@@ -13,6 +14,9 @@ SUPERTYPES = frozenset({"Basic", "Legendary", "Snow", "World", "Host", "Ongoing"
 RARITIES = ("common", "uncommon", "rare", "mythic")
 
 _SYMBOL = re.compile(r"\{([^}]*)\}")
+
+T = TypeVar("T")
+MEMO_LIMIT = 1 << 14  # entries a card memo keeps before it starts again (a few sets' cards, with their ids)
 
 
 def is_land(card: MagicCard) -> bool:
@@ -87,3 +91,25 @@ def format_card(card: MagicCard) -> str:
         parts.append(card.mana_cost)
     parts.append(f"({card.type_line}{', ' + card.power + '/' + card.toughness if card.power else ''})")
     return " ".join(parts) + (" *foil*" if card.foil else "")
+
+
+def memo_by_content(compute: Callable[[MagicCard], T]) -> Callable[[MagicCard], T]:
+    """`compute(card)`, remembered per card content: for facts an engine asks of the same cards at every step.
+
+    The key is the card's serialized bytes (equal bytes, equal card: exact for any card, a scenario's hand-made ones
+    included), which costs less than reading the fields again from protobuf: a repeated field read is about half a
+    microsecond, a card's serialization about a third."""
+    memo: dict[bytes, T] = {}
+
+    def lookup(card: MagicCard) -> T:
+        key = card.SerializeToString()
+        try:
+            return memo[key]
+        except KeyError:
+            if len(memo) >= MEMO_LIMIT:
+                memo.clear()
+            value = memo[key] = compute(card)
+            return value
+
+    lookup.__doc__ = compute.__doc__
+    return lookup

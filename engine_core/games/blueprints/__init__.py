@@ -27,7 +27,7 @@ from manaforge.v1.games.blueprints_pb2 import (
 )
 
 from engine_core import rng as random
-from engine_core.cards import CARD_SET_OPTION, catalogue_card, find_set, open_packs, sample_faces
+from engine_core.cards import CARD_SET_OPTION, catalogue_card, find_set, memo_by_content, open_packs, sample_faces
 from engine_core.errors import IllegalActionError, InvalidConfigError, MalformedActionError
 from engine_core.game import Game, GameInfo, Option, event, finish, options, seat_count, set_pending
 from engine_core.games.blueprints.locations import (
@@ -109,9 +109,12 @@ def card_name(state: BlueprintsState, card_id: int) -> str:
         return f"card {card_id}"
 
 
-def format_card(card: MagicCard) -> str:
+def _format_card(card: MagicCard) -> str:
     colors = "".join(card.colors) or "colorless"
     return f"{card.name} ({colors}, {card.type_line}, mv {card.mana_value}){' *foil*' if card.foil else ''}"
+
+
+format_card = memo_by_content(_format_card)  # in the events of every draw and discard
 
 
 def hand_cards(state: BlueprintsState, seat: int) -> list[MagicCard]:

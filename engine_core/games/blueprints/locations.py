@@ -17,7 +17,7 @@ from typing import TypeAlias
 from manaforge.v1.cards_pb2 import MagicCard
 from manaforge.v1.games.blueprints_pb2 import BlueprintsLocation
 
-from engine_core.cards import COLORS, is_land
+from engine_core.cards import COLORS, is_land, memo_by_content
 
 MINE = BlueprintsLocation.BLUEPRINTS_LOCATION_MINE
 POWER_PLANT = BlueprintsLocation.BLUEPRINTS_LOCATION_POWER_PLANT
@@ -120,7 +120,7 @@ def builds(cards: Sequence[MagicCard], location: Location) -> bool:
 CardValues: TypeAlias = tuple[tuple[Value, ...], tuple[Value, ...], tuple[Value, ...]] | None
 
 
-def card_values(card: MagicCard) -> CardValues:
+def _card_values(card: MagicCard) -> CardValues:
     """`values(card, location)` for the three locations, with one read of each field (None: a foil, wild)."""
     if card.foil:
         return None
@@ -128,6 +128,9 @@ def card_values(card: MagicCard) -> CardValues:
     if "Land" in types:
         return types, (), ("0",)
     return types, _colors_in_order(tuple(card.colors)), (str(card.mana_value),)
+
+
+card_values = memo_by_content(_card_values)  # asked of every card in hand at every discard
 
 
 @lru_cache(maxsize=1 << 15)

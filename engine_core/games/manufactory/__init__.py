@@ -24,7 +24,15 @@ from manaforge.v1.games.manufactory_pb2 import (
 
 from engine_core import rng as random
 from engine_core.bots.budget import Budget
-from engine_core.cards import CARD_SET_OPTION, catalogue_card, find_set, is_land, open_packs, sample_faces
+from engine_core.cards import (
+    CARD_SET_OPTION,
+    catalogue_card,
+    find_set,
+    is_land,
+    memo_by_content,
+    open_packs,
+    sample_faces,
+)
 from engine_core.errors import IllegalActionError, MalformedActionError
 from engine_core.game import Game, GameInfo, Option, event, finish, options, seat_count, set_pending
 from engine_core.games.manufactory.scoring import (
@@ -90,9 +98,12 @@ def _groups_of_colors(colors: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(group for group in GROUPS if group in colors)
 
 
-def declarable_colors(card: MagicCard) -> tuple[ManufactoryColor.ValueType, ...]:
+def _declarable_colors(card: MagicCard) -> tuple[ManufactoryColor.ValueType, ...]:
     """The colours an action may declare for the card: `card_groups` as `ManufactoryColor` values."""
     return _colors_of_groups(card_groups(card))
+
+
+declarable_colors = memo_by_content(_declarable_colors)  # asked of every belt card at every turn
 
 
 @cache
@@ -100,10 +111,13 @@ def _colors_of_groups(groups: tuple[str, ...]) -> tuple[ManufactoryColor.ValueTy
     return tuple(COLOR_OF_GROUP[group] for group in groups)
 
 
-def format_card(card: MagicCard) -> str:
+def _format_card(card: MagicCard) -> str:
     colors = "".join(card.colors) or "colorless"
     land = " land" if is_land(card) else ""
     return f"{card.name} ({colors}{land}, mv {card.mana_value})"
+
+
+format_card = memo_by_content(_format_card)  # in the events of every draft
 
 
 def collected(player: ManufactoryPlayer) -> list[int]:
@@ -245,7 +259,7 @@ class Manufactory(Game[ManufactoryState, ManufactoryAction]):
         position = belt.index(card_id)
         card = card_of(state, card_id)
         group = GROUP_OF_COLOR[color]
-        if group not in card_groups(card):
+        if color not in declarable_colors(card):  # the card's groups as colours
             raise IllegalActionError(
                 "declare a colour",
                 f"{card.name} cannot join the {GROUP_NAMES[group]} group: lands are wild, and a multicolored card "
