@@ -32,7 +32,7 @@ from manaforge.v1.games.rnd_pb2 import (
 )
 
 from engine_core import rng as random
-from engine_core.cards import CARD_SET_OPTION, find_set, format_card, open_packs
+from engine_core.cards import CARD_SET_OPTION, find_set, format_card, memo_by_content, open_packs
 from engine_core.errors import IllegalActionError, MalformedActionError
 from engine_core.game import (
     SIMULTANEOUS,
@@ -56,6 +56,7 @@ from engine_core.games.rnd.design import (
     LEAST_FUNCTIONAL,
     MOST_FLAVORFUL,
     MOST_POWERFUL,
+    card_categories,
     card_text,
     check_art,
     check_flavour,
@@ -112,6 +113,14 @@ def artist_of(round_: int) -> int:
 def writer_of(seats: int, round_: int) -> int:
     return (round_ + 1) % seats
 
+
+def _card_line(card: MagicCard) -> str:
+    """A card as a drawn card's event shows it: the card, and its text when it has one."""
+    text = card_text(card)
+    return f"{format_card(card)}{'; text: ' + text if text else ''}"
+
+
+_drawn_text = memo_by_content(_card_line)
 
 # Legal actions without free text are built once and shared between calls (callers never modify an action).
 _COPIES = {category: RndAction(copy=category) for category in CATEGORIES}
@@ -191,14 +200,7 @@ class Rnd(Game[RndState, RndAction]):
         state.pack_size = len(state.pack)
         state.draws_this_turn += 1
         card = state.faces[card_id]
-        text = card_text(card)
-        events.append(
-            event(
-                "CardDrawn",
-                f"seat {state.designer} drew {format_card(card)}{'; text: ' + text if text else ''}",
-                actor=state.designer,
-            )
-        )
+        events.append(event("CardDrawn", f"seat {state.designer} drew {_drawn_text(card)}", actor=state.designer))
         return card
 
     def _draw_useful(self, state: RndState, events: list[Event]) -> list[RndCategory.ValueType]:
@@ -207,7 +209,7 @@ class Rnd(Game[RndState, RndAction]):
         every card."""
         wanted = open_categories(state.designs[state.round])  # the design does not change while drawing
         card = self._draw(state, events)
-        while not any(has_category(card, category) for category in wanted):
+        while not card_categories(card).intersection(wanted):
             events.append(event("CardPutAside", f"{card.name} has none of the open categories: drew another"))
             card = self._draw(state, events)
         return wanted
@@ -220,14 +222,15 @@ class Rnd(Game[RndState, RndAction]):
         """An open category that no card of the pack has can never be drawn: it is left blank."""
         design = state.designs[state.round]
         for category in open_categories(design):
-            if not any(has_category(face, category) for face in state.faces):
+            if not any(category in card_categories(face) for face in state.faces):
                 design.copies.add(category=category, designer=-1)
                 events.append(
                     event("CategoryLeftBlank", f"no card in the pack has a {CATEGORY_NAMES[category]}: left blank")
                 )
 
     def _may_draw_another(self, state: RndState, card: MagicCard) -> bool:
-        lacks_one = not all(has_category(card, c) for c in open_categories(state.designs[state.round]))
+        has = card_categories(card)
+        lacks_one = not all(c in has for c in open_categories(state.designs[state.round]))
         return lacks_one and state.draws_this_turn < state.card_count
 
     def _apply_copy(self, state: RndState, seat: int, category: RndCategory.ValueType) -> list[Event]:
@@ -380,9 +383,10 @@ class Rnd(Game[RndState, RndAction]):
 
     def _legal_actions(self, state: RndState, seat: int) -> list[RndAction]:
         if state.phase == DESIGN:
-            card = state.faces[state.drawn[0]]
-            actions = [_COPIES[c] for c in offered(state.designs[state.round], card)]
-            if self._may_draw_another(state, card):
+            wanted = open_categories(state.designs[state.round])
+            has = card_categories(state.faces[state.drawn[0]])
+            actions = [_COPIES[c] for c in wanted if c in has]  # offered()
+            if len(actions) < len(wanted) and state.draws_this_turn < state.card_count:  # _may_draw_another()
                 actions.append(_DRAW_ANOTHER)
             return actions
         design = state.designs[state.round]

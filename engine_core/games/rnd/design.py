@@ -8,7 +8,7 @@ from __future__ import annotations
 from manaforge.v1.cards_pb2 import MagicCard
 from manaforge.v1.games.rnd_pb2 import RndAward, RndCategory, RndDesign
 
-from engine_core.cards import is_creature
+from engine_core.cards import is_creature, memo_by_content
 from engine_core.errors import MalformedActionError
 
 COST = RndCategory.RND_CATEGORY_COST
@@ -51,15 +51,21 @@ def type_needs_power_toughness(card: MagicCard) -> bool:
 
 
 def has_category(card: MagicCard, category: RndCategory.ValueType) -> bool:
-    if category == COST:
-        return bool(card.mana_cost)
-    if category == TYPE:
-        return bool(card.type_line)
-    if category == TEXT:
-        return bool(card_text(card))
-    if category == POWER_TOUGHNESS:
-        return bool(card.power and card.toughness)
-    return False
+    return category in card_categories(card)
+
+
+def _card_categories(card: MagicCard) -> frozenset[RndCategory.ValueType]:
+    """The categories a card can be copied for (those it has)."""
+    has = {
+        COST: bool(card.mana_cost),
+        TYPE: bool(card.type_line),
+        TEXT: bool(card_text(card)),
+        POWER_TOUGHNESS: bool(card.power and card.toughness),
+    }
+    return frozenset(category for category, present in has.items() if present)
+
+
+card_categories = memo_by_content(_card_categories)  # asked of the drawn card, and of the whole pack, every turn
 
 
 def filled(design: RndDesign) -> set[int]:
@@ -77,7 +83,8 @@ def open_categories(design: RndDesign) -> list[RndCategory.ValueType]:
 
 def offered(design: RndDesign, card: MagicCard) -> list[RndCategory.ValueType]:
     """The open categories this card can be copied for."""
-    return [category for category in open_categories(design) if has_category(card, category)]
+    has = card_categories(card)
+    return [category for category in open_categories(design) if category in has]
 
 
 def copy_category(design: RndDesign, card: MagicCard, category: RndCategory.ValueType, designer: int) -> None:
