@@ -110,6 +110,7 @@ def engine_table(seconds: float = 3.0, games: Sequence[Game[Any, Any]] | None = 
     The ratio is to UNO's environment step (the issue's reference); the bare rules step is printed beside it."""
     chosen = list(GAMES if games is None else games)
     with one_core() as core:
+        uno_env_rate(min(0.5, seconds / 4))  # warm-up: RLCard's first games pay for imports and first allocations
         env_before, _ = uno_env_rate(seconds)
         bare_before, _ = uno_game_rate(seconds)
         rates = [(game.info.name, *engine_rate(game, seconds)) for game in chosen]
