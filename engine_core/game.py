@@ -292,8 +292,7 @@ def seat_count(state: GameState) -> int:
 
 def set_pending(state: GameState, seats: Iterable[int], kind: DecisionKind.ValueType = TURN, prompt: str = "") -> None:
     pending = state.header.pending
-    del pending.seats[:]
-    pending.seats.extend(seats)
+    pending.seats[:] = seats
     pending.kind = kind
     pending.prompt = prompt
 
@@ -311,7 +310,8 @@ def event(
     type_: str, text: str, *, actor: int | None = None, audience: int | None = None, cards: Iterable[int] = ()
 ) -> Event:
     """A past-tense event. `audience` None: public; otherwise private to that seat."""
-    made = Event(type=type_, text=text, cards=cards)
+    # An empty `cards` is left out of the constructor: passing one costs as much as the rest of the event.
+    made = Event(type=type_, text=text, cards=cards) if cards else Event(type=type_, text=text)
     if actor is not None:
         made.actor = actor
     if audience is not None:
