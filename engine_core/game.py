@@ -150,9 +150,10 @@ class Game(ABC, Generic[S, A]):
         new = self.copy(state)
         events = self._apply(new, seat, action)
         new_header = self.header(new)
-        new_header.version += 1
+        version = new_header.version + 1
+        new_header.version = version
         for event in events:
-            event.version = new_header.version
+            event.version = version
         return new, events
 
     def view(self, state: S, seat: int | None) -> S:
