@@ -89,14 +89,35 @@ def _rlcard() -> Any:
     return rlcard
 
 
+def idlest_core(cores: set[int], sample: float = 0.3) -> int:
+    """The core of `cores` that was idle the longest over `sample` seconds (Linux /proc/stat); else the last one."""
+
+    def idle_times() -> dict[int, int]:
+        times: dict[int, int] = {}
+        with open("/proc/stat") as stat:
+            for line in stat:
+                name, *fields = line.split()
+                if name.startswith("cpu") and name[3:].isdigit():
+                    times[int(name[3:])] = int(fields[3]) + int(fields[4])  # idle + iowait
+        return times
+
+    try:
+        before = idle_times()
+        time.sleep(sample)
+        after = idle_times()
+    except OSError:
+        return max(cores)
+    return max(sorted(cores), key=lambda core: after.get(core, 0) - before.get(core, 0))
+
+
 @contextmanager
 def one_core() -> Iterator[str]:
-    """This process on one core while the block runs (where the OS allows), then its cores as before; says which."""
+    """This process on one core (the idlest) while the block runs, where the OS allows; then its cores as before."""
     if not hasattr(os, "sched_setaffinity"):
         yield "one process (no affinity control here)"
         return
     cores = os.sched_getaffinity(0)
-    core = max(cores)
+    core = idlest_core(cores)
     os.sched_setaffinity(0, {core})
     try:
         yield f"pinned to core {core} of {len(cores)}"
