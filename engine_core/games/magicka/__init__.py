@@ -22,6 +22,7 @@ from manaforge.v1.games.magicka_pb2 import (
     MagickaPhase,
     MagickaState,
     MagickaTarget,
+    MagickaWizard,
 )
 
 from engine_core import rng
@@ -269,6 +270,37 @@ def _kinds_action(type_: MagickaActionType.ValueType, kinds: tuple[int, ...]) ->
     return MagickaAction(type=type_, kinds=kinds)
 
 
+def _hand_kinds(wizard: MagickaWizard) -> tuple[Hand, tuple[int, ...]]:
+    """A wizard's Element cards as sorted (kind, count) pairs, and its Spell card kinds, sorted."""
+    kinds = _KIND_OF
+    elements = tuple(sorted(Counter(map(kinds.__getitem__, wizard.elements)).items()))
+    return elements, tuple(sorted(set(map(kinds.__getitem__, wizard.spells))))
+
+
+@lru_cache(maxsize=_CACHE)
+def _turn_actions(
+    seat: int,
+    hand: Hand,
+    spell_cards: tuple[int, ...],
+    aims: tuple[Aim, ...],
+    exchange_open: bool,
+    hurt: tuple[tuple[Aim, int], ...],
+) -> tuple[MagickaAction, ...]:
+    """A living wizard's exchanges (while the exchange is open), casts, snap spells and repairs, in that order: a
+    function of its hand, the aims and the barriers to repair, remembered like its parts."""
+    legal = list(_trade_actions(hand, spell_cards)) if exchange_open else []
+    for kind in spell_cards:
+        cast_aims = ((seat, 0),) if SPELL_BY_KIND[kind].type is SpellType.SUMMON else aims
+        legal += _spell_casts(kind, _relevant(hand, _SPELL_KINDS[kind]), cast_aims)
+    payers = _payers(hand)
+    for element in ELEMENTS:
+        legal += _snap_casts(element, tuple(payers[element]), aims)
+    shields = tuple(payers[SHIELD])
+    for aim, missing in hurt:
+        legal += _repair_actions(aim, missing, shields)
+    return tuple(legal)
+
+
 @lru_cache(maxsize=_CACHE)
 def _trade_actions(elements: Hand, spell_cards: tuple[int, ...]) -> tuple[MagickaAction, ...]:
     """Every exchange from a hand of Element card kinds (with counts) and Spell card kinds."""
@@ -455,6 +487,8 @@ class Magicka(Game[MagickaState, MagickaAction]):
 
     def _check_end(self, state: MagickaState, events: list[Event]) -> bool:
         """'Gameplay proceeds until one Wizard (or its Creature!) remains standing.'"""
+        if sum(not wizard.dead for wizard in state.wizards) > 1:
+            return False  # two living wizards stand (the usual case: no need to look at the creatures)
         standing = spells.standing(state)
         if len(standing) > 1:
             return False
@@ -503,37 +537,31 @@ class Magicka(Game[MagickaState, MagickaAction]):
         if state.phase == DISCARDING:
             kinds = sorted(set(element_kinds(state, seat)) | set(spell_kinds(state, seat)))
             return [_kinds_action(DISCARD, (k,)) for k in kinds]
-        alive = not state.wizards[seat].dead
+        wizard = state.wizards[seat]
+        alive = not wizard.dead
         if alive and state.owed_elements + state.owed_spells:
             return [*self._trades(state, seat), _DRAW_REPLACEMENTS]
-        legal: list[MagickaAction] = []
         aims = _aims(state)
+        legal: list[MagickaAction] = []
         if alive:
-            hand = _hand(state, seat)
-            if state.exchange_open:
-                legal += self._trades(state, seat)
-            for kind in sorted(spell_kinds(state, seat)):
-                cast_aims = ((seat, 0),) if SPELL_BY_KIND[kind].type is SpellType.SUMMON else aims
-                legal += _spell_casts(kind, _relevant(hand, _SPELL_KINDS[kind]), cast_aims)
-            payers = _payers(hand)
-            for element in ELEMENTS:
-                legal += _snap_casts(element, tuple(payers[element]), aims)
-            legal += self._repairs(state, aims, tuple(payers[SHIELD]))
+            hand, spell_cards = _hand_kinds(wizard)
+            hurt = self._repairs(state, aims)
+            legal += _turn_actions(seat, hand, spell_cards, aims, state.exchange_open, hurt)
         legal += self._attacks(state, seat, aims)
         legal.append(_END_TURN)
         return legal
 
     def _trades(self, state: MagickaState, seat: int) -> list[MagickaAction]:
-        spell_cards = tuple(sorted(set(map(_KIND_OF.__getitem__, state.wizards[seat].spells))))
-        return list(_trade_actions(_hand(state, seat), spell_cards))
+        return list(_trade_actions(*_hand_kinds(state.wizards[seat])))
 
-    def _repairs(self, state: MagickaState, aims: tuple[Aim, ...], shields: Hand) -> list[MagickaAction]:
-        legal: list[MagickaAction] = []
+    def _repairs(self, state: MagickaState, aims: tuple[Aim, ...]) -> tuple[tuple[Aim, int], ...]:
+        """The aims whose barrier a Shield may repair, with the points it misses (the repairs: `_turn_actions`)."""
+        hurt: list[tuple[Aim, int]] = []
         for aim in aims:
-            hurt = state.wizards[aim[0]] if not aim[1] else spells.find_creature(state, aim[1])
-            if hurt is not None and hurt.barrier:
-                legal += _repair_actions(aim, hurt.barrier_max - hurt.barrier, shields)
-        return legal
+            body_ = state.wizards[aim[0]] if not aim[1] else spells.find_creature(state, aim[1])
+            if body_ is not None and body_.barrier:
+                hurt.append((aim, body_.barrier_max - body_.barrier))
+        return tuple(hurt)
 
     def _attacks(self, state: MagickaState, seat: int, aims: tuple[Aim, ...]) -> list[MagickaAction]:
         return [
