@@ -1,4 +1,4 @@
-"""The one place where the parts are wired: settings from the environment, Redis, the scheduler, the tables."""
+"""The one place where the parts are wired: settings from the environment, Redis, the tables."""
 
 from __future__ import annotations
 
@@ -11,13 +11,13 @@ from redis.backoff import ExponentialBackoff
 from redis.exceptions import ConnectionError, TimeoutError
 
 from services.tables.multiplex import Multiplexed
-from services.tables.ports import Scheduler
 from services.tables.service import Tables
-from services.tables.store import RedisStore
+from services.tables.store import MAX_BLOCK, RedisStore
 
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
 RETRIES = 6  # a command that meets a dropped connection is tried again for about 2 s (commits are idempotent)
 REDIS_CONNECTIONS = 256  # per process; a caller waits for a free connection beyond that
+BLOCKING_CONNECTIONS = 64  # for calls that wait in Redis (a WaitForMatch, a dispatcher's wake-up)
 
 
 @dataclass(frozen=True)
@@ -48,11 +48,13 @@ def load_card_sets(directory: str) -> list[str]:
     return load(directory)
 
 
-def redis_client(url: str) -> aioredis.Redis:
-    """An asyncio Redis client (hiredis parser when installed) with a bounded connection pool."""
+def redis_client(url: str, connections: int = REDIS_CONNECTIONS, socket_timeout: float = 5.0) -> aioredis.Redis:
+    """An asyncio Redis client (hiredis parser when installed) with a bounded connection pool; a command that gets
+    no answer within `socket_timeout` seconds fails (UNAVAILABLE at the edge)."""
     pool = aioredis.BlockingConnectionPool.from_url(
         url,
-        max_connections=REDIS_CONNECTIONS,
+        max_connections=connections,
+        socket_timeout=socket_timeout,
         timeout=10,
         retry=Retry(ExponentialBackoff(cap=0.5, base=0.02), RETRIES),
         retry_on_error=[ConnectionError, TimeoutError],
@@ -60,15 +62,15 @@ def redis_client(url: str) -> aioredis.Redis:
     return aioredis.Redis(connection_pool=pool)
 
 
-def build_tables(settings: Settings, scheduler: Scheduler | None = None) -> Tables:
-    """Tables over Redis, with bots, timers and replay validation sent to the Celery workers. Call it on the event
-    loop that will use the tables."""
-    from services.workers.scheduler import CeleryScheduler, make_celery
-
+def build_tables(settings: Settings) -> Tables:
+    """Tables over Redis. Call it on the event loop that will use them."""
     load_card_sets(settings.card_sets)
     return Tables(
-        RedisStore(redis_client(settings.redis_url), Multiplexed(settings.redis_url)),
-        scheduler or CeleryScheduler(make_celery(settings.redis_url)),
+        RedisStore(
+            redis_client(settings.redis_url),
+            Multiplexed(settings.redis_url),
+            blocking=redis_client(settings.redis_url, BLOCKING_CONNECTIONS, MAX_BLOCK + 5.0),
+        ),
         response_timeout=settings.response_timeout,
         bot_delay=settings.bot_delay,
         bot_time_cap=settings.bot_time_cap,

@@ -27,6 +27,7 @@ from engine_core.game import visible_events
 from engine_core.registry import AnyGame, find_game
 from engine_core.replay import state_digest
 from services.tables.errors import SeatTokenError, StaleVersionError, TableNotFoundError, TableStateError
+from services.tables.followups import followups
 from services.tables.store import CommitResult, Live, RedisStore
 from services.tables.views import pack
 
@@ -222,6 +223,7 @@ class Committer:
                 commit.SerializeToString(),
                 finished,
                 [e.SerializeToString() for e in events],
+                followups(record, game, new_state),
             )
             if result.status == "ok":
                 self._remember(table_id, Known(result.version, result.last_seq, new_state, True, finished))

@@ -1,14 +1,16 @@
-"""The table service: what players do (create, join, submit, view, watch) over the rules and the store.
+"""The table service: what players do (create, join, submit, view, watch) over the rules and the store, and the
+follow-up work the workers do (bot moves, timers, replay validation).
 
-Pure rules come from engine_core; storage is the injected RedisStore, the fan-out the injected Hub, and bots,
-timers and replay validation are asked of the injected Scheduler (Celery in production). The gRPC gateway and the
-Celery workers both use it; it knows neither.
+Pure rules come from engine_core; storage is the injected RedisStore and the fan-out the injected Hub. What must
+follow a commit is recorded by the commit itself (followups.py), never asked for afterwards. The gRPC gateway and
+the Celery workers both use this service; it knows neither.
 """
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
+import hmac
 import secrets
 import time
 from collections.abc import AsyncGenerator
@@ -29,7 +31,7 @@ from engine_core.replay import LoggedStep, Verdict, replay
 from services.tables.commit import Committer, Submitted, state_bytes, token_digest
 from services.tables.errors import StaleVersionError, TableNotFoundError, TableStateError
 from services.tables.fanout import RESYNC, Hub
-from services.tables.ports import Scheduler
+from services.tables.followups import FollowUp, bot_levels, followups
 from services.tables.store import RedisStore
 from services.tables.views import Published, game_info, seat_view, watch_update
 
@@ -40,7 +42,6 @@ class Tables:
     def __init__(
         self,
         store: RedisStore,
-        scheduler: Scheduler,
         hub: Hub | None = None,
         *,
         response_timeout: float = 30.0,
@@ -48,7 +49,6 @@ class Tables:
         bot_time_cap: float = 2.0,
     ) -> None:
         self.store = store
-        self.scheduler = scheduler
         self.committer = Committer(store)
         self.hub = hub or Hub(store.redis, self.decode)
         self.hub.decode = self.decode
@@ -94,13 +94,12 @@ class Tables:
             seats=[_seat(seat, occupant) for seat, occupant in occupants.items()],  # the bots: fixed at creation
         )
         open_seats = checked.seats - len(occupants)
-        await self.store.create_table(record, state_bytes(state), occupants, listed=listed and open_seats > 0)
+        first = followups(record, game, state)
+        await self.store.create_table(record, state_bytes(state), occupants, listed and open_seats > 0, first)
         self.committer.records.put(record.table_id, record)
         seat, token = -1, ""
         if player_name and open_seats:
             _, seat, token = await self.join_table(record.table_id, player_name)
-        elif open_seats == 0:
-            await self.after_commit(record, game, state)
         return await self.table(record.table_id), seat, token
 
     async def join_table(self, table_id: str, player_name: str, seat: int | None = None) -> tuple[Table, int, str]:
@@ -111,17 +110,19 @@ class Tables:
         if not -1 <= wanted < record.config.seats:
             raise InvalidConfigError("seat", f"seat {wanted} does not exist at a {record.config.seats}-seat table")
         digest = token_digest(token)
-        status, taken = await self.store.claim_seat(table_id, record.config.seats, wanted, f"human:{name}", digest)
+        live = await self.store.live(table_id)
+        if live is None:
+            raise TableNotFoundError(f"unknown table: no table {table_id!r}")
+        game = find_game(record.config.game)
+        first = followups(record, game, game.state_from_bytes(live.state))  # armed if this seat starts play
+        occupant = f"human:{name}"
+        status, taken = await self.store.claim_seat(table_id, record.config.seats, wanted, occupant, digest, first)
         if status == "taken":
             raise TableStateError(f"seat taken: seat {taken} is already occupied")
         if status == "full":
             raise TableStateError("table full: every seat is taken")
         self.committer.tokens.put((table_id, digest), taken)
         self.committer.forget(table_id)  # the table may have started: read its live state afresh next time
-        live = await self.store.live(table_id)
-        if live is not None and live.started:
-            game = find_game(record.config.game)
-            await self.after_commit(record, game, game.state_from_bytes(live.state))
         return await self.table(table_id), taken, token
 
     async def table(self, table_id: str) -> Table:
@@ -160,29 +161,25 @@ class Tables:
         record = await self.committer.record(table_id)
         seat = await self.committer.seat_of(table_id, token)
         game = find_game(record.config.game)
-        done, state = await self.committer.submit(
+        done, _ = await self.committer.submit(
             record, game, seat, game.action_from_any(action), client_action_id, expected, token
         )
-        if state is not None:
-            await self.after_commit(record, game, state)
         return done
 
-    async def after_commit(self, record: TableRecord, game: AnyGame, state: Any) -> None:
-        """Ask for what must happen next: bot moves, response timers, replay validation of a finished game."""
-        header = game.header(state)
-        if header.outcome.finished:
-            await self.scheduler.validate_replay(record.table_id)
-            return
-        bots = _bot_levels(record)
-        for seat in header.pending.seats:
-            if seat in bots:
-                await self.scheduler.bot_turn(record.table_id, seat, header.version, record.bot_delay_seconds)
-            elif record.response_timeout_seconds > 0 and game.timeout_action(state, seat) is not None:
-                await self.scheduler.response_timeout(
-                    record.table_id, seat, header.version, record.response_timeout_seconds
-                )
+    # ----- follow-up work (run by the workers) ----------------------------------------------------------------
 
-    # ----- scheduled work (run by the workers) ----------------------------------------------------------------
+    async def follow_up(self, item: FollowUp) -> bool:
+        """Do one follow-up item, then take it out of the outbox. Safe to run twice or late: each kind re-reads the
+        table and does nothing once the game has moved on. Returns whether it changed the game."""
+        if item.kind == "bot":
+            acted = await self.play_bot(item.table_id, item.seat, item.version)
+        elif item.kind == "timer":
+            acted = await self.expire(item.table_id, item.seat, item.version)
+        else:
+            await self.validate_replay(item.table_id)
+            acted = False
+        await self.store.done_with(item)
+        return acted
 
     async def play_bot(self, table_id: str, seat: int, version: int) -> bool:
         """Move for a bot seat if the game still waits for it at `version`. Returns whether it moved."""
@@ -190,10 +187,14 @@ class Tables:
         if waiting is None:
             return False
         record, game, state = waiting
-        level = _bot_levels(record).get(seat)
+        level = bot_levels(record).get(seat)
         if level is None:
             return False
-        bot_seed = int.from_bytes(hashlib.sha256(f"{table_id}:{version}:{seat}".encode()).digest()[:8], "big")
+        # The bot's randomness comes from the table's secret seed (revealed only with the finished game's log), so
+        # nothing a client sees lets it predict the bot's choice.
+        secret = record.seed.to_bytes(8, "big")
+        digest = hmac.new(secret, f"bot:{version}:{seat}".encode(), hashlib.sha256).digest()
+        bot_seed = int.from_bytes(digest[:8], "big")
         deadline = time.monotonic() + self.bot_time_cap
         action = await asyncio.to_thread(  # the search may be long: the event loop stays free
             choose_action, game, state, seat, level, bot_seed, stop=lambda: time.monotonic() > deadline
@@ -226,11 +227,9 @@ class Tables:
     ) -> bool:
         """Submit a scheduled action (bot move, timeout) once, only at `version`. Returns whether it landed."""
         try:
-            done, state = await self.committer.submit(record, game, seat, action, action_id, expected=version)
+            done, _ = await self.committer.submit(record, game, seat, action, action_id, expected=version)
         except StaleVersionError:
             return False
-        if state is not None:
-            await self.after_commit(record, game, state)
         return not done.duplicate
 
     async def validate_replay(self, table_id: str) -> Verdict:
@@ -335,11 +334,6 @@ def _seat(seat: int, occupant: str | None) -> Seat:
     if kind == "bot":
         return Seat(seat=seat, kind=SeatKind.SEAT_KIND_BOT, name=f"bot ({rest})", bot_level=rest)
     return Seat(seat=seat, kind=SeatKind.SEAT_KIND_HUMAN, name=rest)
-
-
-def _bot_levels(record: TableRecord) -> dict[int, str]:
-    """The bot seats of a table and their levels (bots are seated when the table is made, never later)."""
-    return {s.seat: s.bot_level for s in record.seats if s.kind == SeatKind.SEAT_KIND_BOT}
 
 
 def _clean_name(name: str) -> str:

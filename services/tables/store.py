@@ -8,6 +8,7 @@ checks the seat token and the client action id: a submit is one round trip when 
 from __future__ import annotations
 
 import asyncio
+import time
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
@@ -18,10 +19,12 @@ from manaforge.v1.gateway_pb2 import LoggedAction
 from manaforge.v1.storage_pb2 import TableRecord
 from redis.exceptions import ConnectionError
 
+from services.tables.followups import LIVE_TABLES, OUTBOX, WAKE, FollowUp, script_args
 from services.tables.multiplex import Multiplexed
 
 LIVE_FIELDS = ["version", "seq", "state", "started", "finished"]
 HOT_RETRIES = 6
+MAX_BLOCK = 30.0  # the longest any command may wait inside Redis (BLPOP)
 
 
 def _lua(name: str) -> str:
@@ -76,6 +79,7 @@ def _keys(table_id: str) -> dict[str, str]:
         "done": f"{tag}:done",
         "seats": f"{tag}:seats",
         "tokens": f"{tag}:tokens",
+        "armed": f"{tag}:armed",
     }
 
 
@@ -89,31 +93,54 @@ class RedisStore:
 
     OPEN_TABLES = "mf:tables:open"
 
-    def __init__(self, client: aioredis.Redis, hot: Multiplexed | None = None) -> None:
+    def __init__(
+        self, client: aioredis.Redis, hot: Multiplexed | None = None, blocking: aioredis.Redis | None = None
+    ) -> None:
         self.redis: Any = client  # redis-py's typing of replies is looser than ours; replies are bytes
         self.hot = hot  # the commit path's shared connection (see multiplex.py); None: the client's pool
+        self.blocking: Any = blocking or client  # for commands that wait in Redis up to MAX_BLOCK seconds
         self._commit = client.register_script(_lua("commit.lua"))
         self._claim = client.register_script(_lua("claim_seat.lua"))
         self._queue_join = client.register_script(_lua("queue_join.lua"))
         self._queue_take = client.register_script(_lua("queue_take.lua"))
+        self._claim_due = client.register_script(_lua("claim_due.lua"))
 
     async def close(self) -> None:
         if self.hot is not None:
             await self.hot.close()
+        if self.blocking is not self.redis:
+            await self.blocking.aclose()
         await self.redis.aclose()
 
     # ----- tables ---------------------------------------------------------------------------------------------
 
-    async def create_table(self, record: TableRecord, state: bytes, occupants: dict[int, str], listed: bool) -> None:
+    async def create_table(
+        self,
+        record: TableRecord,
+        state: bytes,
+        occupants: dict[int, str],
+        listed: bool,
+        first: list[tuple[FollowUp, float]],
+    ) -> None:
+        """Store a new table; `first`: the follow-ups of its first state, armed when every seat is a bot's."""
         keys = _keys(record.table_id)
-        started = int(len(occupants) == record.config.seats)
+        started = len(occupants) == record.config.seats
         pipe = self.redis.pipeline(transaction=True)
         pipe.set(keys["record"], record.SerializeToString())
-        pipe.hset(keys["live"], mapping={"version": 0, "seq": 0, "state": state, "finished": 0, "started": started})
+        pipe.hset(
+            keys["live"], mapping={"version": 0, "seq": 0, "state": state, "finished": 0, "started": int(started)}
+        )
         if occupants:
             pipe.hset(keys["seats"], mapping={str(k): v for k, v in occupants.items()})
         if listed:
             pipe.zadd(self.OPEN_TABLES, {record.table_id: record.created_at})
+        pipe.zadd(LIVE_TABLES, {record.table_id: record.created_at})
+        if started and first:
+            now = time.time()
+            pipe.zadd(OUTBOX, {item.format(): int((now + delay) * 1000) for item, delay in first})
+            pipe.sadd(keys["armed"], *(item.format() for item, _ in first))
+            pipe.lpush(WAKE, 1)
+            pipe.ltrim(WAKE, 0, 63)
         await pipe.execute()
 
     async def table_record(self, table_id: str) -> TableRecord | None:
@@ -125,11 +152,19 @@ class RedisStore:
         return {int(k): v.decode() for k, v in raw.items()}
 
     async def claim_seat(
-        self, table_id: str, seats: int, wanted: int, occupant: str, token_digest: str
+        self,
+        table_id: str,
+        seats: int,
+        wanted: int,
+        occupant: str,
+        token_digest: str,
+        first: list[tuple[FollowUp, float]],
     ) -> tuple[str, int]:
+        """Take a seat; the seat that fills the table starts play and arms `first` (the first state's follow-ups)."""
         keys = _keys(table_id)
         status, seat, *rest = await self._claim(
-            keys=[keys["seats"], keys["tokens"], keys["live"]], args=[seats, wanted, occupant, token_digest]
+            keys=[keys["seats"], keys["tokens"], keys["live"], keys["armed"], OUTBOX, WAKE],
+            args=[seats, wanted, occupant, token_digest, *script_args(first)],
         )
         if rest and int(rest[0]):
             await self.redis.zrem(self.OPEN_TABLES, table_id)
@@ -178,9 +213,20 @@ class RedisStore:
         commit_message: bytes,
         finished: bool,
         events: list[bytes],
+        follow: list[tuple[FollowUp, float]],
     ) -> CommitResult:
         keys = _keys(table_id)
-        names = [keys["live"], keys["log"], keys["events"], keys["done"], keys["tokens"]]
+        names = [
+            keys["live"],
+            keys["log"],
+            keys["events"],
+            keys["done"],
+            keys["tokens"],
+            keys["armed"],
+            OUTBOX,
+            WAKE,
+            LIVE_TABLES,
+        ]
         args: list[Any] = [
             expected_version,
             seat,
@@ -191,6 +237,8 @@ class RedisStore:
             logged,
             commit_message,
             int(finished),
+            table_id,
+            *script_args(follow),
             *events,
         ]
         if self.hot is None:
@@ -218,6 +266,43 @@ class RedisStore:
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, 0.5)
         raise AssertionError("unreachable")
+
+    # ----- follow-up work (see followups.py) ------------------------------------------------------------------
+
+    async def claim_due(self, lease: float, limit: int) -> list[FollowUp]:
+        return [FollowUp.parse(item) for item in await self._claim_due(keys=[OUTBOX], args=[int(lease * 1000), limit])]
+
+    async def done_with(self, item: FollowUp) -> None:
+        await self.redis.zrem(OUTBOX, item.format())
+
+    async def wait_for_due(self, timeout: float) -> None:
+        """Block until a commit arms an item due at once, or `timeout` seconds pass."""
+        await self.blocking.blpop([WAKE], timeout=timeout)
+
+    async def live_tables(self, after: float, count: int) -> list[tuple[str, float]]:
+        """Unfinished tables created after `after` (a cursor), oldest first."""
+        found = await self.redis.zrangebyscore(LIVE_TABLES, f"({after}", "+inf", start=0, num=count, withscores=True)
+        return [(t.decode(), float(score)) for t, score in found]
+
+    async def arm_missing(self, table_id: str, items: list[tuple[FollowUp, float]], version: int) -> int:
+        """Arm follow-ups a table should have and has not (the sweeper's belt and braces), if still at `version`."""
+        keys = _keys(table_id)
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.hget(keys["live"], "version")
+        pipe.zmscore(OUTBOX, [item.format() for item, _ in items])
+        current, scores = await pipe.execute()
+        missing = [(item, delay) for (item, delay), score in zip(items, scores, strict=True) if score is None]
+        if current is None or int(current) != version or not missing:
+            return 0
+        now = time.time()
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.zadd(OUTBOX, {item.format(): int((now + delay) * 1000) for item, delay in missing}, nx=True)
+        pipe.sadd(keys["armed"], *(item.format() for item, _ in missing))
+        await pipe.execute()
+        return len(missing)
+
+    async def forget_table(self, table_id: str) -> None:
+        await self.redis.zrem(LIVE_TABLES, table_id)
 
     # ----- logs and events -----------------------------------------------------------------------------------
 
@@ -271,4 +356,4 @@ class RedisStore:
         await pipe.execute()
 
     async def wait_ticket(self, ticket_id: str, timeout: float) -> None:
-        await self.redis.blpop([f"mf:ticket:{ticket_id}:ready"], timeout=timeout)
+        await self.blocking.blpop([f"mf:ticket:{ticket_id}:ready"], timeout=min(timeout, MAX_BLOCK))

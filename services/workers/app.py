@@ -1,23 +1,31 @@
-"""The Celery app: bot moves, response-window timers and replay validation, over a Redis broker, JSON messages.
+"""The Celery app: follow-up work (bot moves, response timers, replay validation) over a Redis broker, JSON
+messages, and in every worker process a dispatcher that claims due items from the outbox and sends them here.
 
     celery -A services.workers.app worker --loglevel=info
 
 The app object only holds configuration (no connection is made at import). Each worker process builds the table
-service once, on first use, on an event loop of its own (a Portal): tasks are plain threads that wait on it.
+service once, on an event loop of its own (a Portal): tasks are plain threads that wait on it.
 """
 
 from __future__ import annotations
 
+import asyncio
 import threading
+from typing import Any
+
+from celery.signals import worker_ready, worker_shutting_down
 
 from services.bootstrap import Settings, build_tables
+from services.tables.followups import FollowUp
 from services.tables.portal import Portal
 from services.tables.service import Tables
-from services.workers.scheduler import BOT_MOVE, RESPONSE_TIMEOUT, VALIDATE_REPLAY, make_celery
+from services.workers.dispatcher import Dispatcher
+from services.workers.scheduler import FOLLOW_UP, make_celery
 
 app = make_celery(Settings.from_env().redis_url)
 _service: tuple[Portal, Tables] | None = None
 _lock = threading.Lock()
+_stop: asyncio.Event | None = None
 
 
 def service() -> tuple[Portal, Tables]:
@@ -33,22 +41,32 @@ def service() -> tuple[Portal, Tables]:
         return _service
 
 
-@app.task(name=BOT_MOVE)
-def bot_move(table_id: str, seat: int, version: int) -> bool:
-    """Move for a bot seat, if the game still waits for it at `version` (a late duplicate does nothing)."""
+@app.task(name=FOLLOW_UP)
+def follow_up(item: str) -> bool:
+    """One follow-up item: a bot's move, a timer's pass, a replay validation (a late or repeated one does nothing)."""
     portal, tables = service()
-    return portal.run(tables.play_bot(table_id, seat, version))
+    return portal.run(tables.follow_up(FollowUp.parse(item)))
 
 
-@app.task(name=RESPONSE_TIMEOUT)
-def response_timeout(table_id: str, seat: int, version: int) -> bool:
-    """Pass for a seat that did not answer a response window in time."""
+def send(item: FollowUp) -> None:
+    app.send_task(FOLLOW_UP, args=[item.format()])
+
+
+@worker_ready.connect
+def start_dispatcher(**_: Any) -> None:
+    """The worker is up: run its dispatcher on the service's event loop."""
+    global _stop
     portal, tables = service()
-    return portal.run(tables.expire(table_id, seat, version))
+
+    async def begin() -> None:
+        global _stop
+        _stop = asyncio.Event()
+        asyncio.get_running_loop().create_task(Dispatcher(tables, send).run(_stop))
+
+    portal.run(begin())
 
 
-@app.task(name=VALIDATE_REPLAY)
-def validate_replay(table_id: str) -> str:
-    """Re-run a finished game from its seed and log; the verdict is stored with the table."""
-    portal, tables = service()
-    return str(portal.run(tables.validate_replay(table_id)))
+@worker_shutting_down.connect
+def stop_dispatcher(**_: Any) -> None:
+    if _stop is not None and _service is not None:
+        _service[0].loop.call_soon_threadsafe(_stop.set)

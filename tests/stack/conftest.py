@@ -12,7 +12,6 @@ from deploy.launcher import Stack
 from gateway.client import Client
 from services.bootstrap import redis_client
 from services.tables.portal import Blocking, Portal
-from services.tables.ports import NullScheduler
 from services.tables.service import Tables
 from services.tables.store import RedisStore
 
@@ -47,7 +46,7 @@ def portal() -> Iterator[Portal]:
 @pytest.fixture(scope="session")
 def direct_tables(stack: Stack, portal: Portal) -> Tables:
     async def build() -> Tables:
-        return Tables(RedisStore(redis_client(stack.redis_url)), NullScheduler())
+        return Tables(RedisStore(redis_client(stack.redis_url)))
 
     return portal.run(build())
 
@@ -60,5 +59,5 @@ def store(direct_tables: Tables, portal: Portal) -> Any:
 
 @pytest.fixture
 def tables(direct_tables: Tables, portal: Portal) -> Any:
-    """The table service on the test's Redis, scheduling nothing: for reading and checking stored games."""
+    """The table service on the test's Redis: for reading and checking stored games."""
     return Blocking(direct_tables, portal)

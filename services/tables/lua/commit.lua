@@ -1,12 +1,14 @@
 -- The one write path of a game: an atomic, versioned compare-and-set, and the single authority on every submit.
--- The caller may have guessed the live state from its cache; this script confirms or refuses the guess.
+-- The caller may have guessed the live state from its cache; this script confirms or refuses the guess. The work
+-- that must follow the commit (bot moves, timers, validation) is recorded in the same step (see followups.py).
 -- KEYS: 1 live hash (version, seq, state, started, finished), 2 action log list, 3 event stream,
 --       4 done-actions hash (seat:caller kind:client action id -> result, the kind 'c' for a client with a
 --         token, 's' for the server's own bots and timers: no client can send the server's ids),
---       5 tokens hash (sha256(token) -> seat)
+--       5 tokens hash (sha256(token) -> seat), 6 this table's armed follow-ups (set), 7 the outbox (sorted set),
+--       8 the outbox wake list, 9 the live-tables index
 -- ARGV: 1 expected version, 2 seat, 3 token digest ('' when the caller is trusted: bots, timers),
---       4 client action id ('' for none), 5 pub/sub channel, 6 new state, 7 logged action,
---       8 commit message to publish, 9 finished flag, 10.. events (in seq order)
+--       4 client action id, 5 pub/sub channel, 6 new state, 7 logged action, 8 commit message to publish,
+--       9 finished flag, 10 table id, 11 follow-up count n, then n pairs (item, delay ms), then the events in order
 -- Returns one of
 --   {'ok', 'version:first_seq:last_seq'}
 --   {'dup', <that of the earlier submit with this seat and client action id>}
@@ -14,6 +16,7 @@
 --   {'conflict', version, seq, state, started, finished}  the live state now: the caller retries from it
 --   {'missing'}                                       no such table
 local live, log, stream, done, tokens = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local armed, outbox, wake, tables = KEYS[6], KEYS[7], KEYS[8], KEYS[9]
 local seat, digest, cid = ARGV[2], ARGV[3], ARGV[4]
 if digest ~= '' and redis.call('HGET', tokens, digest) ~= seat then return {'token'} end
 local field = seat .. (digest == '' and ':s:' or ':c:') .. cid
@@ -29,7 +32,8 @@ end
 local version = tonumber(cur[1]) + 1
 local seq = tonumber(cur[2])
 local first = seq + 1
-for i = 10, #ARGV do
+local n = tonumber(ARGV[11])
+for i = 12 + 2 * n, #ARGV do
   seq = seq + 1
   redis.call('XADD', stream, '0-' .. seq, 'e', ARGV[i])
 end
@@ -37,5 +41,25 @@ redis.call('HSET', live, 'version', version, 'seq', seq, 'state', ARGV[6], 'fini
 redis.call('RPUSH', log, ARGV[7])
 local result = version .. ':' .. first .. ':' .. seq
 if cid ~= '' then redis.call('HSET', done, field, result) end
+-- follow-ups: the previous commit's items are void; arm this commit's
+local old = redis.call('SMEMBERS', armed)
+if #old > 0 then
+  redis.call('ZREM', outbox, unpack(old))
+  redis.call('DEL', armed)
+end
+local now = redis.call('TIME')
+now = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+local soon = false
+for i = 0, n - 1 do
+  local item, delay = ARGV[12 + 2 * i], tonumber(ARGV[13 + 2 * i])
+  redis.call('ZADD', outbox, now + delay, item)
+  redis.call('SADD', armed, item)
+  if delay == 0 then soon = true end
+end
+if soon then
+  redis.call('LPUSH', wake, 1)
+  redis.call('LTRIM', wake, 0, 63)
+end
+if ARGV[9] == '1' then redis.call('ZREM', tables, ARGV[10]) end
 redis.call('PUBLISH', ARGV[5], ARGV[8])
 return {'ok', result}
