@@ -18,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -162,20 +163,33 @@ class Stack:
         """Stop one process (with `crash`, kill -9) and start it again on the same port: the tests use it to show
         that nothing lives only in a process."""
         process = self.processes.pop(name)
-        if crash:
-            process.kill()
-        else:
-            process.terminate()
+        if process.poll() is None:
+            if crash:
+                process.kill()
+            else:
+                process.terminate()
         process.wait(10)
         if name == "redis":
             self.start_redis(int(self.redis_url.rsplit(":", 1)[1].split("/")[0]))
             wait_for_redis(self.redis_url)
         elif name == "worker":
             self.start_worker()
+        elif name == "rules":
+            self._spawn("rules", [sys.executable, "-m", "services.rules.server", "--address", self.rules_address])
+            wait_for_grpc(self.rules_address)
         elif name.startswith("gateway-"):
             address = self.gateway_addresses[int(name.split("-")[1])]
             self._spawn(name, [sys.executable, "-m", "gateway", "--address", address])
             wait_for_grpc(address)
+
+    def revive(self, say: Callable[[str], None] = print) -> list[str]:
+        """Start again every process of the stack that has died (a worker killed by the OOM killer, a crashed
+        gateway). Returns the names restarted."""
+        dead = [name for name, process in self.processes.items() if process.poll() is not None]
+        for name in dead:
+            say(f"{name} exited with {self.processes[name].returncode}; starting it again")
+            self.restart(name)
+        return dead
 
     def stop(self) -> None:
         for process in reversed(list(self.processes.values())):
@@ -215,9 +229,9 @@ def run() -> None:
         flush=True,
     )
     try:
-        while all(p.poll() is None for p in stack.processes.values()):
+        while True:
             time.sleep(0.5)
-        print("a process of the stack stopped; shutting down", file=sys.stderr)
+            stack.revive(say=lambda line: print(line, file=sys.stderr, flush=True))
     except KeyboardInterrupt:
         print("\nstopping...", flush=True)
     finally:

@@ -1,0 +1,166 @@
+"""Nothing stalls, nothing is lost, nobody is fooled: processes killed at the worst moments, same-id storms, and
+secrets. Each test that kills something runs its own stack."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import grpc
+import pytest
+import redis
+from manaforge.v1.gateway_pb2 import LoggedAction
+
+from deploy.launcher import Stack
+from engine_core import find_game
+from engine_core.bots import choose_action
+from gateway.client import Client
+from services.tables.followups import OUTBOX
+from tests.stack.helpers import cardbench_table, first_legal, hand, play
+
+
+def wait_until(check: Callable[[], bool], timeout: float, what: str) -> float:
+    """Seconds until `check` held; fails the test after `timeout`."""
+    started = time.monotonic()
+    while not check():
+        if time.monotonic() - started > timeout:
+            pytest.fail(f"not within {timeout:g} s: {what}")
+        time.sleep(0.05)
+    return time.monotonic() - started
+
+
+def outbox(stack: Stack) -> list[str]:
+    return [item.decode() for item in redis.Redis.from_url(stack.redis_url).zrange(OUTBOX, 0, -1)]
+
+
+@pytest.fixture
+def own_stack(tmp_path: Path) -> Iterator[Stack]:
+    with Stack(gateways=1, worker_concurrency=2, response_timeout=1.0, redis_dir=str(tmp_path / "redis")) as running:
+        yield running
+
+
+def test_bot_games_go_on_within_seconds_after_the_worker_is_killed(own_stack: Stack) -> None:
+    with Client(own_stack.gateway_addresses[0]) as client:
+        tables = [client.create_table("cardbench", 2, bots={0: "random", 1: "random"}).table.table_id for _ in range(6)]
+        wait_until(lambda: all(client.table(t).version >= 5 for t in tables), 30, "every bot game under way")
+        own_stack.restart("worker", crash=True)  # kill -9 mid-game, started again as the launcher would
+        for table_id in tables:
+            table = client.wait_finished(table_id, 60)  # the lease brings back what the dead worker held
+            assert table.version == 100 and table.replay_verdict.startswith("valid")
+
+
+def test_a_move_stored_while_no_worker_runs_is_followed_up_when_one_starts(own_stack: Stack) -> None:
+    """Between the commit and the dispatch: the commit recorded the bot's turn, so nothing is lost with no worker."""
+    with Client(own_stack.gateway_addresses[0]) as client:
+        own_stack.processes.pop("worker").kill()
+        created = client.create_table("cardbench", 2, bots={1: "random"}, player_name="ann")
+        table_id, token = created.table.table_id, created.seat_token
+        client.submit(table_id, token, first_legal(client, table_id, token))
+        assert f"bot|{table_id}|1|1" in outbox(own_stack)  # recorded with the commit
+        time.sleep(1.0)
+        assert client.table(table_id).version == 1  # nobody to move the bot
+        own_stack.start_worker()
+        took = wait_until(lambda: client.table(table_id).version == 2, 30, "the bot moves once a worker runs")
+        assert took < 20
+
+
+def test_a_response_timer_fires_after_its_worker_and_then_redis_are_killed(own_stack: Stack) -> None:
+    game = find_game("mana_burn")
+    with Client(own_stack.gateway_addresses[0]) as client:
+        for _ in range(10):  # a random game may end before the absent seat is asked to respond
+            bots = {i: "random" for i in range(1, game.info.min_seats)}
+            created = client.create_table("mana_burn", game.info.min_seats, bots=bots, player_name="absent")
+            table_id, token = created.table.table_id, created.seat_token
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline and not any(i.startswith(f"timer|{table_id}") for i in outbox(own_stack)):
+                view = client.view(table_id, token)
+                if view.outcome.finished:
+                    break
+                if view.legal_actions and view.pending.kind != 2:  # take turns, never answer a response window
+                    with contextlib.suppress(grpc.RpcError):  # a bot moved first: look again
+                        client.submit(table_id, token, view.legal_actions[-1].action, expected_version=view.version)
+                time.sleep(0.02)
+            timers = [i for i in outbox(own_stack) if i.startswith(f"timer|{table_id}")]
+            if timers:
+                break
+        else:
+            pytest.fail("the absent seat was never asked to respond")
+        own_stack.restart("worker", crash=True)
+        own_stack.restart("redis", crash=True)  # the outbox is in the append-only file like every commit
+        version = int(timers[0].split("|")[2])
+        wait_until(
+            lambda: any(a.client_action_id == f"timeout:{version}" for a in stored_log(own_stack, table_id)),
+            30,
+            "the timer passes for the absent seat",
+        )
+        assert own_stack.processes["worker"].poll() is None  # the worker lived through Redis going away
+
+
+def stored_log(stack: Stack, table_id: str) -> list[LoggedAction]:
+    """The stored actions of a game so far, read from Redis (GetLog waits for the end of the game)."""
+    raw = redis.Redis.from_url(stack.redis_url).lrange(f"mf:{{{table_id}}}:log", 0, -1)
+    return [LoggedAction.FromString(x) for x in raw]
+
+
+def test_sixty_four_clients_sending_one_id_all_get_the_one_answer(stack: Stack, store: Any) -> None:
+    with Client(stack.gateway_addresses[0]) as setup:
+        table_id, ann, _ = cardbench_table(setup)
+        action = play(hand(setup, table_id, ann)[0])
+    answers: list[tuple[int, bool]] = []
+    refusals: list[str] = []
+    start = threading.Barrier(64)
+
+    def send(i: int) -> None:
+        with Client(stack.gateway_addresses[i % 2]) as c:
+            start.wait()
+            try:
+                done = c.submit(table_id, ann, action, client_action_id="storm")
+                answers.append((done.version, done.duplicate))
+            except grpc.RpcError as exc:
+                refusals.append(f"{exc.code()}: {exc.details()}")
+
+    threads = [threading.Thread(target=send, args=(i,)) for i in range(64)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert refusals == []
+    assert {version for version, _ in answers} == {1}
+    assert sorted(dup for _, dup in answers) == [False] + [True] * 63
+    assert len(store.action_log(table_id)) == 1
+
+
+def test_a_client_action_id_belongs_to_its_seat(client: Client, store: Any) -> None:
+    table_id, ann, bob = cardbench_table(client)
+    first = client.submit(table_id, ann, first_legal(client, table_id, ann), client_action_id="1")
+    second = client.submit(table_id, bob, first_legal(client, table_id, bob), client_action_id="1")
+    assert (first.version, second.version) == (1, 2) and not second.duplicate
+    again = client.submit(table_id, bob, first_legal(client, table_id, ann), client_action_id="1")
+    assert again.duplicate and again.version == 2  # bob's own retry: his stored answer
+    log = store.action_log(table_id)
+    assert [x.seat for x in log] == [0, 1]
+
+
+def test_a_bots_choices_cannot_be_predicted_from_public_facts(client: Client, store: Any) -> None:
+    """The bots' randomness once came from sha256(table, version, seat), all public: re-running the bot with it on
+    the true states predicted every choice. Now it comes from the table's secret seed."""
+    created = client.create_table("cardbench", 2, bots={0: "random", 1: "random"})
+    table_id = created.table.table_id
+    client.wait_finished(table_id, 60)
+    game = find_game("cardbench")
+    record = store.table_record(table_id)
+    state = game.new_game(record.config, record.seed)
+    predicted = 0
+    for logged in store.action_log(table_id):
+        version = logged.version - 1
+        public_seed = int.from_bytes(hashlib.sha256(f"{table_id}:{version}:{logged.seat}".encode()).digest()[:8], "big")
+        guess = choose_action(game, state, logged.seat, "random", public_seed)
+        action = game.action_from_any(logged.action)
+        predicted += guess == action
+        state, _ = game.apply(state, logged.seat, action)
+    assert predicted < 50  # of 100 choices among 5 cards: about 20 by chance, 100 when the seed was public
