@@ -35,7 +35,8 @@ def wait_until(check: Callable[[], bool], timeout: float, what: str) -> float:
 
 
 def outbox(stack: Stack) -> list[str]:
-    return [item.decode() for item in redis.Redis.from_url(stack.redis_url).zrange(OUTBOX, 0, -1)]
+    items: Any = redis.Redis.from_url(stack.redis_url).zrange(OUTBOX, 0, -1)
+    return [item.decode() for item in items]
 
 
 @pytest.fixture
@@ -103,7 +104,7 @@ def test_a_response_timer_fires_after_its_worker_and_then_redis_are_killed(own_s
 
 def stored_log(stack: Stack, table_id: str) -> list[LoggedAction]:
     """The stored actions of a game so far, read from Redis (GetLog waits for the end of the game)."""
-    raw = redis.Redis.from_url(stack.redis_url).lrange(f"mf:{{{table_id}}}:log", 0, -1)
+    raw: Any = redis.Redis.from_url(stack.redis_url).lrange(f"mf:{{{table_id}}}:log", 0, -1)
     return [LoggedAction.FromString(x) for x in raw]
 
 
