@@ -111,6 +111,12 @@ def act(move: ManaBurnMove.ValueType, **fields: int) -> ManaBurnAction:
     return found
 
 
+# The hot paths compare card kinds and list the field-less actions at every step: module constants, not an enum
+# attribute lookup or an `act` call each time (same values, same shared messages).
+GIANT_GROWTH_KIND, INCINERATE_KIND, COUNTERSPELL_KIND = Kind.GIANT_GROWTH, Kind.INCINERATE, Kind.COUNTERSPELL
+HOLY_ARMOR_KIND, RAISE_DEAD_KIND = Kind.HOLY_ARMOR, Kind.RAISE_DEAD
+PASS_ACTION, YES_ACTION, REROLL_ACTION = act(PASS), act(YES), act(REROLL)
+
 _AIMED: dict[int, dict[int, ManaBurnAction]] = {}  # card played -> target -> the shared action
 
 
@@ -839,11 +845,11 @@ def instant_choices(state: ManaBurnState, seat: int) -> list[ManaBurnAction]:
     acts: list[ManaBurnAction] = []
     for card in hand:
         k = kind(card)
-        if k == Kind.GIANT_GROWTH:
+        if k == GIANT_GROWTH_KIND:
             acts += [act(PLAY, card=card, roll=i) for i in range(len(state.rolls))]
-        elif k == Kind.INCINERATE:
+        elif k == INCINERATE_KIND:
             acts += play_at(card, incinerate_targets(state))
-        elif k == Kind.COUNTERSPELL and can_counter(state, seat):
+        elif k == COUNTERSPELL_KIND and can_counter(state, seat):
             acts.append(act(PLAY, card=card, target=state.stack[-1].card))
     return acts
 
@@ -876,9 +882,9 @@ def main_choices(state: ManaBurnState, seat: int) -> list[ManaBurnAction]:
         k = kind(card)
         if k in CREATURES:
             acts.append(act(PLAY, card=card))
-        elif k == Kind.HOLY_ARMOR:
+        elif k == HOLY_ARMOR_KIND:
             acts += play_at(card, creatures)
-        elif k == Kind.RAISE_DEAD:
+        elif k == RAISE_DEAD_KIND:
             acts += play_at(card, graveyard)
     return acts
 
@@ -979,11 +985,11 @@ def reroll_choices(state: ManaBurnState, seat: int) -> list[ManaBurnAction]:
     """Scryb Sprites: re-roll your movement die once per turn per Sprite in play."""
     if not state.rolls or state.rolls[0].purpose != MOVE_ROLL or state.rolls[0].seat != seat:
         return []
-    return [act(REROLL)] if state.rerolls_used < count_in_play(state.players[seat], Kind.SCRYB_SPRITES) else []
+    return [REROLL_ACTION] if state.rerolls_used < count_in_play(state.players[seat], Kind.SCRYB_SPRITES) else []
 
 
 def window_choices(state: ManaBurnState, seat: int) -> list[ManaBurnAction]:
-    return [act(PASS), *reroll_choices(state, seat), *hero_choices(state, seat), *instant_choices(state, seat)]
+    return [PASS_ACTION, *reroll_choices(state, seat), *hero_choices(state, seat), *instant_choices(state, seat)]
 
 
 def window_action(state: ManaBurnState, seat: int, action: ManaBurnAction, events: list[Event]) -> None:
@@ -1013,11 +1019,11 @@ def legal_actions(state: ManaBurnState, seat: int) -> list[ManaBurnAction]:
         return window_choices(state, seat)
     phase = state.phase
     if phase == MAIN_PHASE:
-        return [act(PASS), *main_choices(state, seat), *instant_choices(state, seat)]
+        return [PASS_ACTION, *main_choices(state, seat), *instant_choices(state, seat)]
     if phase == PATH_PHASE:
         return [act(PATH, path=p) for p in range(len(board.PATH_NAMES))]
     if phase == GOBLIN_PHASE:
-        return [act(PASS), act(YES)]
+        return [PASS_ACTION, YES_ACTION]
     if phase == STEAL_PHASE:
         return [act(SEAT, seat=s) for s in stealable(state)]
     if phase == SQUARE_PHASE:
@@ -1033,7 +1039,7 @@ def legal_actions(state: ManaBurnState, seat: int) -> list[ManaBurnAction]:
             *(act(CREATURE, target=c.card) for c in player.creatures),
         ]
     if phase == FISH_BACK_PHASE:
-        return [act(PASS), *(act(NAME, kind=k) for k in KINDS)]
+        return [PASS_ACTION, *(act(NAME, kind=k) for k in KINDS)]
     return []
 
 
@@ -1043,7 +1049,7 @@ def is_legal(state: ManaBurnState, seat: int, action: ManaBurnAction) -> bool:
     move = action.move
     if state.windows:
         if move == PASS:
-            return action == act(PASS)
+            return action == PASS_ACTION
         if move == REROLL:
             return action in reroll_choices(state, seat)
         if move == HERO:
@@ -1051,7 +1057,7 @@ def is_legal(state: ManaBurnState, seat: int, action: ManaBurnAction) -> bool:
         return move == PLAY and action in instant_choices(state, seat)
     if state.phase == MAIN_PHASE:
         if move == PASS:
-            return action == act(PASS)
+            return action == PASS_ACTION
         return move == PLAY and (action in main_choices(state, seat) or action in instant_choices(state, seat))
     return action in legal_actions(state, seat)
 
