@@ -171,7 +171,7 @@ class Game(ABC, Generic[S, A]):
 
     def pending_seats(self, state: S) -> list[int]:
         header = self.header(state)
-        return [] if header.outcome.finished else list(header.pending.seats)
+        return [] if header.outcome.finished else header.pending.seats[:]  # a slice: half the cost of list()
 
     @staticmethod
     def header(state: Message) -> Header:

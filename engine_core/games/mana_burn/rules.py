@@ -830,7 +830,7 @@ def bid(state: ManaBurnState, seat: int, action: ManaBurnAction, events: list[Ev
 
 def bid_choices(state: ManaBurnState, seat: int) -> list[ManaBurnAction]:
     player = state.players[seat]
-    acts = [act(PASS), *(act(CARD, card=c) for c in choices(list(player.hand)))]
+    acts = [act(PASS), *(act(CARD, card=c) for c in choices(player.hand[:]))]
     if player.false_bids < count_in_play(player, Kind.DRUDGE_SKELETONS):
         acts.append(act(FALSE_BID))
     return acts
@@ -841,7 +841,7 @@ def bid_choices(state: ManaBurnState, seat: int) -> list[ManaBurnAction]:
 
 def instant_choices(state: ManaBurnState, seat: int) -> list[ManaBurnAction]:
     """Incinerate, Giant Growth and Counterspell: at any time, as many as you like."""
-    hand = choices(list(state.players[seat].hand))
+    hand = choices(state.players[seat].hand[:])
     acts: list[ManaBurnAction] = []
     for card in hand:
         k = kind(card)
@@ -876,9 +876,9 @@ def main_choices(state: ManaBurnState, seat: int) -> list[ManaBurnAction]:
     if state.main_played:
         return []
     creatures = _creatures(state, _all_seats(state))
-    graveyard = choices(list(state.graveyard))
+    graveyard = choices(state.graveyard[:])
     acts: list[ManaBurnAction] = []
-    for card in choices(list(state.players[seat].hand)):
+    for card in choices(state.players[seat].hand[:]):
         k = kind(card)
         if k in CREATURES:
             acts.append(act(PLAY, card=card))
@@ -1029,13 +1029,13 @@ def legal_actions(state: ManaBurnState, seat: int) -> list[ManaBurnAction]:
     if phase == SQUARE_PHASE:
         return square_choices(state)
     if phase == OFFER_PHASE:
-        return [act(CARD, card=c) for c in choices(list(state.players[seat].hand))]
+        return [act(CARD, card=c) for c in choices(state.players[seat].hand[:])]
     if phase == AUCTION_PHASE:
         return bid_choices(state, seat)
     if phase == MUD_PHASE:
         player = state.players[seat]
         return [
-            *(act(CARD, card=c) for c in choices(list(player.hand))),
+            *(act(CARD, card=c) for c in choices(player.hand[:])),
             *(act(CREATURE, target=c.card) for c in player.creatures),
         ]
     if phase == FISH_BACK_PHASE:

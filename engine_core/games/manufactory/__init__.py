@@ -253,7 +253,7 @@ class Manufactory(Game[ManufactoryState, ManufactoryAction]):
         if color not in GROUP_OF_COLOR:
             raise MalformedActionError("declare a colour", "the action names no group (a colour or colorless)")
         card_id = action.card
-        belt = list(state.belt)
+        belt = state.belt[:]
         if card_id not in belt:
             raise IllegalActionError("draft from the conveyor belt", f"card {card_id} is not on the conveyor belt")
         position = belt.index(card_id)
