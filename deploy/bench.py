@@ -28,7 +28,7 @@ import redis
 from manaforge.v1.games.cardbench_pb2 import CardbenchAction, CardbenchState
 
 from deploy.connections import connection_run, percentile
-from deploy.launcher import Stack
+from deploy.launcher import LOOPBACK_LIMITS, Stack
 from deploy.peerload import LoadResult, Window, first_errors, load_process, merge, spread
 from gateway.client import Client, pack
 
@@ -188,7 +188,7 @@ def main() -> None:
         return
     levels = [int(m) for m in args.matches.split(",")]
     if "peer" in runs or "unary" in runs:
-        with Stack(gateways=args.gateways, worker_concurrency=1) as stack:
+        with Stack(gateways=args.gateways, worker_concurrency=1, settings=LOOPBACK_LIMITS) as stack:
             if "peer" in runs:
                 lean = not args.full_updates
                 for play in (True, False):
@@ -210,7 +210,7 @@ def main() -> None:
             for name, process in stack.processes.items():
                 say(f"  {name:<12} {psutil.Process(process.pid).memory_info().rss / 2**20:7.1f} MiB")
     if "connections" in runs:
-        with Stack(gateways=1, worker_concurrency=1) as stack:
+        with Stack(gateways=1, worker_concurrency=1, settings=LOOPBACK_LIMITS) as stack:
             say(f"\nconnections: one gateway process holding {args.streams:,} Watch streams over 100 tables")
             figures = connection_run(
                 stack.gateway_addresses[0], stack.processes["gateway-0"].pid, args.streams, say=say

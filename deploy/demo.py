@@ -7,7 +7,7 @@ import time
 
 from manaforge.v1.rules_pb2 import GameInfo
 
-from deploy.launcher import Stack
+from deploy.launcher import LOOPBACK_LIMITS, Stack
 from gateway.client import Client
 
 
@@ -26,7 +26,7 @@ def _title(info: GameInfo, options: dict[str, str]) -> str:
 
 def demo() -> int:
     failures = 0
-    with Stack(response_timeout=2.0) as stack, Client(stack.gateway_addresses[0]) as client:
+    with Stack(response_timeout=2.0, settings=LOOPBACK_LIMITS) as stack, Client(stack.gateway_addresses[0]) as client:
         for info, options in demo_games(client.games()):
             started = time.monotonic()
             seats = info.min_seats

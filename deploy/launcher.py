@@ -81,6 +81,7 @@ class Stack:
     gateway_port: int = 0  # the first gateway's port (0: any free port; further gateways always take free ports)
     rules_port: int = 0
     quiet: bool = True
+    settings: dict[str, str] = field(default_factory=dict)  # more environment for every process (MANAFORGE_*)
     processes: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
     gateway_addresses: list[str] = field(default_factory=list)
     rules_address: str = ""
@@ -94,6 +95,7 @@ class Stack:
             MANAFORGE_BOT_DELAY=str(self.bot_delay),
             PYTHONUNBUFFERED="1",
         )
+        env.update(self.settings)
         return env
 
     def _spawn(self, name: str, args: list[str]) -> None:
@@ -209,6 +211,15 @@ class Stack:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+# Limits per client address for stacks whose every client is on loopback (the tests, the benchmarks).
+LOOPBACK_LIMITS = {
+    "MANAFORGE_LIMIT_STREAMS": "50000",
+    "MANAFORGE_LIMIT_TABLES_PER_MINUTE": "1000000",
+    "MANAFORGE_LIMIT_QUEUE_JOINS_PER_MINUTE": "1000000",
+    "MANAFORGE_LIMIT_TOKEN_FAILURES_PER_MINUTE": "1000000",
+}
 
 
 def run() -> None:

@@ -8,15 +8,16 @@ here passes bytes through.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator
-from typing import Any
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Iterator
+from typing import Any, TypeVar
 
 import grpc
 from google.protobuf import message_factory
 from google.protobuf.descriptor import ServiceDescriptor
-from google.protobuf.message import Message
+from google.protobuf.message import DecodeError, Message
 from manaforge.v1 import gateway_pb2, rules_pb2
 from manaforge.v1.gateway_pb2 import (
     ActionResult,
@@ -28,17 +29,35 @@ from manaforge.v1.gateway_pb2 import (
     SubmitActionResponse,
 )
 
+from engine_core import find_game
 from engine_core.errors import MalformedActionError
+from gateway.limits import (
+    MAX_MESSAGE,
+    Buckets,
+    LimitError,
+    Limits,
+    RateLimitedError,
+    Streams,
+    address_of,
+    check_range,
+    check_request,
+)
 from gateway.metrics import ACTIONS, SUBMIT_SECONDS, WATCHERS
-from services.grpc_status import aio_health_and_reflection, aio_streaming, aio_unary, status_of
-from services.tables.matchmaking import Matchmaker
+from services.grpc_status import aio_health_and_reflection, aio_streaming, aio_unary, message_of, register, status_of
+from services.tables.errors import SeatTokenError
+from services.tables.matchmaking import MAX_WAIT, Matchmaker
 from services.tables.service import Tables
 
 SERVICE = gateway_pb2.DESCRIPTOR.services_by_name["Gateway"]
+T = TypeVar("T")
+register(LimitError, grpc.StatusCode.INVALID_ARGUMENT)
+register(RateLimitedError, grpc.StatusCode.RESOURCE_EXHAUSTED)
+# Requests are at most MAX_MESSAGE bytes (gRPC refuses larger ones before reading them).
 # Calls arriving faster than the event loop takes them wait in gRPC's queue, which cancels what does not fit (its
 # default of 1,000 cancelled about one in twelve of 2,000 streams opened at once): room for a reconnecting crowd.
 SERVER_OPTIONS = [
     ("grpc.so_reuseport", 0),
+    ("grpc.max_receive_message_length", MAX_MESSAGE),
     ("grpc.server.max_pending_requests", 10_000),
     ("grpc.server.max_pending_requests_hard_limit", 20_000),
 ]
@@ -47,9 +66,34 @@ log = logging.getLogger(__name__)
 
 
 class GatewayServicer:
-    def __init__(self, tables: Tables) -> None:
+    def __init__(self, tables: Tables, limits: Limits | None = None) -> None:
         self.tables = tables
         self.matchmaker = Matchmaker(tables)
+        self.limits = limits or Limits()
+        self.buckets = Buckets()
+        self.streams = Streams()
+
+    def _rate(self, kind: str, context: Any, per_minute: float) -> None:
+        self.buckets.take(kind, address_of(context.peer()), per_minute)
+
+    async def _token_checked(self, context: Any, call: Awaitable[T]) -> T:
+        """A call that checks a seat token: repeated failures from one address are refused for a while."""
+        try:
+            return await call
+        except SeatTokenError:
+            self._rate("failed token checks", context, self.limits.token_failures_per_minute)
+            raise
+
+    @contextlib.contextmanager
+    def _stream(self, context: Any) -> Iterator[None]:
+        address = address_of(context.peer())
+        self.streams.enter(address, self.limits.streams)
+        WATCHERS.inc()
+        try:
+            yield
+        finally:
+            WATCHERS.dec()
+            self.streams.leave(address)
 
     @aio_unary
     async def ListGames(self, request: rules_pb2.ListGamesRequest, context: Any) -> rules_pb2.ListGamesResponse:
@@ -57,6 +101,10 @@ class GatewayServicer:
 
     @aio_unary
     async def CreateTable(self, request: gateway_pb2.CreateTableRequest, context: Any) -> CreateTableResponse:
+        self._rate("tables created", context, self.limits.tables_per_minute)
+        game = find_game(request.config.game)
+        if len(request.seats) > game.info.max_seats:
+            raise LimitError(f"seats: at most {game.info.max_seats} seat requests for {game.info.title}")
         table, seat, token = await self.tables.create_table(request.config, list(request.seats), request.player_name)
         return CreateTableResponse(table=table, seat=seat, seat_token=token)
 
@@ -76,10 +124,12 @@ class GatewayServicer:
 
     @aio_unary
     async def JoinQueue(self, request: gateway_pb2.JoinQueueRequest, context: Any) -> gateway_pb2.QueueTicket:
+        self._rate("queue joins", context, self.limits.queue_joins_per_minute)
         return await self.matchmaker.join_queue(request.game, request.seats, request.player_name, dict(request.options))
 
     @aio_unary
     async def WaitForMatch(self, request: gateway_pb2.WaitForMatchRequest, context: Any) -> gateway_pb2.QueueTicket:
+        check_range("timeout_seconds", request.timeout_seconds, 0.0, MAX_WAIT)
         return await self.matchmaker.wait_for_match(request.ticket_id, request.timeout_seconds)
 
     @aio_unary
@@ -88,7 +138,7 @@ class GatewayServicer:
 
     @aio_unary
     async def SubmitAction(self, request: gateway_pb2.SubmitActionRequest, context: Any) -> SubmitActionResponse:
-        return await self._submit(request.table_id, request.seat_token, request)
+        return await self._token_checked(context, self._submit(request.table_id, request.seat_token, request))
 
     async def _submit(
         self, table_id: str, token: str, request: gateway_pb2.SubmitActionRequest
@@ -106,20 +156,34 @@ class GatewayServicer:
 
     @aio_unary
     async def GetView(self, request: gateway_pb2.GetViewRequest, context: Any) -> gateway_pb2.SeatView:
-        return await self.tables.view(request.table_id, request.seat_token)
+        return await self._token_checked(context, self.tables.view(request.table_id, request.seat_token))
 
     @aio_streaming
     async def Watch(self, request: gateway_pb2.WatchRequest, context: Any) -> AsyncIterator[bytes]:
         flags = (not request.without_text, not request.without_legal_actions)
-        WATCHERS.inc()
-        try:
-            async for update in self.tables.watch(request.table_id, request.seat_token, request.after_seq, flags):
+        with self._stream(context):
+            updates = self.tables.watch(request.table_id, request.seat_token, request.after_seq, flags)
+            async for update in await self._first(context, updates):
                 yield update
-        finally:
-            WATCHERS.dec()
+
+    async def _first(self, context: Any, updates: AsyncGenerator[bytes, None]) -> AsyncIterator[bytes]:
+        """`updates` once its first one (after the token check) is there: a failed token check counts."""
+        first = await self._token_checked(context, anext(updates))
+
+        async def rest() -> AsyncIterator[bytes]:
+            yield first
+            async for update in updates:
+                yield update
+
+        return rest()
 
     @aio_streaming
     async def Play(self, requests: AsyncIterator[PlayRequest], context: Any) -> AsyncIterator[bytes]:
+        with self._stream(context):
+            async for message in self._play(requests, context):
+                yield message
+
+    async def _play(self, requests: AsyncIterator[PlayRequest], context: Any) -> AsyncIterator[bytes]:
         opening = await anext(aiter(requests), None)
         if opening is None or opening.WhichOneof("kind") != "watch":
             raise MalformedActionError("play stream", "the first message must be `watch` (the table and seat token)")
@@ -131,7 +195,7 @@ class GatewayServicer:
         async def pump() -> None:
             updates = self.tables.watch(watch.table_id, watch.seat_token, watch.after_seq, flags)
             try:
-                async for update in updates:
+                async for update in await self._first(context, updates):
                     await outbox.put(("send", _field(1, update)))
                 await outbox.put(("finished", None))
             except Exception as exc:
@@ -141,14 +205,16 @@ class GatewayServicer:
 
         async def act() -> None:
             nonlocal inflight
-            async for request in requests:
-                inflight += 1
-                result = await self._result(watch, request)
-                await outbox.put(("send", PlayUpdate(result=result).SerializeToString()))
-                inflight -= 1
-            await outbox.put(("closed", None))
+            try:
+                async for request in requests:
+                    inflight += 1
+                    result = await self._result(watch, request)
+                    await outbox.put(("send", PlayUpdate(result=result).SerializeToString()))
+                    inflight -= 1
+                await outbox.put(("closed", None))
+            except Exception as exc:
+                await outbox.put(("error", exc))
 
-        WATCHERS.inc()
         tasks = [asyncio.ensure_future(pump()), asyncio.ensure_future(act())]
         finished = False
         try:
@@ -165,7 +231,6 @@ class GatewayServicer:
                 if finished and inflight == 0 and outbox.empty():
                     return
         finally:
-            WATCHERS.dec()
             for task in tasks:
                 task.cancel()
 
@@ -176,10 +241,13 @@ class GatewayServicer:
             return ActionResult(code=code.value[0], message=message)
         action = request.action
         try:
+            check_request(action)
             response = await self._submit(watch.table_id, watch.seat_token, action)
         except Exception as exc:
             known = status_of(exc)
-            code, message = (known, str(exc)) if known is not None else (grpc.StatusCode.INTERNAL, "internal error")
+            code, message = (
+                (known, message_of(exc)) if known is not None else (grpc.StatusCode.INTERNAL, "internal error")
+            )
             if known is None:
                 log.exception("play stream: an action failed")
             return ActionResult(client_action_id=action.client_action_id, code=code.value[0], message=message)
@@ -209,27 +277,83 @@ def _encode(message: Message | bytes) -> bytes:
 
 
 def add_service(server: grpc.aio.Server, servicer: Any, service: ServiceDescriptor) -> None:
-    """Register every method of `service` with `servicer`'s coroutine of the same name; responses may be given
+    """Register every method of `service` with `servicer`'s coroutine of the same name. Requests are parsed and
+    checked here (a request that does not parse is INVALID_ARGUMENT, not gRPC's INTERNAL); responses may be given
     already encoded."""
     handlers = {}
     for method in service.methods:
         request_type = message_factory.GetMessageClass(method.input_type)
+        call = getattr(servicer, method.name)
         if method.client_streaming:
-            kind = grpc.stream_stream_rpc_method_handler
+            handlers[method.name] = grpc.stream_stream_rpc_method_handler(
+                _parsing_stream(call, request_type), response_serializer=_encode
+            )
         elif method.server_streaming:
-            kind = grpc.unary_stream_rpc_method_handler
+            handlers[method.name] = grpc.unary_stream_rpc_method_handler(
+                _parsing_server_stream(call, request_type), response_serializer=_encode
+            )
         else:
-            kind = grpc.unary_unary_rpc_method_handler
-        handlers[method.name] = kind(
-            getattr(servicer, method.name), request_deserializer=request_type.FromString, response_serializer=_encode
-        )
+            handlers[method.name] = grpc.unary_unary_rpc_method_handler(
+                _parsing_unary(call, request_type), response_serializer=_encode
+            )
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(service.full_name, handlers),))
 
 
-async def serve(tables: Tables, address: str) -> tuple[grpc.aio.Server, int]:
+def _parse(request_type: type[Message], data: bytes) -> Message:
+    try:
+        request = request_type.FromString(data)
+    except DecodeError:
+        raise MalformedActionError("request encoding", f"not a valid {request_type.DESCRIPTOR.full_name}") from None
+    check_request(request)
+    return request
+
+
+async def _refuse(context: Any, exc: Exception) -> None:
+    code = status_of(exc)
+    if code is None:
+        raise exc
+    await context.abort(code, message_of(exc))
+
+
+def _parsing_unary(call: Any, request_type: type[Message]) -> Any:
+    async def handler(data: bytes, context: Any) -> Any:
+        try:
+            request = _parse(request_type, data)
+        except Exception as exc:
+            await _refuse(context, exc)
+        return await call(request, context)
+
+    return handler
+
+
+def _parsing_server_stream(call: Any, request_type: type[Message]) -> Any:
+    async def handler(data: bytes, context: Any) -> AsyncIterator[Any]:
+        try:
+            request = _parse(request_type, data)
+        except Exception as exc:
+            await _refuse(context, exc)
+        async for item in call(request, context):
+            yield item
+
+    return handler
+
+
+def _parsing_stream(call: Any, request_type: type[Message]) -> Any:
+    async def handler(requests: AsyncIterator[bytes], context: Any) -> AsyncIterator[Any]:
+        async def parsed() -> AsyncIterator[Message]:
+            async for data in requests:
+                yield _parse(request_type, data)  # a bad message ends the stream with INVALID_ARGUMENT
+
+        async for item in call(parsed(), context):
+            yield item
+
+    return handler
+
+
+async def serve(tables: Tables, address: str, limits: Limits | None = None) -> tuple[grpc.aio.Server, int]:
     """Start the gateway on `address` ("127.0.0.1:0" picks a free port). Returns the server and its port."""
     server = grpc.aio.server(options=SERVER_OPTIONS)
-    add_service(server, GatewayServicer(tables), SERVICE)
+    add_service(server, GatewayServicer(tables, limits or Limits.from_env()), SERVICE)
     await aio_health_and_reflection(server, SERVICE.full_name)
     port = server.add_insecure_port(address)
     if port == 0:

@@ -21,12 +21,19 @@ from engine_core.errors import (
     RulesError,
     UnknownGameError,
 )
-from services.tables.errors import SeatTokenError, StaleVersionError, TableNotFoundError, TableStateError
+from services.tables.errors import (
+    OutOfRangeError,
+    SeatTokenError,
+    StaleVersionError,
+    TableNotFoundError,
+    TableStateError,
+)
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 STATUS: list[tuple[type[Exception], grpc.StatusCode]] = [
     (TableNotFoundError, grpc.StatusCode.NOT_FOUND),
+    (OutOfRangeError, grpc.StatusCode.OUT_OF_RANGE),
     (SeatTokenError, grpc.StatusCode.UNAUTHENTICATED),
     (StaleVersionError, grpc.StatusCode.ABORTED),
     (TableStateError, grpc.StatusCode.FAILED_PRECONDITION),
@@ -41,6 +48,19 @@ STATUS: list[tuple[type[Exception], grpc.StatusCode]] = [
     (GameOverError, grpc.StatusCode.FAILED_PRECONDITION),
     (RulesError, grpc.StatusCode.FAILED_PRECONDITION),
 ]
+
+
+EXCERPT = 300  # characters of a refusal's message at most: an input echoed in it is cut short
+
+
+def register(error: type[Exception], code: grpc.StatusCode) -> None:
+    """An edge's own errors (more specific mappings go first)."""
+    STATUS.insert(0, (error, code))
+
+
+def message_of(exc: Exception) -> str:
+    text = str(exc)
+    return text if len(text) <= EXCERPT else text[: EXCERPT - 1] + "…"
 
 
 def status_of(exc: Exception) -> grpc.StatusCode | None:
@@ -61,7 +81,7 @@ def unary(method: F) -> F:
             code = status_of(exc)
             if code is None:
                 raise
-            context.abort(code, str(exc))
+            context.abort(code, message_of(exc))
 
     return wrapper  # type: ignore[return-value]
 
@@ -75,7 +95,7 @@ def aio_unary(method: F) -> F:
             code = status_of(exc)
             if code is None:
                 raise
-            await context.abort(code, str(exc))
+            await context.abort(code, message_of(exc))
 
     return wrapper  # type: ignore[return-value]
 
@@ -90,7 +110,7 @@ def aio_streaming(method: F) -> F:
             code = status_of(exc)
             if code is None:
                 raise
-            await context.abort(code, str(exc))
+            await context.abort(code, message_of(exc))
 
     return wrapper  # type: ignore[return-value]
 

@@ -21,3 +21,7 @@ class StaleVersionError(TableError):
 
 class TableStateError(TableError):
     """The table cannot do this now (seat taken, table full, not started, ticket already matched)."""
+
+
+class OutOfRangeError(TableError):
+    """A number past what the table has (a resume point after its last event)."""

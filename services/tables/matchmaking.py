@@ -80,12 +80,14 @@ class Matchmaker:
         matched = fields.get("matched") == "1"
         if waiting is None:
             waiting = 0 if matched else await self.store.queue_length(fields["queue"])
+        # The seat token goes to the first caller who finds the ticket matched, and only to it.
+        token = await self.store.take_ticket_token(ticket_id) if matched and "token" in fields else ""
         return QueueTicket(
             ticket_id=ticket_id,
             matched=matched,
             table_id=fields.get("table_id", ""),
             seat=int(fields.get("seat", -1)),
-            seat_token=fields.get("token", ""),
+            seat_token=token,
             waiting=waiting,
         )
 

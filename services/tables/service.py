@@ -29,7 +29,7 @@ from engine_core.game import visible_events
 from engine_core.registry import AnyGame
 from engine_core.replay import LoggedStep, Verdict, replay
 from services.tables.commit import Committer, Submitted, state_bytes, token_digest
-from services.tables.errors import StaleVersionError, TableNotFoundError, TableStateError
+from services.tables.errors import OutOfRangeError, StaleVersionError, TableNotFoundError, TableStateError
 from services.tables.fanout import RESYNC, Hub
 from services.tables.followups import FollowUp, bot_levels, followups
 from services.tables.store import RedisStore
@@ -161,9 +161,9 @@ class Tables:
         record = await self.committer.record(table_id)
         seat = await self.committer.seat_of(table_id, token)
         game = find_game(record.config.game)
-        done, _ = await self.committer.submit(
-            record, game, seat, game.action_from_any(action), client_action_id, expected, token
-        )
+        parsed = game.action_from_any(action)
+        parsed.DiscardUnknownFields()  # only what the game reads is stored and logged
+        done, _ = await self.committer.submit(record, game, seat, parsed, client_action_id, expected, token)
         return done
 
     # ----- follow-up work (run by the workers) ----------------------------------------------------------------
@@ -302,9 +302,11 @@ class Tables:
         self, table_id: str, game: AnyGame, seat: int | None, after_seq: int, version: int, flags: Flags
     ) -> tuple[int, int, bool, bytes] | None:
         """The update covering everything after `after_seq`; None when the table is still at `version`."""
-        events, live = await self.store.snapshot(table_id, after_seq)
+        events, live = await self.store.snapshot(table_id, min(after_seq, 2**62))
         if live is None:
             raise TableNotFoundError(f"unknown table: no table {table_id!r}")
+        if after_seq > live.seq:
+            raise OutOfRangeError(f"after_seq: {after_seq} is past the table's last event ({live.seq})")
         if live.version == version:
             return None
         state = game.state_from_bytes(live.state)

@@ -348,6 +348,14 @@ class RedisStore:
     async def ticket(self, ticket_id: str) -> dict[str, str]:
         return {k.decode(): v.decode() for k, v in (await self.redis.hgetall(f"mf:ticket:{ticket_id}")).items()}
 
+    async def take_ticket_token(self, ticket_id: str) -> str:
+        """A matched ticket's seat token, handed over once: it is removed as it is read."""
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.hget(f"mf:ticket:{ticket_id}", "token")
+        pipe.hdel(f"mf:ticket:{ticket_id}", "token")
+        token, _ = await pipe.execute()
+        return token.decode() if token else ""
+
     async def notify_ticket(self, ticket_id: str) -> None:
         key = f"mf:ticket:{ticket_id}:ready"
         pipe = self.redis.pipeline(transaction=True)

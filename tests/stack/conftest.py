@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from deploy.launcher import Stack
+from deploy.launcher import LOOPBACK_LIMITS, Stack
 from gateway.client import Client
 from services.bootstrap import redis_client
 from services.tables.portal import Blocking, Portal
@@ -18,7 +18,7 @@ from services.tables.store import RedisStore
 
 @pytest.fixture(scope="session")
 def stack() -> Iterator[Stack]:
-    with Stack(gateways=2, response_timeout=1.0) as running:
+    with Stack(gateways=2, response_timeout=1.0, settings=LOOPBACK_LIMITS) as running:
         yield running
 
 

@@ -16,7 +16,7 @@ import pytest
 import redis
 from manaforge.v1.gateway_pb2 import LoggedAction
 
-from deploy.launcher import Stack
+from deploy.launcher import LOOPBACK_LIMITS, Stack
 from engine_core import find_game
 from engine_core.bots import choose_action
 from gateway.client import Client
@@ -41,7 +41,13 @@ def outbox(stack: Stack) -> list[str]:
 
 @pytest.fixture
 def own_stack(tmp_path: Path) -> Iterator[Stack]:
-    with Stack(gateways=1, worker_concurrency=2, response_timeout=1.0, redis_dir=str(tmp_path / "redis")) as running:
+    with Stack(
+        gateways=1,
+        worker_concurrency=2,
+        response_timeout=1.0,
+        redis_dir=str(tmp_path / "redis"),
+        settings=LOOPBACK_LIMITS,
+    ) as running:
         yield running
 
 
