@@ -118,7 +118,7 @@ format_card = memo_by_content(_format_card)  # in the events of every draw and d
 
 
 def hand_cards(state: BlueprintsState, seat: int) -> list[MagicCard]:
-    return [card_of(state, card_id) for card_id in state.players[seat].hand]
+    return [card_of(state, card_id) for card_id in state.players[seat].hand[:]]
 
 
 def built(player: BlueprintsPlayer) -> set[Location]:
@@ -129,7 +129,7 @@ def new_locations(state: BlueprintsState, seat: int) -> list[Location]:
     """The locations the seat's hand builds that the seat has not built yet."""
     player = state.players[seat]
     catalogue = state.catalogue
-    hand = tuple(card_values(catalogue_card(catalogue, card_id)) for card_id in player.hand)
+    hand = tuple(card_values(catalogue_card(catalogue, card_id)) for card_id in player.hand[:])
     done = built(player)
     return [location for location in LOCATIONS if location not in done and builds_values(hand, location)]
 
@@ -204,7 +204,7 @@ class Blueprints(Game[BlueprintsState, BlueprintsAction]):
         if state.phase == DISCARD:
             player = state.players[seat]
             kept = player.taken if self._keeps_taken(state, player, player.taken) else None
-            return [_discard_action(card) for card in player.hand if card != kept]
+            return [_discard_action(card) for card in player.hand[:] if card != kept]
         builds_ = [_build_action(tuple(chosen)) for chosen in build_choices(state, seat)]
         return [*builds_, _KEEP]
 

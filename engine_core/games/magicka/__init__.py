@@ -126,17 +126,17 @@ def hand_size(state: MagickaState, seat: int) -> int:
 
 
 def element_kinds(state: MagickaState, seat: int) -> Counter[int]:
-    return Counter(map(_KIND_OF.__getitem__, state.wizards[seat].elements))
+    return Counter(map(_KIND_OF.__getitem__, state.wizards[seat].elements[:]))
 
 
 def spell_kinds(state: MagickaState, seat: int) -> Counter[int]:
-    return Counter(map(_KIND_OF.__getitem__, state.wizards[seat].spells))
+    return Counter(map(_KIND_OF.__getitem__, state.wizards[seat].spells[:]))
 
 
 def _take(cards: MutableSequence[int], kind: int) -> int:
     """Remove and return the lowest-id card of `kind` from a hand."""
     kinds = _KIND_OF
-    card = min(c for c in cards if kinds[c] == kind)
+    card = min(c for c in cards[:] if kinds[c] == kind)
     cards.remove(card)
     return card
 
@@ -273,8 +273,8 @@ def _kinds_action(type_: MagickaActionType.ValueType, kinds: tuple[int, ...]) ->
 def _hand_kinds(wizard: MagickaWizard) -> tuple[Hand, tuple[int, ...]]:
     """A wizard's Element cards as sorted (kind, count) pairs, and its Spell card kinds, sorted."""
     kinds = _KIND_OF
-    elements = tuple(sorted(Counter(map(kinds.__getitem__, wizard.elements)).items()))
-    return elements, tuple(sorted(set(map(kinds.__getitem__, wizard.spells))))
+    elements = tuple(sorted(Counter(map(kinds.__getitem__, wizard.elements[:])).items()))
+    return elements, tuple(sorted(set(map(kinds.__getitem__, wizard.spells[:]))))
 
 
 @lru_cache(maxsize=_CACHE)

@@ -182,7 +182,7 @@ def valid_plays(state: ManasurgeState, hand: Iterable[int]) -> list[int]:
 
 
 def legal_actions(state: ManasurgeState, seat: int) -> list[ManasurgeAction]:
-    hand = state.players[seat].hand
+    hand = state.players[seat].hand[:]  # read once: iterating a slice is faster than the field
     step = state.step
     if step == OPEN_STEP:
         return [_OPENS[c, way] for c in hand if not is_magic(c) for way in (True, False)]

@@ -121,8 +121,8 @@ format_card = memo_by_content(_format_card)  # in the events of every draft
 
 
 def collected(player: ManufactoryPlayer) -> list[int]:
-    """Every card id a player has collected, group by group."""
-    return [card for group in player.groups for card in group.cards]
+    """Every card id a player has collected, group by group (slices: iterating a field directly is slower)."""
+    return [card for group in player.groups[:] for card in group.cards[:]]
 
 
 def collection(state: ManufactoryState, player: ManufactoryPlayer) -> Collection:
