@@ -19,6 +19,7 @@ from engine_core import GAMES, find_game
 from engine_core.errors import MalformedActionError
 from engine_core.registry import AnyGame
 from services.grpc_status import add_health_and_reflection, unary
+from services.rules.checks import check_state
 from services.tables.views import game_info, pack
 
 
@@ -28,6 +29,14 @@ def _game_of(state: AnyMessage) -> AnyGame:
         if state.TypeName() == game.state_type.DESCRIPTOR.full_name:
             return game
     raise MalformedActionError("state type", f"{state.TypeName() or 'an empty state'} is no registered game's state")
+
+
+def _checked(packed: AnyMessage) -> tuple[AnyGame, Any]:
+    """The game and the state a client sent, once the state passed the checks of services/rules/checks.py."""
+    game = _game_of(packed)
+    state = game.state_from_any(packed)
+    check_state(game, state)
+    return game, state
 
 
 class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
@@ -42,16 +51,13 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
 
     @unary
     def Apply(self, request: rules_pb2.ApplyRequest, context: Any) -> rules_pb2.ApplyResponse:
-        game = _game_of(request.state)
-        state, events = game.apply(
-            game.state_from_any(request.state), request.seat, game.action_from_any(request.action)
-        )
-        return rules_pb2.ApplyResponse(state=pack(state), events=events)
+        game, state = _checked(request.state)
+        new_state, events = game.apply(state, request.seat, game.action_from_any(request.action))
+        return rules_pb2.ApplyResponse(state=pack(new_state), events=events)
 
     @unary
     def LegalActions(self, request: rules_pb2.LegalActionsRequest, context: Any) -> rules_pb2.LegalActionsResponse:
-        game = _game_of(request.state)
-        state = game.state_from_any(request.state)
+        game, state = _checked(request.state)
         return rules_pb2.LegalActionsResponse(
             actions=[
                 rules_pb2.LegalAction(action=pack(a), text=game.describe(state, a))
@@ -61,15 +67,15 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
 
     @unary
     def View(self, request: rules_pb2.ViewRequest, context: Any) -> rules_pb2.ViewResponse:
-        game = _game_of(request.state)
+        game, state = _checked(request.state)
         seat = request.seat if request.HasField("seat") else None
-        view = game.view(game.state_from_any(request.state), seat)
+        view = game.view(state, seat)
         return rules_pb2.ViewResponse(view=pack(view), text=game.render(view, seat))
 
     @unary
     def GetOutcome(self, request: rules_pb2.GetOutcomeRequest, context: Any) -> Outcome:
-        game = _game_of(request.state)
-        return game.outcome(game.state_from_any(request.state))
+        game, state = _checked(request.state)
+        return game.outcome(state)
 
 
 def serve(address: str, max_workers: int = 16) -> tuple[grpc.Server, int]:

@@ -80,3 +80,31 @@ def test_grpcurl_drives_the_gateway_through_reflection(stack: Stack) -> None:
     assert done["version"] == "1"
     health = json.loads(grpcurl(address, "grpc.health.v1.Health/Check"))
     assert health["status"] == "SERVING"
+
+
+def test_rules_service_refuses_a_state_no_game_reaches(stack: Stack) -> None:
+    with grpc.insecure_channel(stack.rules_address) as channel:
+        rules = RulesServiceStub(channel)
+        config = GameConfig(game="cardbench", seats=2)
+        packed = rules.NewGame(rules_pb2.NewGameRequest(config=config, seed=5)).state
+        state = CardbenchState()
+        packed.Unpack(state)
+        doubled = CardbenchState()
+        doubled.CopyFrom(state)
+        doubled.hands[1].cards[0] = doubled.hands[0].cards[0]  # one card in two hands
+        unknown = CardbenchState()
+        unknown.CopyFrom(state)
+        unknown.deck[0] = 10_000  # a drawn card that does not exist
+        stray = CardbenchState()
+        stray.CopyFrom(state)
+        stray.header.pending.seats[:] = [7]
+        for broken, rule in ((doubled, "card conservation"), (unknown, "card conservation"), (stray, "pending")):
+            bad = AnyMessage()
+            bad.Pack(broken)
+            for call, request in (
+                (rules.LegalActions, rules_pb2.LegalActionsRequest(state=bad, seat=0)),
+                (rules.Apply, rules_pb2.ApplyRequest(state=bad, seat=0, action=bad)),
+                (rules.View, rules_pb2.ViewRequest(state=bad, seat=0)),
+            ):
+                refused = rpc_error(call, request)
+                assert refused.code() == grpc.StatusCode.INVALID_ARGUMENT and rule in refused.details()
