@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 PROTOS := $(shell find proto/manaforge -name '*.proto')
 GEN_STAMP := proto/manaforge/.generated
 
-.PHONY: install proto run demo test lint typecheck unit stack bench arena golden clean check-proto
+.PHONY: install proto run demo test lint typecheck unit stack bench arena golden clean check-proto soak
 
 install: $(STAMP)
 
@@ -64,3 +64,6 @@ golden: proto
 clean:
 	rm -rf $(VENV) run .mypy_cache .ruff_cache .pytest_cache $(GEN_STAMP)
 	find proto/manaforge -name '*_pb2*.py*' -delete
+
+soak: proto
+	$(PY) -m deploy.soak
