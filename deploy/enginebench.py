@@ -3,13 +3,16 @@
     python -m deploy.enginebench [--seconds S] [--games a,b]
 
 One step is what a random player costs an engine: the legal actions of a pending seat, then applying one of them at
-random (`engine_rate`, the method of `make bench`), from new games at the minimum seat count until `seconds` pass.
-UNO is RLCard's UNO environment (`rlcard.make("uno")`, 2 players) driven the same way: each step a random legal action
-from the observation's `legal_actions`, then `env.step` (the rules and the next player's observation). That is the
-reference of issue 16 (UNO about 50k steps/s). The bare rules (`UnoGame.get_legal_actions` + `UnoGame.step`, no
-observation) are printed beside it as a stricter second reference. UNO is measured before and after the games and the
-mean of the two is used, so a machine that slows down during the run shows as a gap between them (printed).
-Everything runs in this one process, pinned to one core while it measures.
+random (`engine_rate`, the method of `make bench`), from new games at the minimum seat count. UNO is RLCard's UNO
+environment (`rlcard.make("uno")`, 2 players) driven the same way: each step a random legal action from the
+observation's `legal_actions`, then `env.step` (the rules and the next player's observation). That is the reference of
+issue 16 (UNO about 50k steps/s then). The bare rules (`UnoGame.get_legal_actions` + `UnoGame.step`, no observation)
+are printed beside it as a stricter second reference.
+
+Everything runs in this one process, pinned to the idlest core while it measures, in rounds: each round gives UNO and
+every game a slice of about half a second, and each carries on with its own playouts from round to round, so a load
+that comes and goes on a shared machine weighs on UNO and the games alike. Each figure is its steps over its time;
+the spread of UNO's per-round rates is printed to show how steady the machine was.
 """
 
 from __future__ import annotations
@@ -18,8 +21,9 @@ import argparse
 import os
 import random
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from typing import Any
 
 from manaforge.v1.common_pb2 import GameConfig
@@ -27,42 +31,82 @@ from manaforge.v1.common_pb2 import GameConfig
 from engine_core import GAMES, Game
 
 UNO_SEATS = 2
+SLICE = 0.5  # seconds each runner gets per round
+
+
+@dataclass
+class Runner:
+    """Playouts of one workload run slice by slice: `play_one()` plays one whole game and returns its steps."""
+
+    name: str
+    play_one: Callable[[], int]
+    steps: int = 0
+    games: int = 0
+    elapsed: float = 0.0
+    rates: list[float] = field(default_factory=list)
+
+    def run(self, seconds: float) -> None:
+        """Whole games until `seconds` have passed (the last game is finished, as in `make bench`)."""
+        steps = games = 0
+        start = time.perf_counter()
+        while time.perf_counter() - start < seconds:
+            steps += self.play_one()
+            games += 1
+        spent = time.perf_counter() - start
+        self.steps += steps
+        self.games += games
+        self.elapsed += spent
+        self.rates.append(steps / spent)
+
+    @property
+    def rate(self) -> float:
+        return self.steps / self.elapsed if self.elapsed else 0.0
+
+
+def game_runner(game: Game[Any, Any]) -> Runner:
+    """Random playouts of an engine: per step `pending_seats`, `legal_actions` of a random pending seat, `apply` of a
+    random legal action; new games at the minimum seat count, seeds from one `random.Random(1)`."""
+    rand = random.Random(1)
+    config = GameConfig(game=game.info.name, seats=game.info.min_seats)
+
+    def play_one() -> int:
+        state = game.new_game(config, rand.getrandbits(63))
+        steps = 0
+        while not game.is_terminal(state):
+            seat = rand.choice(game.pending_seats(state))
+            state, _ = game.apply(state, seat, rand.choice(game.legal_actions(state, seat)))
+            steps += 1
+        return steps
+
+    return Runner(game.info.name, play_one)
 
 
 def engine_rate(game: Game[Any, Any], seconds: float) -> tuple[float, int]:
     """Random playouts for `seconds`: (actions per second, games played)."""
-    rand = random.Random(1)
-    seats = game.info.min_seats
-    actions = games = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        state = game.new_game(GameConfig(game=game.info.name, seats=seats), rand.getrandbits(63))
-        while not game.is_terminal(state):
-            seat = rand.choice(game.pending_seats(state))
-            state, _ = game.apply(state, seat, rand.choice(game.legal_actions(state, seat)))
-            actions += 1
-        games += 1
-    return actions / (time.perf_counter() - start), games
+    runner = game_runner(game)
+    runner.run(seconds)
+    return runner.rate, runner.games
 
 
-def uno_env_rate(seconds: float) -> tuple[float, int]:
-    """RLCard's UNO environment (`rlcard.make("uno")`, 2 players) with a random legal action each step, for `seconds`:
-    (steps per second, games played). A step is `env.step`: the rules plus the next player's observation."""
+def uno_env_runner() -> Runner:
+    """RLCard's UNO environment (`rlcard.make("uno")`, 2 players) with a random legal action each step. A step is
+    `env.step`: the rules plus the next player's observation."""
     rlcard = _rlcard()
     rand = random.Random(1)
     env = rlcard.make("uno", config={"seed": 1, "game_num_players": UNO_SEATS})
-    steps = games = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
+
+    def play_one() -> int:
         state, _ = env.reset()
+        steps = 0
         while not env.is_over():
             state, _ = env.step(rand.choice(list(state["legal_actions"])))
             steps += 1
-        games += 1
-    return steps / (time.perf_counter() - start), games
+        return steps
+
+    return Runner("UNO env", play_one)
 
 
-def uno_game_rate(seconds: float) -> tuple[float, int]:
+def uno_game_runner() -> Runner:
     """RLCard's bare UNO rules (`UnoGame`, no observation encoding): `get_legal_actions` + `step`, random choices."""
     _rlcard()
     from rlcard.games.uno.game import UnoGame  # type: ignore[import-untyped]
@@ -70,15 +114,16 @@ def uno_game_rate(seconds: float) -> tuple[float, int]:
     rand = random.Random(1)
     game = UnoGame(num_players=UNO_SEATS)
     game.np_random.seed(1)
-    steps = games = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
+
+    def play_one() -> int:
         game.init_game()
+        steps = 0
         while not game.is_over():
             game.step(rand.choice(game.get_legal_actions()))
             steps += 1
-        games += 1
-    return steps / (time.perf_counter() - start), games
+        return steps
+
+    return Runner("UNO bare", play_one)
 
 
 def _rlcard() -> Any:
@@ -126,27 +171,32 @@ def one_core() -> Iterator[str]:
 
 
 def engine_table(seconds: float = 3.0, games: Sequence[Game[Any, Any]] | None = None) -> list[str]:
-    """Printable lines: each game's steps/s and its ratio to RLCard's UNO measured in the same run.
+    """Printable lines: each game's steps/s and its ratio to RLCard's UNO, measured in the same interleaved rounds.
 
     The ratio is to UNO's environment step (the issue's reference); the bare rules step is printed beside it."""
     chosen = list(GAMES if games is None else games)
+    rounds = max(1, round(seconds / SLICE))
     with one_core() as core:
-        uno_env_rate(min(0.5, seconds / 4))  # warm-up: RLCard's first games pay for imports and first allocations
-        env_before, _ = uno_env_rate(seconds)
-        bare_before, _ = uno_game_rate(seconds)
-        rates = [(game.info.name, *engine_rate(game, seconds)) for game in chosen]
-        env_after, _ = uno_env_rate(seconds)
-        bare_after, _ = uno_game_rate(seconds)
-    env = (env_before + env_after) / 2
-    bare = (bare_before + bare_after) / 2
+        env, bare = uno_env_runner(), uno_game_runner()
+        runners = [game_runner(game) for game in chosen]
+        env.run(min(SLICE, seconds / 4))  # warm-up, not counted: RLCard's first games pay for first allocations
+        env.steps = env.games = 0
+        env.elapsed, env.rates = 0.0, []
+        for _ in range(rounds):
+            for runner in (env, bare, *runners):
+                runner.run(seconds / rounds)
     lines = [
-        f"engine speed: random playouts at the minimum seat count, {seconds:g} s each, {core}",
-        f"RLCard UNO env step (2 players): {env:,.0f} steps/s (before {env_before:,.0f}, after {env_after:,.0f})",
-        f"RLCard UNO bare rules step:      {bare:,.0f} steps/s (before {bare_before:,.0f}, after {bare_after:,.0f})",
+        f"engine speed: random playouts at the minimum seat count, {seconds:g} s each in {rounds} rounds, {core}",
+        f"RLCard UNO env step (2 players): {env.rate:,.0f} steps/s (rounds from {min(env.rates):,.0f} to "
+        f"{max(env.rates):,.0f})",
+        f"RLCard UNO bare rules step:      {bare.rate:,.0f} steps/s",
         f"{'game':<12} {'steps/s':>9} {'games':>6} {'vs UNO env':>11} {'vs UNO bare':>12}",
     ]
-    for name, rate, played in rates:
-        lines.append(f"{name:<12} {rate:>9,.0f} {played:>6} {rate / env:>10.2f}x {rate / bare:>11.2f}x")
+    for runner in runners:
+        lines.append(
+            f"{runner.name:<12} {runner.rate:>9,.0f} {runner.games:>6} {runner.rate / env.rate:>10.2f}x "
+            f"{runner.rate / bare.rate:>11.2f}x"
+        )
     return lines
 
 
