@@ -10,6 +10,9 @@ free loopback port. The tests start the same Stack.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import ctypes
+import fcntl
 import os
 import shutil
 import signal
@@ -21,12 +24,67 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import grpc
+import psutil
 import redis
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+class StackError(Exception):
+    """The stack cannot start here; the message says what is in the way."""
+
+
+def _libc_prctl() -> Any:
+    with contextlib.suppress(OSError, AttributeError):
+        return ctypes.CDLL(None).prctl
+    return None
+
+
+_PRCTL = _libc_prctl()  # looked up here: a child between fork and exec should do as little as it can
+
+
+def _die_with_parent() -> None:
+    """In a child: receive SIGTERM when the launcher dies, however it dies (Linux's parent-death signal)."""
+    if _PRCTL is not None:
+        _PRCTL(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
+def check_port_free(port: int) -> None:
+    """Refuse a port something already listens on, saying what (servers here bind without port reuse)."""
+    with socket.socket() as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+            return
+        except OSError:
+            pass
+    owner = "another process"
+    with contextlib.suppress(psutil.Error):
+        for conn in psutil.net_connections("tcp"):
+            if conn.laddr and conn.laddr.port == port and conn.status == psutil.CONN_LISTEN and conn.pid:
+                owner = f"pid {conn.pid} ({' '.join(psutil.Process(conn.pid).cmdline()[:4])})"
+    raise StackError(f"port {port} on 127.0.0.1 is taken by {owner}: is Manaforge already running? Stop it first.")
+
+
+def lock_directory(directory: Path) -> Any:
+    """Hold `directory`'s lock while this stack runs: two Redis servers must never write one append-only file."""
+    directory.mkdir(parents=True, exist_ok=True)
+    handle = open(directory / "manaforge.lock", "a+")  # noqa: SIM115  (held open for the stack's lifetime)
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        handle.seek(0)
+        holder = handle.read().strip() or "another process"
+        handle.close()
+        raise StackError(f"{directory} is in use by Manaforge {holder}: stop it first") from None
+    handle.seek(0)
+    handle.truncate()
+    handle.write(f"pid {os.getpid()}")
+    handle.flush()
+    return handle
 
 
 def free_port() -> int:
@@ -86,6 +144,7 @@ class Stack:
     gateway_addresses: list[str] = field(default_factory=list)
     rules_address: str = ""
     _tmp: str = ""
+    _lock: Any = None  # the open lock file of `redis_dir` while this stack runs
 
     def env(self) -> dict[str, str]:
         env = dict(os.environ)
@@ -101,7 +160,13 @@ class Stack:
     def _spawn(self, name: str, args: list[str]) -> None:
         out = subprocess.DEVNULL if self.quiet else None
         self.processes[name] = subprocess.Popen(
-            args, cwd=ROOT, env=self.env(), stdout=out, stderr=out, start_new_session=True
+            args,
+            cwd=ROOT,
+            env=self.env(),
+            stdout=out,
+            stderr=out,
+            start_new_session=True,  # a Ctrl-C reaches the launcher only: it stops the rest in order
+            preexec_fn=_die_with_parent,
         )
 
     def start(self) -> Stack:
@@ -113,6 +178,11 @@ class Stack:
         return self
 
     def _start(self) -> None:
+        for port in (self.gateway_port, self.rules_port):
+            if port:
+                check_port_free(port)
+        if self.redis_dir:
+            self._lock = lock_directory(Path(self.redis_dir))
         if not self.redis_url:
             self.start_redis()
         wait_for_redis(self.redis_url)
@@ -193,18 +263,25 @@ class Stack:
             self.restart(name)
         return dead
 
-    def stop(self) -> None:
+    def stop(self, patience: float = 10.0) -> None:
+        """SIGTERM to every process (gateways drain their streams), then kill -9 what is still running after
+        `patience` seconds."""
         for process in reversed(list(self.processes.values())):
             if process.poll() is None:
                 process.send_signal(signal.SIGTERM)
+        deadline = time.monotonic() + patience
         for process in self.processes.values():
             try:
-                process.wait(10)
+                process.wait(max(0.0, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
                 process.kill()
+                process.wait(5)
         self.processes.clear()
         if self._tmp:
             shutil.rmtree(self._tmp, ignore_errors=True)
+        if self._lock is not None:
+            self._lock.close()
+            self._lock = None
 
     def __enter__(self) -> Stack:
         return self.start()
@@ -222,6 +299,14 @@ LOOPBACK_LIMITS = {
 }
 
 
+class Stopping(Exception):
+    """SIGTERM or SIGHUP: stop the stack as Ctrl-C does."""
+
+
+def _stopping(signum: int, frame: object) -> None:
+    raise Stopping(signal.Signals(signum).name)
+
+
 def run() -> None:
     stack = Stack(
         redis_url=os.environ.get("REDIS_URL", ""),
@@ -231,22 +316,35 @@ def run() -> None:
         rules_port=int(os.environ.get("MANAFORGE_RULES_PORT", "50061")),
         quiet=False,
     )
-    stack.start()
-    print(
-        f"\nManaforge is running.\n  gateway:       {stack.gateway_addresses[0]}\n"
-        f"  rules service: {stack.rules_address}\n  redis:         {stack.redis_url}\n\n"
-        f"Play from another terminal:  .venv/bin/manaforge --gateway {stack.gateway_addresses[0]} play\n"
-        "Stop with Ctrl-C.\n",
-        flush=True,
-    )
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, _stopping)
+    stack.start()  # refuses, with the reason, when its ports or its Redis directory are taken
     try:
+        print(
+            f"\nManaforge is running.\n  gateway:       {stack.gateway_addresses[0]}\n"
+            f"  rules service: {stack.rules_address}\n  redis:         {stack.redis_url}\n\n"
+            f"Play from another terminal:  .venv/bin/manaforge --gateway {stack.gateway_addresses[0]} play\n"
+            "Stop with Ctrl-C.\n",
+            flush=True,
+        )
         while True:
             time.sleep(0.5)
             stack.revive(say=lambda line: print(line, file=sys.stderr, flush=True))
-    except KeyboardInterrupt:
-        print("\nstopping...", flush=True)
+    except (KeyboardInterrupt, Stopping):
+        pass
     finally:
-        stack.stop()
+        # A second Ctrl-C (or signal) while stopping hurries the stop instead of leaving processes behind.
+        print("\nstopping... (Ctrl-C again to stop at once)", flush=True)
+
+        def hurried(signum: int, frame: object) -> None:
+            for process in list(stack.processes.values()):
+                with contextlib.suppress(OSError):
+                    process.kill()
+
+        for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(signum, hurried)
+        stack.stop(patience=10.0)
+        print("stopped.", flush=True)
 
 
 def main() -> None:
@@ -254,7 +352,11 @@ def main() -> None:
     parser.add_argument("command", choices=["run", "demo"])
     args = parser.parse_args()
     if args.command == "run":
-        run()
+        try:
+            run()
+        except StackError as exc:
+            print(f"manaforge: {exc}", file=sys.stderr)
+            raise SystemExit(1) from None
     else:
         from deploy.demo import demo
 

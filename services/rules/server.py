@@ -79,10 +79,12 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
 
 
 def serve(address: str, max_workers: int = 16) -> tuple[grpc.Server, int]:
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=max_workers))
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=max_workers), options=[("grpc.so_reuseport", 0)])
     rules_pb2_grpc.add_RulesServiceServicer_to_server(RulesServicer(), server)
     add_health_and_reflection(server, rules_pb2.DESCRIPTOR.services_by_name["RulesService"].full_name)
     port = server.add_insecure_port(address)
+    if port == 0:
+        raise OSError(f"cannot listen on {address}")
     server.start()
     return server, port
 
