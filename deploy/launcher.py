@@ -311,7 +311,7 @@ def run() -> None:
     stack = Stack(
         redis_url=os.environ.get("REDIS_URL", ""),
         bot_delay=float(os.environ.get("MANAFORGE_BOT_DELAY", "0.5")),
-        redis_dir=str(ROOT / "run" / "redis"),
+        redis_dir=str(Path(os.environ.get("MANAFORGE_RUN_DIR", str(ROOT / "run"))) / "redis"),
         gateway_port=int(os.environ.get("MANAFORGE_GATEWAY_PORT", "50051")),
         rules_port=int(os.environ.get("MANAFORGE_RULES_PORT", "50061")),
         quiet=False,
