@@ -11,7 +11,7 @@ card types, unbounded mana values).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import cache, lru_cache
+from functools import cache
 from typing import TypeAlias
 
 from manaforge.v1.cards_pb2 import MagicCard
@@ -133,9 +133,8 @@ def _card_values(card: MagicCard) -> CardValues:
 card_values = memo_by_content(_card_values)  # asked of every card in hand at every discard
 
 
-@lru_cache(maxsize=1 << 15)
 def builds_values(hand: tuple[CardValues, ...], location: Location) -> bool:
-    """`builds` over the cards' values (`card_values`): the same matching, remembered per hand of values."""
+    """`builds` over the cards' values (`card_values`): the same matching without reading the cards again."""
     if len(hand) != CARDS_PER_LOCATION:
         return False
     at = LOCATIONS.index(location)

@@ -10,8 +10,9 @@ reflect. Rules, card design (a reconstruction) and every decision: RULES.md besi
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import MutableSequence
+from collections.abc import Mapping, MutableSequence
 from functools import lru_cache
+from typing import cast
 
 from manaforge.v1.common_pb2 import Event, Rng
 from manaforge.v1.games.magicka_pb2 import (
@@ -196,7 +197,7 @@ def _needs(cost: tuple[tuple[Element, int], ...], upgrade: Element, extra: int) 
     return needs
 
 
-def _max_extra(hand: Counter[int], element: Element) -> int:
+def _max_extra(hand: Mapping[int, int], element: Element) -> int:
     return sum(ELEMENT_BY_KIND[k].value * n for k, n in hand.items() if element in ELEMENT_BY_KIND[k].elements)
 
 
@@ -277,7 +278,6 @@ def _hand_kinds(wizard: MagickaWizard) -> tuple[Hand, tuple[int, ...]]:
     return elements, tuple(sorted(set(map(kinds.__getitem__, wizard.spells[:]))))
 
 
-@lru_cache(maxsize=_CACHE)
 def _turn_actions(
     seat: int,
     hand: Hand,
@@ -286,8 +286,9 @@ def _turn_actions(
     exchange_open: bool,
     hurt: tuple[tuple[Aim, int], ...],
 ) -> tuple[MagickaAction, ...]:
-    """A living wizard's exchanges (while the exchange is open), casts, snap spells and repairs, in that order: a
-    function of its hand, the aims and the barriers to repair, remembered like its parts."""
+    """A living wizard's exchanges (while the exchange is open), casts, snap spells and repairs, in that order, from
+    its hand, the aims and the barriers to repair (each read once). Not remembered as a whole: in random play almost
+    every such key is new (2% hits), while its parts (`_spell_casts`, `_snap_casts`, ...) repeat."""
     legal = list(_trade_actions(hand, spell_cards)) if exchange_open else []
     for kind in spell_cards:
         cast_aims = ((seat, 0),) if SPELL_BY_KIND[kind].type is SpellType.SUMMON else aims
@@ -301,9 +302,9 @@ def _turn_actions(
     return tuple(legal)
 
 
-@lru_cache(maxsize=_CACHE)
 def _trade_actions(elements: Hand, spell_cards: tuple[int, ...]) -> tuple[MagickaAction, ...]:
-    """Every exchange from a hand of Element card kinds (with counts) and Spell card kinds."""
+    """Every exchange from a hand of Element card kinds (with counts) and Spell card kinds (the messages are cached
+    by `_kinds_action`; the list is not: in random play most hands are new)."""
     legal = [_kinds_action(t, (k,)) for t in (TRADE_SPELL_FOR_ELEMENTS, TRADE_SPELL) for k in spell_cards]
     legal += [_kinds_action(TRADE_ELEMENT, (k,)) for k, _ in elements]
     for i, (first, n) in enumerate(elements):
@@ -318,44 +319,70 @@ def _attack_action(creature: int, aim: Aim) -> MagickaAction:
     return MagickaAction(type=ATTACK, creature=creature, target=_target(aim))
 
 
+# Every paid action message (a cast, a snap spell, a repair) built once and shared: the lists above are cached per hand
+# and aims, and in random play most of those keys are new while the actions they list repeat.
+_PAID: dict[tuple[MagickaActionType.ValueType, int, Payment, Aim, int], MagickaAction] = {}
+_PAID_LIMIT = 1 << 16  # messages kept before the table starts again
+
+
+def _paid_action(
+    type_: MagickaActionType.ValueType, what: int, payment: Payment, aim: Aim, extra: int
+) -> MagickaAction:
+    """The action of `type_` paying `payment` at `aim` with `extra`; `what` is the spell kind of a cast, the Element of
+    a snap spell, 0 for a repair."""
+    key = (type_, what, payment, aim, extra)
+    found = _PAID.get(key)
+    if found is None:
+        if len(_PAID) >= _PAID_LIMIT:
+            _PAID.clear()
+        payment_message, target = _payment_message(payment), _target(aim)
+        if type_ == CAST_SPELL:
+            found = MagickaAction(type=type_, spell=what, payment=payment_message, target=target, extra=extra)
+        elif type_ == CAST_SNAP:
+            found = MagickaAction(
+                type=type_, element=cast(Element, what), payment=payment_message, target=target, extra=extra
+            )
+        else:
+            found = MagickaAction(type=type_, payment=payment_message, target=target, extra=extra)
+        _PAID[key] = found
+    return found
+
+
 @lru_cache(maxsize=_CACHE)
 def _spell_casts(kind: int, hand: Hand, aims: tuple[Aim, ...]) -> tuple[MagickaAction, ...]:
     """Every cast of spell `kind`: each upgrade, each payment from `hand`, at each aim."""
     spell = SPELL_BY_KIND[kind]
-    counts = Counter(dict(hand))
+    counts = dict(hand)
     top = _max_extra(counts, spell.upgrade) if spell.upgrade else 0
-    aimed = [_target(aim) for aim in aims]
     return tuple(
-        MagickaAction(type=CAST_SPELL, spell=kind, payment=_payment_message(payment), target=target, extra=extra)
+        _paid_action(CAST_SPELL, kind, payment, aim, extra)
         for extra in range(top + 1)
         for payment in payments(_needs(spell.cost, spell.upgrade, extra), counts)
-        for target in aimed
+        for aim in aims
     )
 
 
 @lru_cache(maxsize=_CACHE)
 def _snap_casts(element: Element, hand: Hand, aims: tuple[Aim, ...]) -> tuple[MagickaAction, ...]:
     """Every snap spell of `element`: two of it (more for the snaps that take extra), each payment, at each aim."""
-    counts = Counter(dict(hand))
+    counts = dict(hand)
     total = _max_extra(counts, element)
     if total < 2:
         return ()
     top = total - 2 if element in SNAP_EXTRA else 0
-    aimed = [_target(aim) for aim in aims]
     return tuple(
-        MagickaAction(type=CAST_SNAP, element=element, payment=_payment_message(payment), target=target, extra=extra)
+        _paid_action(CAST_SNAP, element, payment, aim, extra)
         for extra in range(top + 1)
         for payment in payments({element: 2 + extra}, counts)
-        for target in aimed
+        for aim in aims
     )
 
 
 @lru_cache(maxsize=_CACHE)
 def _repair_actions(aim: Aim, missing: int, shields: Hand) -> tuple[MagickaAction, ...]:
-    counts = Counter(dict(shields))
-    target = _target(aim)
+    counts = dict(shields)
     return tuple(
-        MagickaAction(type=REPAIR, payment=_payment_message(p), target=target, extra=amount)
+        _paid_action(REPAIR, 0, p, aim, amount)
         for amount in range(1, missing + 1)
         for p in payments({SHIELD: amount}, counts)
     )
@@ -364,7 +391,7 @@ def _repair_actions(aim: Aim, missing: int, shields: Hand) -> tuple[MagickaActio
 @lru_cache(maxsize=_CACHE)
 def _answer_actions(spell_kind: int, counter: str, hand: Hand) -> tuple[MagickaAction, ...]:
     spell = SPELL_BY_KIND[spell_kind]
-    counts = Counter(dict(hand))
+    counts = dict(hand)
     legal: list[MagickaAction] = []
     for element in ELEMENTS:
         kind = _answer_kind(spell, element, counter)

@@ -54,7 +54,7 @@ PAYERS: dict[Element, tuple[int, ...]] = {
 }
 
 
-def payments(needs: Mapping[Element, int], hand: Counter[int]) -> tuple[Payment, ...]:
+def payments(needs: Mapping[Element, int], hand: Mapping[int, int]) -> tuple[Payment, ...]:
     """Every legal payment for `needs` from `hand`, each once, in a fixed order."""
     wanted = tuple(sorted(needs.items()))
     # The cache key keeps only what the search looks at: the kinds that can pay a needed Element, each counted up
@@ -70,23 +70,36 @@ def payments(needs: Mapping[Element, int], hand: Counter[int]) -> tuple[Payment,
 @lru_cache(maxsize=1 << 14)
 def _payments(needs: tuple[tuple[Element, int], ...], hand: tuple[tuple[int, int], ...]) -> tuple[Payment, ...]:
     elements = [e for e, n in needs if n > 0]
-    return tuple(_pay(elements, dict(needs), Counter(dict(hand)), ()))
+    return tuple(_pay(elements, dict(needs), dict(hand), ()))
 
 
-def _pay(elements: list[Element], needs: Mapping[Element, int], hand: Counter[int], done: Payment) -> Iterator[Payment]:
+def _pay(
+    elements: list[Element], needs: Mapping[Element, int], hand: dict[int, int], done: Payment
+) -> Iterator[Payment]:
+    """The payments of `elements` in order from `hand` (kind counts: a plain dict, copied per choice)."""
     if not elements:
         yield tuple(sorted(done))
         return
     element, rest = elements[0], elements[1:]
     options = sorted(k for k, n in hand.items() if n > 0 and element in ELEMENT_BY_KIND[k].elements)
     for chosen in _multisets(options, hand, needs[element]):
-        left = hand.copy()
-        left.subtract(chosen)
+        left = dict(hand)
+        for kind in chosen:
+            left[kind] -= 1
         yield from _pay(rest, needs, left, done + tuple((k, element) for k in chosen))
 
 
-def _multisets(options: list[int], hand: Counter[int], need: int) -> Iterator[tuple[int, ...]]:
-    """Multisets of kinds (non-decreasing) whose values meet `need` minimally."""
+def _multisets(options: list[int], hand: Mapping[int, int], need: int) -> tuple[tuple[int, ...], ...]:
+    """Multisets of kinds (non-decreasing) whose values meet `need` minimally. Every card is worth at least 1, so no
+    multiset holds more than `need` cards of a kind: the counts are capped there, and the search is remembered per
+    (kinds with capped counts, need), which repeats far more often than whole hands do."""
+    return _multisets_of(tuple((kind, min(hand[kind], need)) for kind in options), need)
+
+
+@lru_cache(maxsize=1 << 12)
+def _multisets_of(offer: tuple[tuple[int, int], ...], need: int) -> tuple[tuple[int, ...], ...]:
+    options = [kind for kind, _ in offer]
+    caps = dict(offer)
 
     def grow(start: int, picked: tuple[int, ...], total: int) -> Iterator[tuple[int, ...]]:
         values = [ELEMENT_BY_KIND[k].value for k in picked]
@@ -96,10 +109,10 @@ def _multisets(options: list[int], hand: Counter[int], need: int) -> Iterator[tu
             return
         for i in range(start, len(options)):
             kind = options[i]
-            if picked.count(kind) < hand[kind]:
+            if picked.count(kind) < caps[kind]:
                 yield from grow(i, (*picked, kind), total + ELEMENT_BY_KIND[kind].value)
 
-    yield from grow(0, (), 0)
+    return tuple(grow(0, (), 0))
 
 
 def can_pay(needs: Mapping[Element, int], hand: Counter[int]) -> bool:
