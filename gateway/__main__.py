@@ -17,16 +17,14 @@ from services.bootstrap import Settings, build_tables
 
 
 async def run(address: str) -> None:
-    tables = build_tables(Settings.from_env())
-    server, port = await serve(tables, address)
-    print(f"gateway on port {port}", flush=True)
+    gateway = await serve(build_tables(Settings.from_env()), address)
+    print(f"gateway on port {gateway.port}", flush=True)
     stopping = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stopping.set)
     await stopping.wait()
-    await server.stop(2)
-    await tables.close()
+    await gateway.drain()
 
 
 def main() -> None:

@@ -18,6 +18,7 @@ import grpc
 from google.protobuf import message_factory
 from google.protobuf.descriptor import ServiceDescriptor
 from google.protobuf.message import DecodeError, Message
+from grpc_health.v1._async import HealthServicer as AioHealthServicer
 from manaforge.v1 import gateway_pb2, rules_pb2
 from manaforge.v1.gateway_pb2 import (
     ActionResult,
@@ -61,6 +62,7 @@ SERVER_OPTIONS = [
     ("grpc.server.max_pending_requests", 10_000),
     ("grpc.server.max_pending_requests_hard_limit", 20_000),
 ]
+DRAIN_GRACE = 10.0  # seconds calls in flight may take to finish when a gateway stops
 OUTBOX_LIMIT = 64  # messages waiting to go out on one Play stream; beyond that its updates wait in the hub
 log = logging.getLogger(__name__)
 
@@ -350,13 +352,32 @@ def _parsing_stream(call: Any, request_type: type[Message]) -> Any:
     return handler
 
 
-async def serve(tables: Tables, address: str, limits: Limits | None = None) -> tuple[grpc.aio.Server, int]:
-    """Start the gateway on `address` ("127.0.0.1:0" picks a free port). Returns the server and its port."""
+class Gateway:
+    """A running gateway: its gRPC server, health and the table service under it."""
+
+    def __init__(self, server: grpc.aio.Server, port: int, health: AioHealthServicer, tables: Tables) -> None:
+        self.server = server
+        self.port = port
+        self.health = health
+        self.tables = tables
+
+    async def drain(self, grace: float = DRAIN_GRACE) -> None:
+        """Stop gracefully: report NOT_SERVING, end every Watch and Play stream with UNAVAILABLE and the sequence
+        number to resume from (on another gateway), refuse new calls, and let calls in flight (a submit) finish
+        within `grace` seconds."""
+        await self.health.enter_graceful_shutdown()
+        self.tables.hub.drain()
+        await self.server.stop(grace)
+        await self.tables.close()
+
+
+async def serve(tables: Tables, address: str, limits: Limits | None = None) -> Gateway:
+    """Start the gateway on `address` ("127.0.0.1:0" picks a free port)."""
     server = grpc.aio.server(options=SERVER_OPTIONS)
     add_service(server, GatewayServicer(tables, limits or Limits.from_env()), SERVICE)
-    await aio_health_and_reflection(server, SERVICE.full_name)
+    health = await aio_health_and_reflection(server, SERVICE.full_name)
     port = server.add_insecure_port(address)
     if port == 0:
         raise OSError(f"cannot listen on {address}")
     await server.start()
-    return server, port
+    return Gateway(server, port, health, tables)

@@ -22,6 +22,7 @@ from engine_core.errors import (
     UnknownGameError,
 )
 from services.tables.errors import (
+    DrainingError,
     OutOfRangeError,
     SeatTokenError,
     StaleVersionError,
@@ -33,6 +34,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 STATUS: list[tuple[type[Exception], grpc.StatusCode]] = [
     (TableNotFoundError, grpc.StatusCode.NOT_FOUND),
+    (DrainingError, grpc.StatusCode.UNAVAILABLE),
     (OutOfRangeError, grpc.StatusCode.OUT_OF_RANGE),
     (SeatTokenError, grpc.StatusCode.UNAUTHENTICATED),
     (StaleVersionError, grpc.StatusCode.ABORTED),

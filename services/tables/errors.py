@@ -25,3 +25,7 @@ class TableStateError(TableError):
 
 class OutOfRangeError(TableError):
     """A number past what the table has (a resume point after its last event)."""
+
+
+class DrainingError(TableError):
+    """This process is shutting down: the client should resume on another gateway (UNAVAILABLE)."""

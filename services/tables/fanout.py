@@ -20,11 +20,13 @@ from typing import Any
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
+from services.tables.errors import DrainingError
 from services.tables.store import channel, table_of_channel
 
 log = logging.getLogger(__name__)
 
 RESYNC = object()  # read what you missed from the durable stream
+DRAIN = object()  # this process is shutting down: end the stream, the client resumes elsewhere
 INBOX_LIMIT = 256  # updates queued for one watcher before it is told to resynchronise instead
 CONFIRM_TIMEOUT = 5.0
 
@@ -40,7 +42,9 @@ class Follower:
         self._wake = asyncio.Event()
 
     def push(self, item: Any) -> None:
-        if len(self.items) >= INBOX_LIMIT:  # a slow reader: drop its backlog, it rereads the stream
+        if item is DRAIN:  # goes first, whatever is queued: the stream ends and its client resumes elsewhere
+            self.items.clear()
+        elif len(self.items) >= INBOX_LIMIT:  # a slow reader: drop its backlog, it rereads the stream
             self.items.clear()
             item = RESYNC
         self.items.append(item)
@@ -64,6 +68,7 @@ class Hub:
         self._connected = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self.reconnects = 0
+        self.draining = False
 
     # ----- lifecycle ------------------------------------------------------------------------------------------
 
@@ -90,8 +95,17 @@ class Hub:
 
     # ----- followers ------------------------------------------------------------------------------------------
 
+    def drain(self) -> None:
+        """Shutting down: every watcher is told to end its stream, and no new one is taken."""
+        self.draining = True
+        for followers in self._followers.values():
+            for follower in followers:
+                follower.push(DRAIN)
+
     async def follow(self, table_id: str) -> Follower:
         """A new inbox for `table_id`, registered once Redis confirms the table's subscription."""
+        if self.draining:
+            raise DrainingError("gateway draining: connect to another gateway")
         self.start()
         follower = Follower(table_id)
         followers = self._followers.setdefault(table_id, set())

@@ -29,8 +29,14 @@ from engine_core.game import visible_events
 from engine_core.registry import AnyGame
 from engine_core.replay import LoggedStep, Verdict, replay
 from services.tables.commit import Committer, Submitted, state_bytes, token_digest
-from services.tables.errors import OutOfRangeError, StaleVersionError, TableNotFoundError, TableStateError
-from services.tables.fanout import RESYNC, Hub
+from services.tables.errors import (
+    DrainingError,
+    OutOfRangeError,
+    StaleVersionError,
+    TableNotFoundError,
+    TableStateError,
+)
+from services.tables.fanout import DRAIN, RESYNC, Hub
 from services.tables.followups import FollowUp, bot_levels, followups
 from services.tables.store import RedisStore
 from services.tables.views import Published, game_info, seat_view, watch_update
@@ -283,6 +289,10 @@ class Tables:
             yield update
             while not finished:
                 item = await follower.next()
+                if item is DRAIN:
+                    raise DrainingError(
+                        f"gateway draining: reconnect to any gateway with after_seq={last} to resume with no gap"
+                    )
                 if item is RESYNC or item.version > version + 1:  # something was missed: read the durable log
                     caught = await self._catch_up(table_id, game, seat, last, version, flags)
                     if caught is not None:

@@ -197,3 +197,26 @@ def test_moves_land_once_when_redis_drops_every_client_connection(stack: Stack, 
         assert again.code() == grpc.StatusCode.FAILED_PRECONDITION
     log = store.action_log(table_id)
     assert [x.version for x in log] == list(range(1, 21))
+
+
+def test_a_stopping_gateway_ends_its_streams_with_where_to_resume_and_nothing_is_missed(
+    stack: Stack, store: Any
+) -> None:
+    with Client(stack.gateway_addresses[0]) as client:
+        table_id, ann, bob = cardbench_table(client)
+        play_moves(client, table_id, [ann, bob], 4)
+    with Client(stack.gateway_addresses[1]) as leaving:
+        stream = leaving.watch(table_id, ann)
+        updates = [next(stream)]
+        stack.restart("gateway-1")  # SIGTERM: the gateway drains
+        error = rpc_error(lambda: [updates.append(u) for u in stream])
+    assert error.code() == grpc.StatusCode.UNAVAILABLE and "gateway draining" in error.details()
+    resume = int(error.details().split("after_seq=")[1].split()[0])
+    assert resume == updates[-1].seq
+    with Client(stack.gateway_addresses[0]) as client:
+        play_moves(client, table_id, [ann, bob], 4)
+        for update in client.watch(table_id, ann, after_seq=resume):
+            updates.append(update)
+            if update.view.version >= 8:
+                break
+    check_stream(updates, store, table_id, 0)
