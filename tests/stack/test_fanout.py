@@ -209,7 +209,7 @@ def test_a_stopping_gateway_ends_its_streams_with_where_to_resume_and_nothing_is
         stream = leaving.watch(table_id, ann)
         updates = [next(stream)]
         stack.restart("gateway-1")  # SIGTERM: the gateway drains
-        error = rpc_error(lambda: [updates.append(u) for u in stream])
+        error = rpc_error(lambda: updates.extend(stream))
     assert error.code() == grpc.StatusCode.UNAVAILABLE and "gateway draining" in error.details()
     resume = int(error.details().split("after_seq=")[1].split()[0])
     assert resume == updates[-1].seq
