@@ -655,18 +655,19 @@ class Magicka(Game[MagickaState, MagickaAction]):
                 "exchange", "'All Card Exchanges occur at the BEGINNING of a Wizard's Turn', before any casting"
             )
         wizard = state.wizards[seat]
-        gives_spells = action.type in (TRADE_SPELL_FOR_ELEMENTS, TRADE_SPELL)
-        want = 1 if action.type != TRADE_ELEMENTS_FOR_SPELL else 2
-        have = spell_kinds(state, seat) if gives_spells else element_kinds(state, seat)
-        if len(action.kinds) != want or any(have[k] < n for k, n in Counter(action.kinds).items()):
-            raise IllegalActionError("exchange rate", f"this exchange discards {want} card(s) of kinds in the hand")
+        type_, kinds = action.type, action.kinds[:]
+        gives_spells = type_ in (TRADE_SPELL_FOR_ELEMENTS, TRADE_SPELL)
+        want = 1 if type_ != TRADE_ELEMENTS_FOR_SPELL else 2
         hand, pile = (wizard.spells, state.spell_discard) if gives_spells else (wizard.elements, state.element_discard)
-        gone = [_take(hand, k) for k in action.kinds]
+        held = [_KIND_OF[card] for card in hand[:]]  # the kinds in hand, read once
+        if len(kinds) != want or any(held.count(k) < kinds.count(k) for k in kinds):
+            raise IllegalActionError("exchange rate", f"this exchange discards {want} card(s) of kinds in the hand")
+        gone = [_take(hand, k) for k in kinds]
         pile.extend(gone)
-        if action.type in (TRADE_ELEMENTS_FOR_SPELL, TRADE_SPELL):
+        if type_ in (TRADE_ELEMENTS_FOR_SPELL, TRADE_SPELL):
             state.owed_spells += 1
         else:
-            state.owed_elements += 2 if action.type == TRADE_SPELL_FOR_ELEMENTS else 1
+            state.owed_elements += 2 if type_ == TRADE_SPELL_FOR_ELEMENTS else 1
         names = ", ".join(card_name(c) for c in gone)
         return [event("CardsExchanged", f"wizard {seat} discarded {names} to exchange", actor=seat)]
 
