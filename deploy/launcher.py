@@ -140,6 +140,9 @@ class Stack:
     rules_port: int = 0
     quiet: bool = True
     settings: dict[str, str] = field(default_factory=dict)  # more environment for every process (MANAFORGE_*)
+    metrics: bool = False  # each process serves Prometheus metrics on a port of its own (metrics_ports)
+    log_dir: str = ""  # each process's output to <log_dir>/<name>.log (quiet stacks only)
+    metrics_ports: dict[str, int] = field(default_factory=dict)
     processes: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
     gateway_addresses: list[str] = field(default_factory=list)
     rules_address: str = ""
@@ -158,16 +161,27 @@ class Stack:
         return env
 
     def _spawn(self, name: str, args: list[str]) -> None:
-        out = subprocess.DEVNULL if self.quiet else None
+        env = self.env()
+        if self.metrics and name != "redis":
+            port = self.metrics_ports.setdefault(name, free_port())
+            env["MANAFORGE_METRICS_PORT"] = str(port)
+        out: Any = None
+        if self.log_dir:
+            Path(self.log_dir).mkdir(parents=True, exist_ok=True)
+            out = open(Path(self.log_dir) / f"{name}.log", "ab")  # noqa: SIM115  (the child holds it)
+        elif self.quiet:
+            out = subprocess.DEVNULL
         self.processes[name] = subprocess.Popen(
             args,
             cwd=ROOT,
-            env=self.env(),
+            env=env,
             stdout=out,
             stderr=out,
             start_new_session=True,  # a Ctrl-C reaches the launcher only: it stops the rest in order
             preexec_fn=_die_with_parent,
         )
+        if self.log_dir:
+            out.close()
 
     def start(self) -> Stack:
         try:
@@ -315,6 +329,7 @@ def run() -> None:
         gateway_port=int(os.environ.get("MANAFORGE_GATEWAY_PORT", "50051")),
         rules_port=int(os.environ.get("MANAFORGE_RULES_PORT", "50061")),
         quiet=False,
+        metrics=True,
     )
     for signum in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, _stopping)
@@ -322,7 +337,8 @@ def run() -> None:
     try:
         print(
             f"\nManaforge is running.\n  gateway:       {stack.gateway_addresses[0]}\n"
-            f"  rules service: {stack.rules_address}\n  redis:         {stack.redis_url}\n\n"
+            f"  rules service: {stack.rules_address}\n  redis:         {stack.redis_url}\n"
+            f"  metrics:       {', '.join(f'{n} :{p}' for n, p in stack.metrics_ports.items())}\n\n"
             f"Play from another terminal:  .venv/bin/manaforge --gateway {stack.gateway_addresses[0]} play\n"
             "Stop with Ctrl-C.\n",
             flush=True,

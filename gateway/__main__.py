@@ -10,9 +10,8 @@ import asyncio
 import os
 import signal
 
-from prometheus_client import start_http_server
-
 from gateway.server import serve
+from services import observability
 from services.bootstrap import Settings, build_tables
 
 
@@ -31,9 +30,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description="Manaforge gateway")
     parser.add_argument("--address", default="127.0.0.1:50051")
     args = parser.parse_args()
-    metrics_port = os.environ.get("MANAFORGE_METRICS_PORT")
-    if metrics_port:
-        start_http_server(int(metrics_port), addr="127.0.0.1")
+    observability.configure("gateway")
     if os.environ.get("MANAFORGE_UVLOOP", "1") != "0":
         import uvloop
 

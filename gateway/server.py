@@ -18,6 +18,7 @@ import grpc
 from google.protobuf import message_factory
 from google.protobuf.descriptor import ServiceDescriptor
 from google.protobuf.message import DecodeError, Message
+from grpc_health.v1 import health_pb2
 from grpc_health.v1._async import HealthServicer as AioHealthServicer
 from manaforge.v1 import gateway_pb2, rules_pb2
 from manaforge.v1.gateway_pb2 import (
@@ -44,6 +45,7 @@ from gateway.limits import (
     check_request,
 )
 from gateway.metrics import ACTIONS, SUBMIT_SECONDS, WATCHERS
+from services import observability
 from services.grpc_status import aio_health_and_reflection, aio_streaming, aio_unary, message_of, register, status_of
 from services.tables.errors import SeatTokenError
 from services.tables.matchmaking import MAX_WAIT, Matchmaker
@@ -62,6 +64,8 @@ SERVER_OPTIONS = [
     ("grpc.server.max_pending_requests", 10_000),
     ("grpc.server.max_pending_requests_hard_limit", 20_000),
 ]
+HEALTH_EVERY = 1.0  # seconds between the health check's pings of Redis
+HEALTH_PING = 2.0
 DRAIN_GRACE = 10.0  # seconds calls in flight may take to finish when a gateway stops
 OUTBOX_LIMIT = 64  # messages waiting to go out on one Play stream; beyond that its updates wait in the hub
 log = logging.getLogger(__name__)
@@ -251,7 +255,9 @@ class GatewayServicer:
                 (known, message_of(exc)) if known is not None else (grpc.StatusCode.INTERNAL, "internal error")
             )
             if known is None:
-                log.exception("play stream: an action failed")
+                observability.failed("gateway", "Play", action)
+            else:
+                observability.refused("gateway", "Play", action, code.name, message)
             return ActionResult(client_action_id=action.client_action_id, code=code.value[0], message=message)
         return ActionResult(client_action_id=action.client_action_id, response=response)
 
@@ -314,7 +320,9 @@ async def _refuse(context: Any, exc: Exception) -> None:
     code = status_of(exc)
     if code is None:
         raise exc
-    await context.abort(code, message_of(exc))
+    message = message_of(exc)
+    observability.refused("gateway", "parse", None, code.name, message)
+    await context.abort(code, message)
 
 
 def _parsing_unary(call: Any, request_type: type[Message]) -> Any:
@@ -360,13 +368,38 @@ class Gateway:
         self.port = port
         self.health = health
         self.tables = tables
+        self.draining = False
+        self.serving = True
+        self._watch = asyncio.get_running_loop().create_task(self._watch_redis())
+
+    async def _watch_redis(self) -> None:
+        """NOT_SERVING while Redis does not answer (a load balancer then sends players elsewhere)."""
+        while not self.draining:
+            try:
+                await asyncio.wait_for(self.tables.store.redis.ping(), HEALTH_PING)
+                serving = True
+            except Exception:
+                serving = False
+            if serving != self.serving and not self.draining:
+                self.serving = serving
+                status = (
+                    health_pb2.HealthCheckResponse.SERVING if serving else health_pb2.HealthCheckResponse.NOT_SERVING
+                )
+                for name in ("", SERVICE.full_name):
+                    await self.health.set(name, status)
+                log.warning(
+                    "redis %s: health %s", "back" if serving else "unreachable", "SERVING" if serving else "NOT_SERVING"
+                )
+            await asyncio.sleep(HEALTH_EVERY)
 
     async def drain(self, grace: float = DRAIN_GRACE) -> None:
         """Stop gracefully: report NOT_SERVING, end every Watch and Play stream with UNAVAILABLE and the sequence
         number to resume from (on another gateway), refuse new calls, and let calls in flight (a submit) finish
         within `grace` seconds."""
+        self.draining = True
         await self.health.enter_graceful_shutdown()
         self.tables.hub.drain()
+        self._watch.cancel()
         await self.server.stop(grace)
         await self.tables.close()
 

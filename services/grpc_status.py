@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any, TypeVar
 
@@ -21,6 +22,7 @@ from engine_core.errors import (
     RulesError,
     UnknownGameError,
 )
+from services import observability
 from services.tables.errors import (
     DrainingError,
     OutOfRangeError,
@@ -72,32 +74,52 @@ def status_of(exc: Exception) -> grpc.StatusCode | None:
     return None
 
 
+def _refusal(service: str, method: str, request: Any, exc: Exception) -> tuple[grpc.StatusCode, str] | None:
+    """The status and message for a known error (logged and counted); None for an unexpected one (logged)."""
+    code = status_of(exc)
+    if code is None:
+        observability.failed(service, method, request)
+        return None
+    message = message_of(exc)
+    redis_down = isinstance(exc, redis.exceptions.RedisError)
+    observability.refused(service, method, request, code.name, message, redis_down)
+    return code, message
+
+
 def unary(method: F) -> F:
     """Answer a known error with its status and message; anything else stays an INTERNAL error."""
+
+    timer = observability.CALL_SECONDS.labels("rules", method.__name__)
 
     @functools.wraps(method)
     def wrapper(self: Any, request: Any, context: grpc.ServicerContext) -> Any:
         try:
-            return method(self, request, context)
+            with timer.time():
+                return method(self, request, context)
         except Exception as exc:
-            code = status_of(exc)
-            if code is None:
+            refusal = _refusal("rules", method.__name__, request, exc)
+            if refusal is None:
                 raise
-            context.abort(code, message_of(exc))
+            context.abort(*refusal)
 
     return wrapper  # type: ignore[return-value]
 
 
 def aio_unary(method: F) -> F:
+    timer = observability.CALL_SECONDS.labels("gateway", method.__name__)
+
     @functools.wraps(method)
     async def wrapper(self: Any, request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+        started = time.perf_counter()
         try:
             return await method(self, request, context)
         except Exception as exc:
-            code = status_of(exc)
-            if code is None:
+            refusal = _refusal("gateway", method.__name__, request, exc)
+            if refusal is None:
                 raise
-            await context.abort(code, message_of(exc))
+            await context.abort(*refusal)
+        finally:
+            timer.observe(time.perf_counter() - started)
 
     return wrapper  # type: ignore[return-value]
 
@@ -109,10 +131,10 @@ def aio_streaming(method: F) -> F:
             async for item in method(self, request, context):
                 yield item
         except Exception as exc:
-            code = status_of(exc)
-            if code is None:
+            refusal = _refusal("gateway", method.__name__, request, exc)
+            if refusal is None:
                 raise
-            await context.abort(code, message_of(exc))
+            await context.abort(*refusal)
 
     return wrapper  # type: ignore[return-value]
 

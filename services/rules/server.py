@@ -18,6 +18,7 @@ from manaforge.v1.common_pb2 import Outcome
 from engine_core import GAMES, find_game
 from engine_core.errors import MalformedActionError
 from engine_core.registry import AnyGame
+from services import observability
 from services.grpc_status import add_health_and_reflection, unary
 from services.rules.checks import check_state
 from services.tables.views import game_info, pack
@@ -93,6 +94,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description="Manaforge rules service")
     parser.add_argument("--address", default="127.0.0.1:50061")
     args = parser.parse_args()
+    observability.configure("rules")
     server, port = serve(args.address)
     print(f"rules service on port {port}", flush=True)
     signal.signal(signal.SIGTERM, lambda *_: server.stop(2))

@@ -28,6 +28,7 @@ from engine_core.registry import AnyGame, find_game
 from engine_core.replay import state_digest
 from services.tables.errors import SeatTokenError, StaleVersionError, TableNotFoundError, TableStateError
 from services.tables.followups import followups
+from services.tables.metrics import COMMITS
 from services.tables.store import CommitResult, Live, RedisStore
 from services.tables.views import pack
 
@@ -225,6 +226,7 @@ class Committer:
                 [e.SerializeToString() for e in events],
                 followups(record, game, new_state),
             )
+            COMMITS.labels(record.config.game, result.status).inc()
             if result.status == "ok":
                 self._remember(table_id, Known(result.version, result.last_seq, new_state, True, finished))
                 return Submitted(result.version, visible_events(events, seat), False), new_state

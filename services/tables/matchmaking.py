@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+import time
 
 from manaforge.v1.common_pb2 import GameConfig
 from manaforge.v1.gateway_pb2 import QueueTicket, SeatRequest
@@ -11,6 +12,7 @@ from manaforge.v1.gateway_pb2 import QueueTicket, SeatRequest
 from engine_core import find_game
 from engine_core.bots import check_level
 from services.tables.errors import TableNotFoundError, TableStateError
+from services.tables.metrics import QUEUE_WAIT_SECONDS
 from services.tables.service import Tables
 
 MAX_WAIT = 30.0  # seconds one WaitForMatch call may wait
@@ -33,6 +35,7 @@ class Matchmaker:
                 "queue": queue,
                 "config": config.SerializeToString().hex(),
                 "matched": 0,
+                "joined": time.time(),
             },
         )
         matched, waiting = await self.store.queue_join(queue, ticket_id, config.seats)
@@ -66,7 +69,9 @@ class Matchmaker:
         requests += [SeatRequest(bot=True, bot_level=bot_level) for _ in range(config.seats - len(tickets))]
         table, _, _ = await self.tables.create_table(config, requests, listed=False)
         for ticket_id in tickets:
-            name = (await self.store.ticket(ticket_id)).get("name", "player")
+            fields = await self.store.ticket(ticket_id)
+            name = fields.get("name", "player")
+            QUEUE_WAIT_SECONDS.labels(config.game).observe(max(0.0, time.time() - float(fields.get("joined", 0) or 0)))
             _, seat, token = await self.tables.join_table(table.table_id, name)
             await self.store.save_ticket(
                 ticket_id, {"matched": 1, "table_id": table.table_id, "seat": seat, "token": token}

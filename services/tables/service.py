@@ -38,6 +38,7 @@ from services.tables.errors import (
 )
 from services.tables.fanout import DRAIN, RESYNC, Hub
 from services.tables.followups import FollowUp, bot_levels, followups
+from services.tables.metrics import BOT_SECONDS, FANOUT_SECONDS, FOLLOW_UPS, VERDICTS
 from services.tables.store import RedisStore
 from services.tables.views import Published, game_info, seat_view, watch_update
 
@@ -185,6 +186,7 @@ class Tables:
             await self.validate_replay(item.table_id)
             acted = False
         await self.store.done_with(item)
+        FOLLOW_UPS.labels(item.kind, str(acted).lower()).inc()
         return acted
 
     async def play_bot(self, table_id: str, seat: int, version: int) -> bool:
@@ -201,10 +203,12 @@ class Tables:
         secret = record.seed.to_bytes(8, "big")
         digest = hmac.new(secret, f"bot:{version}:{seat}".encode(), hashlib.sha256).digest()
         bot_seed = int.from_bytes(digest[:8], "big")
-        deadline = time.monotonic() + self.bot_time_cap
+        started = time.monotonic()
+        deadline = started + self.bot_time_cap
         action = await asyncio.to_thread(  # the search may be long: the event loop stays free
             choose_action, game, state, seat, level, bot_seed, stop=lambda: time.monotonic() > deadline
         )
+        BOT_SECONDS.labels(record.config.game, level).observe(time.monotonic() - started)
         return await self._act_for(record, game, seat, action, f"bot:{version}", version)
 
     async def expire(self, table_id: str, seat: int, version: int) -> bool:
@@ -248,6 +252,7 @@ class Tables:
         steps = [LoggedStep(a.seat, a.action.value, a.state_digest) for a in await self.store.action_log(table_id)]
         verdict = await asyncio.to_thread(replay, game, record.config, record.seed, steps, live.state)
         await self.store.set_verdict(table_id, str(verdict))
+        VERDICTS.labels(record.config.game, "valid" if verdict.ok else "invalid").inc()
         return verdict
 
     # ----- views and streams ----------------------------------------------------------------------------------
@@ -304,6 +309,7 @@ class Tables:
                 update = item.update(table_id, game, seat, flags)
                 last, version = item.commit.last_seq, item.version
                 finished = game.is_terminal(item.state(game))
+                FANOUT_SECONDS.observe(time.monotonic() - item.received)
                 yield update
         finally:
             self.hub.leave(follower)

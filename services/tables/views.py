@@ -5,6 +5,7 @@ A commit's update for one seat is built once per process and shared, encoded, by
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from google.protobuf.any_pb2 import Any as AnyMessage
@@ -76,11 +77,12 @@ def watch_update(
 class Published:
     """A commit as the hub received it: decoded once per process, its per-seat updates built once and shared."""
 
-    __slots__ = ("_state", "_updates", "commit")
+    __slots__ = ("_state", "_updates", "commit", "received")
 
     def __init__(self, commit: Commit, state: Any = None) -> None:
         self.commit = commit
         self._state = state
+        self.received = time.monotonic()  # when the hub got it (for the fan-out latency)
         self._updates: dict[tuple[int | None, bool, bool], bytes] = {}
 
     @property

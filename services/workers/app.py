@@ -15,6 +15,7 @@ from typing import Any
 
 from celery.signals import worker_ready, worker_shutting_down
 
+from services import observability
 from services.bootstrap import Settings, build_tables
 from services.tables.followups import FollowUp
 from services.tables.portal import Portal
@@ -56,6 +57,7 @@ def send(item: FollowUp) -> None:
 def start_dispatcher(**_: Any) -> None:
     """The worker is up: run its dispatcher on the service's event loop."""
     global _stop
+    observability.configure("worker")
     portal, tables = service()
 
     async def begin() -> None:

@@ -16,6 +16,7 @@ from redis.exceptions import RedisError
 
 from engine_core import find_game
 from services.tables.followups import FollowUp, followups
+from services.tables.metrics import DISPATCHED, SWEPT
 from services.tables.service import Tables
 
 log = logging.getLogger(__name__)
@@ -50,9 +51,12 @@ class Dispatcher:
         for item in items:
             await asyncio.to_thread(self.send, item)
             self.sent += 1
+            DISPATCHED.inc()
         if time.monotonic() >= self._next_sweep:
             self._next_sweep = time.monotonic() + SWEEP_EVERY
-            self.armed += await self.sweep()
+            armed = await self.sweep()
+            self.armed += armed
+            SWEPT.inc(armed)
         if not items:
             await self.store.wait_for_due(WAKE_WAIT)
 

@@ -1,0 +1,84 @@
+"""Logs and metrics every service shares: one JSON line per refused request and per error (with the table id and the
+reason, never a token), and the Prometheus metrics server (MANAFORGE_METRICS_PORT)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+import time
+from typing import Any
+
+from prometheus_client import Counter, Histogram, start_http_server
+
+REFUSALS = Counter(
+    "manaforge_refusals_total", "Requests refused, by service, method and gRPC status", ["service", "method", "code"]
+)
+ERRORS = Counter("manaforge_errors_total", "Requests that failed with an unexpected error", ["service", "method"])
+CALL_SECONDS = Histogram(
+    "manaforge_call_seconds",
+    "Time to answer a unary call, by service and method",
+    ["service", "method"],
+    buckets=(0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.5, 1.0, 5.0),
+)
+REDIS_ERRORS = Counter("manaforge_redis_errors_total", "Requests that failed because Redis did not answer", ["service"])
+
+log = logging.getLogger("manaforge")
+SECRET_FIELDS = {"seat_token", "token", "seed"}
+
+
+class JsonLines(logging.Formatter):
+    """One JSON object per line: time, level, service, message, and the record's `fields`."""
+
+    def __init__(self, service: str) -> None:
+        super().__init__()
+        self.service = service
+
+    def format(self, record: logging.LogRecord) -> str:
+        line: dict[str, Any] = {
+            "ts": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created)) + f".{int(record.msecs):03d}Z",
+            "level": record.levelname.lower(),
+            "service": self.service,
+            "event": record.getMessage(),
+        }
+        line.update(getattr(record, "fields", {}))
+        if record.exc_info:
+            line["error"] = self.formatException(record.exc_info)
+        return json.dumps(line, default=str)
+
+
+def configure(service: str) -> None:
+    """JSON lines on stderr for this process, and its metrics on MANAFORGE_METRICS_PORT when set."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(JsonLines(service))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(os.environ.get("MANAFORGE_LOG_LEVEL", "INFO"))
+    port = os.environ.get("MANAFORGE_METRICS_PORT")
+    if port:
+        start_http_server(int(port), addr=os.environ.get("MANAFORGE_METRICS_ADDRESS", "127.0.0.1"))
+
+
+def request_fields(request: Any) -> dict[str, Any]:
+    """What a log line may say of a request: its ids, never its secrets."""
+    fields: dict[str, Any] = {}
+    for name in ("table_id", "ticket_id", "client_action_id", "game"):
+        value = getattr(request, name, None)
+        if isinstance(value, str) and value:
+            fields[name] = value[:64]
+    return fields
+
+
+def refused(service: str, method: str, request: Any, code: str, message: str, redis_down: bool = False) -> None:
+    REFUSALS.labels(service, method, code).inc()
+    if redis_down:
+        REDIS_ERRORS.labels(service).inc()
+    log.info(
+        "refused", extra={"fields": {"method": method, "code": code, "reason": message, **request_fields(request)}}
+    )
+
+
+def failed(service: str, method: str, request: Any) -> None:
+    ERRORS.labels(service, method).inc()
+    log.exception("error", extra={"fields": {"method": method, **request_fields(request)}})
