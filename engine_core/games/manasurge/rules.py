@@ -284,7 +284,7 @@ def redraw_for_caster(state: ManasurgeState, events: list[Event]) -> None:
     card draws 5 new cards), repeated until a spell card comes, within REDRAW_LIMIT; then the token moves on."""
     for _ in range(REDRAW_LIMIT):
         hand = state.players[state.caster].hand
-        if any(not is_magic(c) for c in hand):
+        if any(not is_magic(c) for c in hand[:]):
             return
         if options(state).get("redraw", "replace") == "replace":
             names = ", ".join(card_name(c, numbers_of(state)) for c in hand)
@@ -316,7 +316,7 @@ def draw_into(state: ManasurgeState, pile: MutableSequence[int], count: int, eve
 
 def sync_sizes(state: ManasurgeState) -> None:
     state.deck_size = len(state.deck)
-    for player in state.players:
+    for player in state.players[:]:
         player.hand_size = len(player.hand)
         player.penalty_size = len(player.penalty)
 
@@ -328,10 +328,10 @@ def apply(state: ManasurgeState, seat: int, action: ManasurgeAction) -> list[Eve
     """Apply a legal action (checked by the caller), then any ManaSurge it caused."""
     if action.move == CONCEDE:
         return end_round(state, seat)
-    had_cards = [bool(p.hand) for p in state.players]
+    had_cards = [bool(p.hand) for p in state.players[:]]
     events: list[Event] = []
     follow, skip = HANDLERS[action.move](state, seat, action, events)
-    for surger, player in enumerate(state.players):
+    for surger, player in enumerate(state.players[:]):
         if had_cards[surger] and not player.hand:
             mana_surge(state, surger, events)
     if follow:
@@ -620,7 +620,8 @@ def earthquake(state: ManasurgeState, events: list[Event]) -> None:
 
 def collect_stones(state: ManasurgeState, loser: int, events: list[Event]) -> None:
     """Steps 4 and 5: the loser's stones go back to the supply; everyone else scores the stones on their cards."""
-    lost = sum(p.stones for p in state.table if p.seat == loser)
+    table = [(p.seat, p.stones) for p in state.table[:]]  # read once: the sums below go over it for every seat
+    lost = sum(stones for owner, stones in table if owner == loser)
     if lost:
         events.append(event("StonesReturned", f"the {lost} stones on seat {loser}'s cards went back to the supply"))
     if lost and has_role(state, loser, Role.STONEWARDEN):
@@ -629,7 +630,7 @@ def collect_stones(state: ManasurgeState, loser: int, events: list[Event]) -> No
     for seat in range(seat_count(state)):
         if seat == loser:
             continue
-        gain = sum(p.stones for p in state.table if p.seat == seat)
+        gain = sum(stones for owner, stones in table if owner == seat)
         if gain:
             state.players[seat].stones += gain
             events.append(event("StonesScored", f"seat {seat} scored the {gain} stones on their cards"))
