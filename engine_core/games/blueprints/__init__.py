@@ -122,7 +122,7 @@ def hand_cards(state: BlueprintsState, seat: int) -> list[MagicCard]:
 
 
 def built(player: BlueprintsPlayer) -> set[Location]:
-    return {construction.location for construction in player.constructions}
+    return {construction.location for construction in player.constructions[:]}
 
 
 def new_locations(state: BlueprintsState, seat: int) -> list[Location]:

@@ -143,7 +143,7 @@ def _take(cards: MutableSequence[int], kind: int) -> int:
 
 
 def _sync_counts(state: MagickaState) -> None:
-    for wizard in state.wizards:
+    for wizard in state.wizards[:]:
         wizard.element_count, wizard.spell_count = len(wizard.elements), len(wizard.spells)
     state.element_deck_size = len(state.element_deck)
     state.spell_deck_size = len(state.spell_deck)
@@ -258,8 +258,8 @@ def _payers(hand: Hand) -> dict[Element, list[tuple[int, int]]]:
 
 def _aims(state: MagickaState) -> tuple[Aim, ...]:
     """spells.targets as keys: every living wizard and creature, wizards first."""
-    wizards = tuple((s, 0) for s, w in enumerate(state.wizards) if not w.dead)
-    return wizards + tuple((c.controller, c.number) for c in state.creatures)
+    wizards = tuple((s, 0) for s, w in enumerate(state.wizards[:]) if not w.dead)
+    return wizards + tuple((c.controller, c.number) for c in state.creatures[:])
 
 
 def _target(aim: Aim) -> MagickaTarget:
@@ -514,7 +514,7 @@ class Magicka(Game[MagickaState, MagickaAction]):
 
     def _check_end(self, state: MagickaState, events: list[Event]) -> bool:
         """'Gameplay proceeds until one Wizard (or its Creature!) remains standing.'"""
-        if sum(not wizard.dead for wizard in state.wizards) > 1:
+        if sum(not wizard.dead for wizard in state.wizards[:]) > 1:
             return False  # two living wizards stand (the usual case: no need to look at the creatures)
         standing = spells.standing(state)
         if len(standing) > 1:

@@ -105,7 +105,7 @@ def target_name(state: MagickaState, target: MagickaTarget) -> str:
 
 def is_standing(state: MagickaState, seat: int) -> bool:
     """'Gameplay proceeds until one Wizard (or its Creature!) remains standing.'"""
-    return not state.wizards[seat].dead or any(c.controller == seat for c in state.creatures)
+    return not state.wizards[seat].dead or any(c.controller == seat for c in state.creatures[:])
 
 
 def standing(state: MagickaState) -> list[int]:

@@ -30,7 +30,7 @@ def right_of(state: ManaBurnState, seat: int) -> int:
 
 def count_in_play(player: ManaBurnPlayer, k: Kind) -> int:
     kinds = KIND_OF
-    return sum(1 for c in player.creatures if kinds[c.card] == k)
+    return sum(1 for c in player.creatures[:] if kinds[c.card] == k)
 
 
 def choices(cards: list[int]) -> list[int]:
@@ -139,7 +139,7 @@ def sync_sizes(state: ManaBurnState) -> None:
     """The public counts of hidden piles."""
     state.library_size = len(state.library)
     state.mana_burn_size = len(state.mana_burn)
-    for player in state.players:
+    for player in state.players[:]:
         player.hand_size = len(player.hand)
         player.offer_size = len(player.offer)
 

@@ -69,7 +69,7 @@ card_categories = memo_by_content(_card_categories)  # asked of the drawn card, 
 
 
 def filled(design: RndDesign) -> set[int]:
-    return {copy.category for copy in design.copies}
+    return {copy.category for copy in design.copies[:]}
 
 
 def open_categories(design: RndDesign) -> list[RndCategory.ValueType]:
