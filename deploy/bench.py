@@ -9,8 +9,9 @@ throughput, and one gateway holding many Watch streams. Every figure comes from 
    the seat to move playing as soon as its own update arrives; 1, 16 and 64 concurrent matches, a timed window after
    a warm-up. Moves/s, p50/p99 of move sent -> the other seat's update, server CPU ms per move for each process
    (utime+stime from /proc over the window) and the load clients' CPU, Redis commands per move.
-3. Unary only: the same matches driven by SubmitAction answers alone (no watchers), moves/s.
-4. Connections: one gateway process holding `--streams` spectator streams over 100 tables while 4 tables play;
+3. The same workload with the rules service on the move path (2 rules processes, round robin).
+4. Unary only: the same matches driven by SubmitAction answers alone (no watchers), moves/s.
+5. Connections: one gateway process holding `--streams` spectator streams over 100 tables while 4 tables play;
    the gateway's memory per stream and SubmitAction / ListGames p50/p99 meanwhile.
 The load clients run on the same machine as the stack (2 cores here): CPU per move is the figure that carries over.
 """
@@ -176,7 +177,7 @@ def main() -> None:
     parser.add_argument("--matches", default=",".join(map(str, CONCURRENCY)))
     parser.add_argument("--skip-engine", action="store_true")
     parser.add_argument("--skip-stack", action="store_true")
-    parser.add_argument("--only", default="peer,unary,connections", help="which stack runs")
+    parser.add_argument("--only", default="peer,remote,unary,connections", help="which stack runs")
     args = parser.parse_args()
     runs = set(args.only.split(","))
     if not args.skip_engine:
@@ -209,6 +210,18 @@ def main() -> None:
             say("\nmemory after the runs (resident set size)")
             for name, process in stack.processes.items():
                 say(f"  {name:<12} {psutil.Process(process.pid).memory_info().rss / 2**20:7.1f} MiB")
+    if "remote" in runs:
+        with Stack(
+            gateways=args.gateways, rules=2, rules_on_move_path=True, worker_concurrency=1, settings=LOOPBACK_LIMITS
+        ) as stack:
+            say(
+                f"\nthe peers' workload with the rules service on the move path (one Play stream per seat):"
+                f" {args.gateways} gateway(s) sending every move to 2 rules processes (round robin)"
+            )
+            for matches in levels:
+                print_peer(
+                    peer_run(stack, matches, args.seconds, args.warmup, args.loaders, not args.full_updates, True)
+                )
     if "connections" in runs:
         with Stack(gateways=1, worker_concurrency=1, settings=LOOPBACK_LIMITS) as stack:
             say(f"\nconnections: one gateway process holding {args.streams:,} Watch streams over 100 tables")

@@ -146,6 +146,9 @@ class Stack:
     processes: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
     gateway_addresses: list[str] = field(default_factory=list)
     rules_address: str = ""
+    rules: int = 1  # rules service processes ("rules", "rules-1", ...)
+    rules_on_move_path: bool = False  # gateways and workers send every move to the rules services
+    rules_addresses: list[str] = field(default_factory=list)
     _tmp: str = ""
     _lock: Any = None  # the open lock file of `redis_dir` while this stack runs
 
@@ -201,13 +204,17 @@ class Stack:
             self.start_redis()
         wait_for_redis(self.redis_url)
         self.rules_address = f"127.0.0.1:{self.rules_port or free_port()}"
-        self._spawn("rules", [sys.executable, "-m", "services.rules.server", "--address", self.rules_address])
+        self.rules_addresses = [self.rules_address] + [f"127.0.0.1:{free_port()}" for _ in range(self.rules - 1)]
+        if self.rules_on_move_path:
+            self.settings["MANAFORGE_RULES_ADDRESSES"] = ",".join(self.rules_addresses)
+        for name, address in zip(self.rules_names(), self.rules_addresses, strict=True):
+            self._spawn(name, [sys.executable, "-m", "services.rules.server", "--address", address])
         for i in range(self.gateways):
             address = f"127.0.0.1:{(i == 0 and self.gateway_port) or free_port()}"
             self.gateway_addresses.append(address)
             self._spawn(f"gateway-{i}", [sys.executable, "-m", "gateway", "--address", address])
         self.start_worker()
-        for address in [self.rules_address, *self.gateway_addresses]:
+        for address in [*self.rules_addresses, *self.gateway_addresses]:
             wait_for_grpc(address)
 
     def start_redis(self, port: int = 0) -> None:
@@ -260,13 +267,17 @@ class Stack:
             wait_for_redis(self.redis_url)
         elif name == "worker":
             self.start_worker()
-        elif name == "rules":
-            self._spawn("rules", [sys.executable, "-m", "services.rules.server", "--address", self.rules_address])
-            wait_for_grpc(self.rules_address)
+        elif name in self.rules_names():
+            address = self.rules_addresses[self.rules_names().index(name)]
+            self._spawn(name, [sys.executable, "-m", "services.rules.server", "--address", address])
+            wait_for_grpc(address)
         elif name.startswith("gateway-"):
             address = self.gateway_addresses[int(name.split("-")[1])]
             self._spawn(name, [sys.executable, "-m", "gateway", "--address", address])
             wait_for_grpc(address)
+
+    def rules_names(self) -> list[str]:
+        return ["rules"] + [f"rules-{i}" for i in range(1, self.rules)]
 
     def revive(self, say: Callable[[str], None] = print) -> list[str]:
         """Start again every process of the stack that has died (a worker killed by the OOM killer, a crashed

@@ -11,6 +11,7 @@ from redis.backoff import ExponentialBackoff
 from redis.exceptions import ConnectionError, TimeoutError
 
 from services.tables.multiplex import Multiplexed
+from services.tables.rules import RemoteRules
 from services.tables.service import Tables
 from services.tables.store import MAX_BLOCK, RedisStore
 
@@ -27,6 +28,7 @@ class Settings:
     bot_delay: float = 0.0  # seconds a bot waits before moving
     bot_time_cap: float = 2.0  # seconds a bot may think, whatever its level's budget
     card_sets: str = ""  # a directory of MTGJSON set files to import
+    rules_addresses: tuple[str, ...] = ()  # rules services for every move (empty: the engine runs in-process)
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -37,6 +39,7 @@ class Settings:
             bot_delay=float(env.get("MANAFORGE_BOT_DELAY", "0")),
             bot_time_cap=float(env.get("MANAFORGE_BOT_TIME_CAP", "2")),
             card_sets=env.get("MANAFORGE_CARD_SETS", ""),
+            rules_addresses=tuple(a for a in env.get("MANAFORGE_RULES_ADDRESSES", "").split(",") if a),
         )
 
 
@@ -71,6 +74,7 @@ def build_tables(settings: Settings) -> Tables:
             Multiplexed(settings.redis_url),
             blocking=redis_client(settings.redis_url, BLOCKING_CONNECTIONS, MAX_BLOCK + 5.0),
         ),
+        rules=RemoteRules(list(settings.rules_addresses)) if settings.rules_addresses else None,
         response_timeout=settings.response_timeout,
         bot_delay=settings.bot_delay,
         bot_time_cap=settings.bot_time_cap,

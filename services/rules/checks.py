@@ -21,7 +21,9 @@ _FIRST_DEALS: OrderedDict[bytes, Counter[int]] = OrderedDict()  # (config, seed)
 _REMEMBERED = 1024
 
 
-def check_state(game: AnyGame, state: Any) -> None:
+def check_state(game: AnyGame, state: Any, exercise: bool = True) -> None:
+    """Refuse a state the game could not have reached. `exercise`: also list every pending seat's actions and render
+    every view (the Move path of a gateway skips it: the move itself exercises the state)."""
     header = game.header(state)
     config = header.config
     try:
@@ -35,6 +37,8 @@ def check_state(game: AnyGame, state: Any) -> None:
         raise MalformedActionError("state pending", f"pending seats {pending[:8]} are not distinct seats of {seats}")
     if header.outcome.finished and pending:
         raise MalformedActionError("state pending", "a finished game waits for no one")
+    if not exercise:
+        return
     try:
         for seat in pending:
             game.legal_actions(state, seat)

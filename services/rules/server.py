@@ -6,6 +6,7 @@ python -m services.rules.server --address 127.0.0.1:50061
 from __future__ import annotations
 
 import argparse
+import hashlib
 import signal
 from concurrent import futures
 from typing import Any
@@ -72,6 +73,21 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         seat = request.seat if request.HasField("seat") else None
         view = game.view(state, seat)
         return rules_pb2.ViewResponse(view=pack(view), text=game.render(view, seat))
+
+    @unary
+    def Move(self, request: rules_pb2.MoveRequest, context: Any) -> rules_pb2.MoveResponse:
+        game = _game_of(request.state)
+        state = game.state_from_any(request.state)
+        check_state(game, state, exercise=False)
+        new_state, events = game.apply(state, request.seat, game.action_from_any(request.action))
+        data = new_state.SerializeToString(deterministic=True)
+        return rules_pb2.MoveResponse(
+            state=data,
+            events=events,
+            text=game.describe(state, game.action_from_any(request.action)),
+            state_digest=hashlib.sha256(data).hexdigest(),
+            finished=game.is_terminal(new_state),
+        )
 
     @unary
     def GetOutcome(self, request: rules_pb2.GetOutcomeRequest, context: Any) -> Outcome:

@@ -25,10 +25,10 @@ from manaforge.v1.storage_pb2 import Commit, TableRecord
 from engine_core.errors import RulesError
 from engine_core.game import visible_events
 from engine_core.registry import AnyGame, find_game
-from engine_core.replay import state_digest
 from services.tables.errors import SeatTokenError, StaleVersionError, TableNotFoundError, TableStateError
 from services.tables.followups import followups
 from services.tables.metrics import COMMITS
+from services.tables.rules import LocalRules, Moved, Rules
 from services.tables.store import CommitResult, Live, RedisStore
 from services.tables.views import pack
 
@@ -92,8 +92,11 @@ def state_bytes(state: Message) -> bytes:
 
 
 class Committer:
-    def __init__(self, store: RedisStore, *, tables: int = 100_000, live_states: int = 4096) -> None:
+    def __init__(
+        self, store: RedisStore, rules: Rules | None = None, *, tables: int = 100_000, live_states: int = 4096
+    ) -> None:
         self.store = store
+        self.rules: Rules = rules or LocalRules()  # where each move's rules run
         self.records: Lru[str, TableRecord] = Lru(tables)
         self.tokens: Lru[tuple[str, str], int] = Lru(tables * 4)
         self.lives: Lru[str, Known] = Lru(live_states)
@@ -184,7 +187,7 @@ class Committer:
             known = confirmed
         for _ in range(MAX_RETRIES):
             try:
-                new_state, events = self._apply(known, game, seat, action, expected)
+                moved = await self._move(known, game, seat, action, expected)
             except (RulesError, StaleVersionError, TableStateError):
                 if known.confirmed:
                     raise
@@ -193,10 +196,9 @@ class Committer:
                     return await self._stored_answer(table_id, seat, confirmed), None
                 known = confirmed
                 continue
+            new_state, new_bytes, events, finished = moved.state, moved.data, moved.events, moved.finished
             for i, e in enumerate(events):
                 e.seq = known.seq + 1 + i
-            new_bytes = state_bytes(new_state)
-            finished = game.is_terminal(new_state)
             commit = Commit(
                 version=known.version + 1,
                 first_seq=known.seq + 1,
@@ -209,8 +211,8 @@ class Committer:
                 seat=seat,
                 action=pack(action),
                 client_action_id=client_action_id,
-                text=game.describe(known.state, action),
-                state_digest=state_digest(new_state),
+                text=moved.text,
+                state_digest=moved.digest,
             )
             self.round_trips += 1
             result = await self.store.commit(
@@ -241,16 +243,12 @@ class Committer:
             raise TableNotFoundError(f"unknown table: no table {table_id!r}")
         raise StaleVersionError(f"contention: the game changed {MAX_RETRIES} times while this action was tried")
 
-    @staticmethod
-    def _apply(
-        known: Known, game: AnyGame, seat: int, action: Message, expected: int | None
-    ) -> tuple[Any, list[Event]]:
+    async def _move(self, known: Known, game: AnyGame, seat: int, action: Message, expected: int | None) -> Moved:
         if not known.started:
             raise TableStateError("table not started: play begins when every seat is taken")
         if expected is not None and expected != known.version:
             raise StaleVersionError(f"stale version: you expected version {expected}, the game is at {known.version}")
-        new_state, events = game.apply(known.state, seat, action)
-        return new_state, events
+        return await self.rules.move(game, known.state, seat, action)
 
     async def _stored_answer(self, table_id: str, seat: int, done: CommitResult) -> Submitted:
         events = (

@@ -39,6 +39,7 @@ from services.tables.errors import (
 from services.tables.fanout import DRAIN, RESYNC, Hub
 from services.tables.followups import FollowUp, bot_levels, followups
 from services.tables.metrics import BOT_SECONDS, FANOUT_SECONDS, FOLLOW_UPS, VERDICTS
+from services.tables.rules import Rules
 from services.tables.store import RedisStore
 from services.tables.views import Published, game_info, seat_view, watch_update
 
@@ -50,13 +51,14 @@ class Tables:
         self,
         store: RedisStore,
         hub: Hub | None = None,
+        rules: Rules | None = None,
         *,
         response_timeout: float = 30.0,
         bot_delay: float = 0.0,
         bot_time_cap: float = 2.0,
     ) -> None:
         self.store = store
-        self.committer = Committer(store)
+        self.committer = Committer(store, rules)
         self.hub = hub or Hub(store.redis, self.decode)
         self.hub.decode = self.decode
         self.response_timeout = response_timeout
@@ -64,6 +66,7 @@ class Tables:
         self.bot_time_cap = bot_time_cap  # a bot's search stops after this many seconds, whatever its budget
 
     async def close(self) -> None:
+        await self.committer.rules.close()
         await self.hub.stop()
         await self.store.close()
 

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import urllib.request
 from typing import Any
 
 import grpc
 from google.protobuf.any_pb2 import Any as AnyMessage
 from manaforge.v1.games.cardbench_pb2 import CardbenchAction, CardbenchState
+from prometheus_client.parser import text_string_to_metric_families
 
+from deploy.launcher import Stack
 from gateway.client import Client
 
 
@@ -56,3 +59,17 @@ def cardbench_table(client: Client) -> tuple[str, str, str]:
 
 def first_legal(client: Client, table_id: str, token: str) -> AnyMessage:
     return client.view(table_id, token).legal_actions[0].action
+
+
+def scrape(stack: Stack, name: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+    with urllib.request.urlopen(f"http://127.0.0.1:{stack.metrics_ports[name]}/metrics", timeout=5) as answer:
+        text = answer.read().decode()
+    return {
+        (sample.name, tuple(sorted(sample.labels.items()))): sample.value
+        for family in text_string_to_metric_families(text)
+        for sample in family.samples
+    }
+
+
+def value(samples: dict[tuple[str, tuple[tuple[str, str], ...]], float], name: str, **labels: str) -> float:
+    return sum(v for (n, ls), v in samples.items() if n == name and set(labels.items()) <= set(ls))

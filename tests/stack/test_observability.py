@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,11 +14,10 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from manaforge.v1 import rules_pb2
 from manaforge.v1.common_pb2 import GameConfig
 from manaforge.v1.rules_pb2_grpc import RulesServiceStub
-from prometheus_client.parser import text_string_to_metric_families
 
 from deploy.launcher import LOOPBACK_LIMITS, Stack, wait_for_redis
 from gateway.client import Client
-from tests.stack.helpers import cardbench_table, first_legal, play, rpc_error
+from tests.stack.helpers import cardbench_table, first_legal, play, rpc_error, scrape, value
 
 
 @pytest.fixture(scope="module")
@@ -27,20 +25,6 @@ def observed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     logs = tmp_path_factory.mktemp("logs")
     with Stack(gateways=1, metrics=True, log_dir=str(logs), settings=LOOPBACK_LIMITS) as running:
         yield running
-
-
-def scrape(stack: Stack, name: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
-    with urllib.request.urlopen(f"http://127.0.0.1:{stack.metrics_ports[name]}/metrics", timeout=5) as answer:
-        text = answer.read().decode()
-    return {
-        (sample.name, tuple(sorted(sample.labels.items()))): sample.value
-        for family in text_string_to_metric_families(text)
-        for sample in family.samples
-    }
-
-
-def value(samples: dict[tuple[str, tuple[tuple[str, str], ...]], float], name: str, **labels: str) -> float:
-    return sum(v for (n, ls), v in samples.items() if n == name and set(labels.items()) <= set(ls))
 
 
 def test_every_service_reports_its_work(observed: Stack) -> None:

@@ -1,0 +1,83 @@
+"""Where a move's rules run: in this process (the default), or in the stateless rules service over one long-lived
+channel to several processes balanced round robin by gRPC (MANAFORGE_RULES_ADDRESSES), so rules CPU scales apart
+from the gateways' connections. Either way the answer is the same `Moved`."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import grpc
+from google.protobuf.message import Message
+from manaforge.v1.common_pb2 import Event
+from manaforge.v1.rules_pb2 import MoveRequest
+from manaforge.v1.rules_pb2_grpc import RulesServiceStub
+
+from engine_core.errors import IllegalActionError, MalformedActionError
+from engine_core.registry import AnyGame
+from services.tables.views import pack
+
+RETRIES = 3  # a move is pure: one sent to a rules process that died is sent to another
+
+
+@dataclass(frozen=True)
+class Moved:
+    state: Any  # the new state, parsed
+    data: bytes  # ... and serialized deterministically, as stored
+    events: list[Event]
+    text: str  # the action described, from the state before it
+    digest: str  # sha256 of `data`
+    finished: bool
+
+
+class Rules(Protocol):
+    async def move(self, game: AnyGame, state: Any, seat: int, action: Message) -> Moved: ...
+
+    async def close(self) -> None: ...
+
+
+class LocalRules:
+    """The engine in this process: no hop, the cheapest for light games."""
+
+    async def move(self, game: AnyGame, state: Any, seat: int, action: Message) -> Moved:
+        new_state, events = game.apply(state, seat, action)
+        data = new_state.SerializeToString(deterministic=True)
+        digest = hashlib.sha256(data).hexdigest()
+        return Moved(new_state, data, events, game.describe(state, action), digest, game.is_terminal(new_state))
+
+    async def close(self) -> None:
+        pass
+
+
+class RemoteRules:
+    """The rules service's Move over one channel to `addresses`, balanced round robin."""
+
+    def __init__(self, addresses: list[str]) -> None:
+        target = "ipv4:" + ",".join(addresses)
+        self.channel = grpc.aio.insecure_channel(target, options=[("grpc.lb_policy_name", "round_robin")])
+        self.stub = RulesServiceStub(self.channel)
+
+    async def move(self, game: AnyGame, state: Any, seat: int, action: Message) -> Moved:
+        request = MoveRequest(state=pack(state), seat=seat, action=pack(action))
+        for attempt in range(RETRIES + 1):
+            try:
+                answer = await self.stub.Move(request, timeout=10)
+                break
+            except grpc.aio.AioRpcError as exc:
+                code, details = exc.code(), exc.details() or ""
+                if code == grpc.StatusCode.FAILED_PRECONDITION:
+                    rule, _, detail = details.partition(": ")
+                    raise IllegalActionError(rule, detail) from None  # the rules' refusal, named as they named it
+                if code == grpc.StatusCode.INVALID_ARGUMENT:
+                    rule, _, detail = details.partition(": ")
+                    raise MalformedActionError(rule, detail) from None
+                if code != grpc.StatusCode.UNAVAILABLE or attempt == RETRIES:
+                    raise
+                await asyncio.sleep(0.05 * (attempt + 1))
+        new_state = game.state_from_bytes(answer.state)
+        return Moved(new_state, answer.state, list(answer.events), answer.text, answer.state_digest, answer.finished)
+
+    async def close(self) -> None:
+        await self.channel.close(grace=None)
