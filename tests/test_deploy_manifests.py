@@ -353,7 +353,9 @@ def test_every_container_variable_is_read_or_used_and_every_reference_resolves()
 
 
 def test_the_containers_run_what_the_launcher_runs() -> None:
-    assert set(launcher_commands()) == {role.module for role in ROLES.values()}
+    assert set(launcher_commands()) == {role.module for role in ROLES.values()}, (
+        "the launcher runs other modules than the deployment files: add the new role to deploy/ or this test"
+    )
     for role in ROLES:
         check_command(role, [*container(role)["command"], *container(role).get("args", [])])
     for module in ("gateway.__main__", "services.rules.server", WORKER_APP):
