@@ -10,8 +10,9 @@ throughput, and one gateway holding many Watch streams. Every figure comes from 
    a warm-up. Moves/s, p50/p99 of move sent -> the other seat's update, server CPU ms per move for each process
    (utime+stime from /proc over the window) and the load clients' CPU, Redis commands per move.
 3. The same workload with the rules service on the move path (2 rules processes, round robin).
-4. Unary only: the same matches driven by SubmitAction answers alone (no watchers), moves/s.
-5. Connections: one gateway process holding `--streams` spectator streams over 100 tables while 4 tables play;
+4. The same workload with a Redis replica that every move waits for (WAIT 1): the cost of surviving a failover.
+5. Unary only: the same matches driven by SubmitAction answers alone (no watchers), moves/s.
+6. Connections: one gateway process holding `--streams` spectator streams over 100 tables while 4 tables play;
    the gateway's memory per stream and SubmitAction / ListGames p50/p99 meanwhile.
 The load clients run on the same machine as the stack (2 cores here): CPU per move is the figure that carries over.
 """
@@ -177,7 +178,7 @@ def main() -> None:
     parser.add_argument("--matches", default=",".join(map(str, CONCURRENCY)))
     parser.add_argument("--skip-engine", action="store_true")
     parser.add_argument("--skip-stack", action="store_true")
-    parser.add_argument("--only", default="peer,remote,unary,connections", help="which stack runs")
+    parser.add_argument("--only", default="peer,remote,replica,unary,connections", help="which stack runs")
     args = parser.parse_args()
     runs = set(args.only.split(","))
     if not args.skip_engine:
@@ -217,6 +218,16 @@ def main() -> None:
             say(
                 f"\nthe peers' workload with the rules service on the move path (one Play stream per seat):"
                 f" {args.gateways} gateway(s) sending every move to 2 rules processes (round robin)"
+            )
+            for matches in levels:
+                print_peer(
+                    peer_run(stack, matches, args.seconds, args.warmup, args.loaders, not args.full_updates, True)
+                )
+    if "replica" in runs:
+        with Stack(gateways=args.gateways, replica=True, worker_concurrency=1, settings=dict(LOOPBACK_LIMITS)) as stack:
+            say(
+                "\nthe peers' workload with a Redis replica and every move acknowledged once the replica has it"
+                " (MANAFORGE_REDIS_REPLICAS=1, WAIT), one Play stream per seat"
             )
             for matches in levels:
                 print_peer(

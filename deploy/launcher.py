@@ -149,8 +149,14 @@ class Stack:
     rules: int = 1  # rules service processes ("rules", "rules-1", ...)
     rules_on_move_path: bool = False  # gateways and workers send every move to the rules services
     rules_addresses: list[str] = field(default_factory=list)
+    replica: bool = False  # an embedded replica of the embedded Redis; moves are acknowledged once it has them
+    replica_url: str = ""
     _tmp: str = ""
     _lock: Any = None  # the open lock file of `redis_dir` while this stack runs
+    _tmp_replica: str = ""
+
+    def __post_init__(self) -> None:
+        self.settings = dict(self.settings)  # this stack's own: starting it adds to them
 
     def env(self) -> dict[str, str]:
         env = dict(os.environ)
@@ -203,6 +209,8 @@ class Stack:
         if not self.redis_url:
             self.start_redis()
         wait_for_redis(self.redis_url)
+        if self.replica:
+            self.start_replica()
         self.rules_address = f"127.0.0.1:{self.rules_port or free_port()}"
         self.rules_addresses = [self.rules_address] + [f"127.0.0.1:{free_port()}" for _ in range(self.rules - 1)]
         if self.rules_on_move_path:
@@ -229,6 +237,28 @@ class Stack:
             persistence = ["--save", "", "--appendonly", "no", "--dir", self._tmp]
         self._spawn("redis", [redis_server_binary(), "--port", str(port), "--bind", "127.0.0.1", *persistence])
         self.redis_url = f"redis://127.0.0.1:{port}/0"
+
+    def start_replica(self) -> None:
+        """A replica of the embedded Redis; every process then waits for it before acknowledging a move."""
+        primary = self.redis_url.rsplit(":", 1)[1].split("/")[0]
+        port = free_port()
+        self._tmp_replica = tempfile.mkdtemp(prefix="manaforge-replica-")
+        self._spawn(
+            "redis-replica",
+            [
+                redis_server_binary(),
+                *("--port", str(port), "--bind", "127.0.0.1", "--replicaof", "127.0.0.1", primary),
+                *("--save", "", "--appendonly", "yes", "--appendfsync", "always", "--dir", self._tmp_replica),
+            ],
+        )
+        self.replica_url = f"redis://127.0.0.1:{port}/0"
+        wait_for_redis(self.replica_url)
+        deadline = time.monotonic() + 20
+        while redis.Redis.from_url(self.replica_url).info("replication").get("master_link_status") != "up":
+            if time.monotonic() > deadline:
+                raise StackError("the Redis replica did not connect to its primary")
+            time.sleep(0.05)
+        self.settings["MANAFORGE_REDIS_REPLICAS"] = "1"
 
     def start_worker(self) -> None:
         self._spawn(
@@ -302,8 +332,9 @@ class Stack:
                 process.kill()
                 process.wait(5)
         self.processes.clear()
-        if self._tmp:
-            shutil.rmtree(self._tmp, ignore_errors=True)
+        for scratch in (self._tmp, self._tmp_replica):
+            if scratch:
+                shutil.rmtree(scratch, ignore_errors=True)
         if self._lock is not None:
             self._lock.close()
             self._lock = None

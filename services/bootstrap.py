@@ -29,6 +29,8 @@ class Settings:
     bot_time_cap: float = 2.0  # seconds a bot may think, whatever its level's budget
     card_sets: str = ""  # a directory of MTGJSON set files to import
     rules_addresses: tuple[str, ...] = ()  # rules services for every move (empty: the engine runs in-process)
+    redis_replicas: int = 0  # acknowledge a move once this many replicas have it (WAIT); 0: once the primary has it
+    redis_replica_wait: float = 0.1  # seconds to wait for them before answering UNAVAILABLE (retry)
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -40,6 +42,8 @@ class Settings:
             bot_time_cap=float(env.get("MANAFORGE_BOT_TIME_CAP", "2")),
             card_sets=env.get("MANAFORGE_CARD_SETS", ""),
             rules_addresses=tuple(a for a in env.get("MANAFORGE_RULES_ADDRESSES", "").split(",") if a),
+            redis_replicas=int(env.get("MANAFORGE_REDIS_REPLICAS", "0")),
+            redis_replica_wait=float(env.get("MANAFORGE_REDIS_REPLICA_WAIT", "0.1")),
         )
 
 
@@ -73,6 +77,8 @@ def build_tables(settings: Settings) -> Tables:
             redis_client(settings.redis_url),
             Multiplexed(settings.redis_url),
             blocking=redis_client(settings.redis_url, BLOCKING_CONNECTIONS, MAX_BLOCK + 5.0),
+            replicas=settings.redis_replicas,
+            replica_wait=settings.redis_replica_wait,
         ),
         rules=RemoteRules(list(settings.rules_addresses)) if settings.rules_addresses else None,
         response_timeout=settings.response_timeout,

@@ -72,12 +72,27 @@ class Multiplexed:
         writer = self._writer or await self._connect()
         return await self._send(writer, args)
 
-    async def evalsha(self, sha: str, script: str, keys: list[str], args: list[Any]) -> Any:
-        """Run a script by its digest, sending its body once if the server does not have it yet."""
+    async def evalsha(
+        self, sha: str, script: str, keys: list[str], args: list[Any], then: tuple[Any, ...] = ()
+    ) -> tuple[Any, Any]:
+        """Run a script by its digest (sending its body once if the server does not have it yet), with `then`, a
+        command sent right behind it without waiting (e.g. WAIT). Returns both replies (None without `then`)."""
+        writer = self._writer or await self._connect()
+        script_reply = self._send(writer, ("EVALSHA", sha, len(keys), *keys, *args))
+        then_reply = self._send(writer, then) if then else None
         try:
-            return await self.execute("EVALSHA", sha, len(keys), *keys, *args)
+            first = await script_reply
         except NoScriptError:
-            return await self.execute("EVAL", script, len(keys), *keys, *args)
+            if then_reply is not None:
+                await then_reply
+            return await self.evalsha_body(script, keys, args, then)
+        return first, (await then_reply if then_reply is not None else None)
+
+    async def evalsha_body(
+        self, script: str, keys: list[str], args: list[Any], then: tuple[Any, ...]
+    ) -> tuple[Any, Any]:
+        first = await self.execute("EVAL", script, len(keys), *keys, *args)
+        return first, (await self.execute(*then) if then else None)
 
     async def _read(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         parser = hiredis.Reader()

@@ -51,12 +51,22 @@ class LocalRules:
         pass
 
 
+def target(addresses: list[str]) -> str:
+    """A gRPC target for the rules processes: literal addresses as an ipv4 list, or one DNS name whose every
+    address (a Kubernetes headless Service's pods) is balanced round robin."""
+    hosts = [address.rsplit(":", 1)[0] for address in addresses]
+    if all(host.replace(".", "").isdigit() for host in hosts):
+        return "ipv4:" + ",".join(addresses)
+    if len(addresses) == 1:
+        return f"dns:///{addresses[0]}"
+    raise ValueError("rules addresses: a list of IPv4 addresses, or one DNS name")
+
+
 class RemoteRules:
     """The rules service's Move over one channel to `addresses`, balanced round robin."""
 
     def __init__(self, addresses: list[str]) -> None:
-        target = "ipv4:" + ",".join(addresses)
-        self.channel = grpc.aio.insecure_channel(target, options=[("grpc.lb_policy_name", "round_robin")])
+        self.channel = grpc.aio.insecure_channel(target(addresses), options=[("grpc.lb_policy_name", "round_robin")])
         self.stub = RulesServiceStub(self.channel)
 
     async def move(self, game: AnyGame, state: Any, seat: int, action: Message) -> Moved:

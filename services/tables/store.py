@@ -17,13 +17,19 @@ import redis.asyncio as aioredis
 from manaforge.v1.common_pb2 import Event
 from manaforge.v1.gateway_pb2 import LoggedAction
 from manaforge.v1.storage_pb2 import TableRecord
-from redis.exceptions import ConnectionError
+from redis.exceptions import ConnectionError, RedisError
 
 from services.tables.followups import LIVE_TABLES, OUTBOX, WAKE, FollowUp, script_args
 from services.tables.multiplex import Multiplexed
 
 LIVE_FIELDS = ["version", "seq", "state", "started", "finished"]
 HOT_RETRIES = 6
+
+
+class NotReplicatedError(RedisError):
+    """A commit stored on the primary but not yet on enough replicas: not acknowledged (UNAVAILABLE, retry)."""
+
+
 MAX_BLOCK = 30.0  # the longest any command may wait inside Redis (BLPOP)
 
 
@@ -94,10 +100,19 @@ class RedisStore:
     OPEN_TABLES = "mf:tables:open"
 
     def __init__(
-        self, client: aioredis.Redis, hot: Multiplexed | None = None, blocking: aioredis.Redis | None = None
+        self,
+        client: aioredis.Redis,
+        hot: Multiplexed | None = None,
+        blocking: aioredis.Redis | None = None,
+        replicas: int = 0,
+        replica_wait: float = 0.1,
     ) -> None:
         self.redis: Any = client  # redis-py's typing of replies is looser than ours; replies are bytes
         self.hot = hot  # the commit path's shared connection (see multiplex.py); None: the client's pool
+        # With replicas > 0 a commit is acknowledged only once that many replicas have it (WAIT), so it survives the
+        # loss of the primary; otherwise the caller is told to retry (its id makes the retry safe).
+        self.replicas = replicas
+        self.replica_wait = replica_wait
         self.blocking: Any = blocking or client  # for commands that wait in Redis up to MAX_BLOCK seconds
         self._commit = client.register_script(_lua("commit.lua"))
         self._claim = client.register_script(_lua("claim_seat.lua"))
@@ -259,7 +274,16 @@ class RedisStore:
         delay = 0.02
         for attempt in range(HOT_RETRIES + 1):
             try:
-                return await self.hot.evalsha(str(self._commit.sha), str(self._commit.script), names, args)
+                then = ("WAIT", self.replicas, int(self.replica_wait * 1000)) if self.replicas else ()
+                reply, replicated = await self.hot.evalsha(
+                    str(self._commit.sha), str(self._commit.script), names, args, then
+                )
+                if self.replicas and reply[0] in (b"ok", b"dup") and int(replicated) < self.replicas:
+                    raise NotReplicatedError(
+                        f"replication: the move reached {int(replicated)} of {self.replicas} replicas in time;"
+                        " retry with the same client action id"
+                    )
+                return reply
             except ConnectionError:
                 if attempt == HOT_RETRIES:
                     raise
