@@ -12,7 +12,7 @@ from redis.exceptions import ConnectionError, TimeoutError
 
 from services.tables.multiplex import Multiplexed
 from services.tables.rules import RemoteRules
-from services.tables.service import Tables
+from services.tables.service import Retention, Tables
 from services.tables.store import MAX_BLOCK, RedisStore
 
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
@@ -29,6 +29,9 @@ class Settings:
     bot_time_cap: float = 2.0  # seconds a bot may think, whatever its level's budget
     card_sets: str = ""  # a directory of MTGJSON set files to import
     rules_addresses: tuple[str, ...] = ()  # rules services for every move (empty: the engine runs in-process)
+    archive_after: float = 60.0  # seconds a validated game stays live before it is archived
+    archive_ttl: float = 30 * 24 * 3600.0  # seconds an archived game is kept
+    open_table_seconds: float = 3600.0  # seconds before a table whose seats were never all taken is removed
     redis_replicas: int = 0  # acknowledge a move once this many replicas have it (WAIT); 0: once the primary has it
     redis_replica_wait: float = 0.1  # seconds to wait for them before answering UNAVAILABLE (retry)
 
@@ -42,6 +45,9 @@ class Settings:
             bot_time_cap=float(env.get("MANAFORGE_BOT_TIME_CAP", "2")),
             card_sets=env.get("MANAFORGE_CARD_SETS", ""),
             rules_addresses=tuple(a for a in env.get("MANAFORGE_RULES_ADDRESSES", "").split(",") if a),
+            archive_after=float(env.get("MANAFORGE_ARCHIVE_AFTER", "60")),
+            archive_ttl=float(env.get("MANAFORGE_ARCHIVE_TTL", str(30 * 24 * 3600))),
+            open_table_seconds=float(env.get("MANAFORGE_OPEN_TABLE_SECONDS", "3600")),
             redis_replicas=int(env.get("MANAFORGE_REDIS_REPLICAS", "0")),
             redis_replica_wait=float(env.get("MANAFORGE_REDIS_REPLICA_WAIT", "0.1")),
         )
@@ -84,4 +90,5 @@ def build_tables(settings: Settings) -> Tables:
         response_timeout=settings.response_timeout,
         bot_delay=settings.bot_delay,
         bot_time_cap=settings.bot_time_cap,
+        retention=Retention(settings.archive_after, settings.archive_ttl, settings.open_table_seconds),
     )

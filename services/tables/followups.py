@@ -22,12 +22,12 @@ from engine_core.registry import AnyGame
 OUTBOX = "mf:outbox"  # sorted set: item -> due time (ms)
 WAKE = "mf:outbox:wake"  # a list pushed when an item is due at once: dispatchers block on it instead of polling
 LIVE_TABLES = "mf:tables:live"  # started or waiting tables not yet finished, for the sweeper
-KINDS = ("bot", "timer", "validate")
+KINDS = ("bot", "timer", "validate", "archive", "abandon")
 
 
 @dataclass(frozen=True)
 class FollowUp:
-    kind: str  # bot | timer | validate
+    kind: str  # bot | timer | validate | archive (a validated game's live keys) | abandon (a table never started)
     table_id: str
     version: int
     seat: int = -1

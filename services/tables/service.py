@@ -14,13 +14,14 @@ import hmac
 import secrets
 import time
 from collections.abc import AsyncGenerator
+from dataclasses import dataclass
 from typing import Any
 
 from google.protobuf.any_pb2 import Any as AnyMessage
 from manaforge.v1.common_pb2 import GameConfig
 from manaforge.v1.gateway_pb2 import GameLog, Seat, SeatKind, SeatRequest, SeatView, Table
 from manaforge.v1.rules_pb2 import GameInfo
-from manaforge.v1.storage_pb2 import Commit, TableRecord
+from manaforge.v1.storage_pb2 import Commit, GameArchive, TableRecord
 
 from engine_core import GAMES, find_game
 from engine_core.bots import check_level, choose_action
@@ -46,6 +47,15 @@ from services.tables.views import Published, game_info, seat_view, watch_update
 Flags = tuple[bool, bool]  # (rendered text, legal actions) in each update
 
 
+@dataclass(frozen=True)
+class Retention:
+    """How long what is done is kept (seconds)."""
+
+    archive_after: float = 60.0  # a validated game's live keys stay this long (spectators see the end), then fold
+    archive_ttl: float = 30 * 24 * 3600.0  # an archived game is kept this long
+    open_table_seconds: float = 3600.0  # a table whose seats are not all taken by then is removed
+
+
 class Tables:
     def __init__(
         self,
@@ -56,6 +66,7 @@ class Tables:
         response_timeout: float = 30.0,
         bot_delay: float = 0.0,
         bot_time_cap: float = 2.0,
+        retention: Retention | None = None,
     ) -> None:
         self.store = store
         self.committer = Committer(store, rules)
@@ -64,6 +75,7 @@ class Tables:
         self.response_timeout = response_timeout
         self.bot_delay = bot_delay
         self.bot_time_cap = bot_time_cap  # a bot's search stops after this many seconds, whatever its budget
+        self.retention = retention or Retention()
 
     async def close(self) -> None:
         await self.committer.rules.close()
@@ -107,6 +119,8 @@ class Tables:
         first = followups(record, game, state)
         await self.store.create_table(record, state_bytes(state), occupants, listed and open_seats > 0, first)
         self.committer.records.put(record.table_id, record)
+        if open_seats:  # a table nobody comes to is removed after a while
+            await self.store.arm(FollowUp("abandon", record.table_id, 0), self.retention.open_table_seconds)
         seat, token = -1, ""
         if player_name and open_seats:
             _, seat, token = await self.join_table(record.table_id, player_name)
@@ -185,9 +199,14 @@ class Tables:
             acted = await self.play_bot(item.table_id, item.seat, item.version)
         elif item.kind == "timer":
             acted = await self.expire(item.table_id, item.seat, item.version)
-        else:
+        elif item.kind == "validate":
             await self.validate_replay(item.table_id)
+            await self.store.arm(FollowUp("archive", item.table_id, item.version), self.retention.archive_after)
             acted = False
+        elif item.kind == "archive":
+            acted = await self.archive(item.table_id)
+        else:
+            acted = await self.abandon(item.table_id)
         await self.store.done_with(item)
         FOLLOW_UPS.labels(item.kind, str(acted).lower()).inc()
         return acted
@@ -257,6 +276,39 @@ class Tables:
         await self.store.set_verdict(table_id, str(verdict))
         VERDICTS.labels(record.config.game, "valid" if verdict.ok else "invalid").inc()
         return verdict
+
+    # ----- retention ------------------------------------------------------------------------------------------
+
+    async def archive(self, table_id: str) -> bool:
+        """Fold a finished, validated game into one compact record kept `archive_ttl` seconds, and remove its live
+        keys, events, ids and listings. Returns whether it archived (False: already archived, or not finished)."""
+        record, live, occupants, tokens = await self.store.gather(table_id)
+        if record is None or live is None or not live.finished:
+            return False
+        archive = GameArchive(
+            record=record,
+            seats=[_seat(seat, occupants.get(seat)) for seat in range(record.config.seats)],
+            version=live.version,
+            seq=live.seq,
+            state=live.state,
+            actions=await self.store.action_log(table_id),
+            events=await self.store.events(table_id, 1),
+            verdict=await self.store.verdict(table_id),
+            token_seats=tokens,
+            archived_at=time.time(),
+        )
+        await self.store.archive(table_id, archive, self.retention.archive_ttl)
+        self.committer.forget(table_id)
+        return True
+
+    async def abandon(self, table_id: str) -> bool:
+        """Remove a table whose seats were never all taken. Returns whether it did."""
+        live = await self.store.live(table_id)
+        if live is None or live.started:
+            return False
+        await self.store.discard(table_id)
+        self.committer.records.pop(table_id)
+        return True
 
     # ----- views and streams ----------------------------------------------------------------------------------
 

@@ -15,8 +15,8 @@ from typing import Any
 
 import redis.asyncio as aioredis
 from manaforge.v1.common_pb2 import Event
-from manaforge.v1.gateway_pb2 import LoggedAction
-from manaforge.v1.storage_pb2 import TableRecord
+from manaforge.v1.gateway_pb2 import LoggedAction, Seat, SeatKind
+from manaforge.v1.storage_pb2 import GameArchive, TableRecord
 from redis.exceptions import ConnectionError, RedisError
 
 from services.tables.followups import LIVE_TABLES, OUTBOX, WAKE, FollowUp, script_args
@@ -67,6 +67,11 @@ class CommitResult:
     live: Live | None = None
 
 
+def occupant_of(seat: Seat) -> str:
+    """How the seats hash names a seat's occupant ("bot:<level>" or "human:<name>")."""
+    return f"bot:{seat.bot_level}" if seat.kind == SeatKind.SEAT_KIND_BOT else f"human:{seat.name}"
+
+
 def channel(table_id: str) -> str:
     return f"mf:{{{table_id}}}:channel"
 
@@ -86,6 +91,7 @@ def _keys(table_id: str) -> dict[str, str]:
         "seats": f"{tag}:seats",
         "tokens": f"{tag}:tokens",
         "armed": f"{tag}:armed",
+        "archive": f"{tag}:archive",
     }
 
 
@@ -158,12 +164,20 @@ class RedisStore:
             pipe.ltrim(WAKE, 0, 63)
         await pipe.execute()
 
+    # An archived game (retention.py) is served from its archive wherever its live keys are gone: every read below
+    # falls back to it, so an archived table reads as a finished one.
+
     async def table_record(self, table_id: str) -> TableRecord | None:
         data = await self.redis.get(_keys(table_id)["record"])
-        return TableRecord.FromString(data) if data is not None else None
+        if data is None:
+            archive = await self.archived(table_id)
+            return archive.record if archive is not None else None
+        return TableRecord.FromString(data)
 
     async def occupants(self, table_id: str) -> dict[int, str]:
         raw = await self.redis.hgetall(_keys(table_id)["seats"])
+        if not raw and (archive := await self.archived(table_id)) is not None:
+            return {s.seat: occupant_of(s) for s in archive.seats if s.kind != SeatKind.SEAT_KIND_OPEN}
         return {int(k): v.decode() for k, v in raw.items()}
 
     async def claim_seat(
@@ -187,6 +201,8 @@ class RedisStore:
 
     async def seat_for_token(self, table_id: str, token_digest: str) -> int | None:
         seat = await self.redis.hget(_keys(table_id)["tokens"], token_digest)
+        if seat is None and (archive := await self.archived(table_id)) is not None:
+            return archive.token_seats.get(token_digest)
         return int(seat) if seat is not None else None
 
     async def open_tables(self, limit: int = 100) -> list[str]:
@@ -197,12 +213,19 @@ class RedisStore:
 
     async def verdict(self, table_id: str) -> str:
         value = await self.redis.hget(_keys(table_id)["live"], "verdict")
+        if value is None and (archive := await self.archived(table_id)) is not None:
+            return archive.verdict
         return value.decode() if value else ""
 
     # ----- live state ----------------------------------------------------------------------------------------
 
     async def live(self, table_id: str) -> Live | None:
-        return Live.parse(await self.redis.hmget(_keys(table_id)["live"], LIVE_FIELDS))
+        live = Live.parse(await self.redis.hmget(_keys(table_id)["live"], LIVE_FIELDS))
+        return live if live is not None else await self._archived_live(table_id)
+
+    async def _archived_live(self, table_id: str) -> Live | None:
+        archive = await self.archived(table_id)
+        return Live(archive.version, archive.seq, archive.state, True, True) if archive is not None else None
 
     async def live_and_done(
         self, table_id: str, seat: int, client_action_id: str, trusted: bool
@@ -214,7 +237,8 @@ class RedisStore:
         pipe.hmget(keys["live"], LIVE_FIELDS)
         pipe.hget(keys["done"], f"{seat}:{'s' if trusted else 'c'}:{client_action_id}")
         fields, done = await pipe.execute()
-        return Live.parse(fields), (_result(done, "dup") if done is not None and client_action_id else None)
+        live = Live.parse(fields) or await self._archived_live(table_id)
+        return live, (_result(done, "dup") if done is not None and client_action_id else None)
 
     async def commit(
         self,
@@ -291,6 +315,51 @@ class RedisStore:
                 delay = min(delay * 2, 0.5)
         raise AssertionError("unreachable")
 
+    # ----- retention ---------------------------------------------------------------------------------------
+
+    async def arm(self, item: FollowUp, delay: float) -> None:
+        """Add one follow-up item due in `delay` seconds (outside a commit: archiving, abandoned tables)."""
+        await self.redis.zadd(OUTBOX, {item.format(): int((time.time() + delay) * 1000)})
+
+    async def gather(self, table_id: str) -> tuple[TableRecord | None, Live | None, dict[int, str], dict[str, int]]:
+        """Everything to archive but the log and events: record, live state, occupants, token digests."""
+        keys = _keys(table_id)
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.get(keys["record"])
+        pipe.hmget(keys["live"], LIVE_FIELDS)
+        pipe.hgetall(keys["seats"])
+        pipe.hgetall(keys["tokens"])
+        record, fields, seats, tokens = await pipe.execute()
+        return (
+            TableRecord.FromString(record) if record is not None else None,
+            Live.parse(fields),
+            {int(k): v.decode() for k, v in seats.items()},
+            {k.decode(): int(v) for k, v in tokens.items()},
+        )
+
+    async def archive(self, table_id: str, archive: GameArchive, ttl: float) -> None:
+        """Keep `archive` for `ttl` seconds and remove every live key of the table, in one step."""
+        keys = _keys(table_id)
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.set(keys["archive"], archive.SerializeToString(), ex=max(1, int(ttl)))
+        pipe.delete(*(key for name, key in keys.items() if name != "archive"))
+        pipe.zrem(self.OPEN_TABLES, table_id)
+        pipe.zrem(LIVE_TABLES, table_id)
+        await pipe.execute()
+
+    async def archived(self, table_id: str) -> GameArchive | None:
+        data = await self.redis.get(_keys(table_id)["archive"])
+        return GameArchive.FromString(data) if data is not None else None
+
+    async def discard(self, table_id: str) -> None:
+        """Remove an abandoned table (never started) and its listing entries."""
+        keys = _keys(table_id)
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.delete(*keys.values())
+        pipe.zrem(self.OPEN_TABLES, table_id)
+        pipe.zrem(LIVE_TABLES, table_id)
+        await pipe.execute()
+
     # ----- follow-up work (see followups.py) ------------------------------------------------------------------
 
     async def claim_due(self, lease: float, limit: int) -> list[FollowUp]:
@@ -333,6 +402,9 @@ class RedisStore:
     async def events(self, table_id: str, first_seq: int, last_seq: int | None = None) -> list[Event]:
         end = f"0-{last_seq}" if last_seq is not None else "+"
         entries = await self.redis.xrange(_keys(table_id)["events"], f"0-{max(first_seq, 1)}", end)
+        if not entries and (archive := await self.archived(table_id)) is not None:
+            last = last_seq if last_seq is not None else archive.seq
+            return [e for e in archive.events if first_seq <= e.seq <= last]
         return [Event.FromString(fields[b"e"]) for _, fields in entries]
 
     async def snapshot(self, table_id: str, after_seq: int) -> tuple[list[Event], Live | None]:
@@ -342,10 +414,16 @@ class RedisStore:
         pipe.xrange(keys["events"], f"0-{after_seq + 1}", "+")
         pipe.hmget(keys["live"], LIVE_FIELDS)
         entries, fields = await pipe.execute()
-        return [Event.FromString(f[b"e"]) for _, f in entries], Live.parse(fields)
+        live = Live.parse(fields)
+        if live is None and (archive := await self.archived(table_id)) is not None:
+            return [e for e in archive.events if e.seq > after_seq], await self._archived_live(table_id)
+        return [Event.FromString(f[b"e"]) for _, f in entries], live
 
     async def action_log(self, table_id: str) -> list[LoggedAction]:
-        return [LoggedAction.FromString(x) for x in await self.redis.lrange(_keys(table_id)["log"], 0, -1)]
+        raw = await self.redis.lrange(_keys(table_id)["log"], 0, -1)
+        if not raw and (archive := await self.archived(table_id)) is not None:
+            return list(archive.actions)
+        return [LoggedAction.FromString(x) for x in raw]
 
     async def replace_logged_action(self, table_id: str, index: int, logged: LoggedAction) -> None:
         """Overwrite one log entry: only the tests use it, to prove tampering is caught."""

@@ -1,0 +1,68 @@
+"""Nothing is left behind: a finished game folds into one archive record (still served), and a table nobody
+comes to is removed with its listing."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+
+import grpc
+import pytest
+import redis
+from manaforge.v1 import gateway_pb2 as gw
+
+from deploy.launcher import LOOPBACK_LIMITS, Stack
+from gateway.client import Client
+from tests.stack.helpers import rpc_error
+
+
+@pytest.fixture(scope="module")
+def short() -> Iterator[Stack]:
+    settings = {**LOOPBACK_LIMITS, "MANAFORGE_ARCHIVE_AFTER": "0.5", "MANAFORGE_OPEN_TABLE_SECONDS": "1"}
+    with Stack(gateways=1, settings=settings) as running:
+        yield running
+
+
+def table_keys(stack: Stack, table_id: str) -> list[str]:
+    found: list[bytes] = redis.Redis.from_url(stack.redis_url).keys(f"mf:{{{table_id}}}:*")  # type: ignore[assignment]
+    return sorted(k.decode() for k in found)
+
+
+def wait_for(check: Callable[[], bool], timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+
+
+def test_a_finished_game_is_archived_and_still_served(short: Stack) -> None:
+    with Client(short.gateway_addresses[0]) as client:
+        created = client.create_table("cardbench", 2, bots={0: "random", 1: "random"})
+        table_id = created.table.table_id
+        finished = client.wait_finished(table_id, 60)
+        log_before = client.log(table_id)
+        wait_for(lambda: table_keys(short, table_id) == [f"mf:{{{table_id}}}:archive"], 15)
+        ttl = redis.Redis.from_url(short.redis_url).ttl(f"mf:{{{table_id}}}:archive")
+        assert 0 < ttl <= 30 * 24 * 3600  # kept for a while, not for ever
+        assert client.table(table_id) == finished  # the same answers as before it was archived
+        assert client.log(table_id) == log_before
+        assert client.view(table_id).outcome.finished
+        updates = list(client.watch(table_id))
+        assert len(updates) == 1 and updates[0].view.version == 100
+        late = rpc_error(client.submit, table_id, "no-token", log_before.actions[0].action)
+        assert late.code() == grpc.StatusCode.UNAUTHENTICATED
+    outbox = redis.Redis.from_url(short.redis_url).zrange("mf:outbox", 0, -1)
+    assert not [i for i in outbox if table_id.encode() in i]  # no work left for it
+
+
+def test_a_table_nobody_joins_is_removed_with_its_listing(short: Stack) -> None:
+    with Client(short.gateway_addresses[0]) as client:
+        created = client.create_table("cardbench", 2, player_name="waiting")
+        table_id = created.table.table_id
+        listed = client.stub.ListTables(gw.ListTablesRequest(game="cardbench")).tables
+        assert table_id in [t.table_id for t in listed]
+        wait_for(lambda: table_keys(short, table_id) == [], 15)
+        listed = client.stub.ListTables(gw.ListTablesRequest(game="cardbench")).tables
+        assert table_id not in [t.table_id for t in listed]
+        gone = rpc_error(client.table, table_id)
+        assert gone.code() == grpc.StatusCode.NOT_FOUND
