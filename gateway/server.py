@@ -116,7 +116,11 @@ class GatewayServicer:
 
     @aio_unary
     async def ListTables(self, request: gateway_pb2.ListTablesRequest, context: Any) -> ListTablesResponse:
-        return ListTablesResponse(tables=await self.tables.list_tables(request.game))
+        check_range("page_size", request.page_size, 0, 100)
+        tables, token = await self.tables.list_tables(
+            request.game, request.in_progress, request.page_size or 50, request.page_token
+        )
+        return ListTablesResponse(tables=tables, next_page_token=token)
 
     @aio_unary
     async def GetTable(self, request: gateway_pb2.GetTableRequest, context: Any) -> gateway_pb2.Table:
@@ -141,6 +145,10 @@ class GatewayServicer:
     @aio_unary
     async def FillWithBots(self, request: gateway_pb2.FillWithBotsRequest, context: Any) -> gateway_pb2.QueueTicket:
         return await self.matchmaker.fill_with_bots(request.ticket_id, request.bot_level)
+
+    @aio_unary
+    async def LeaveQueue(self, request: gateway_pb2.LeaveQueueRequest, context: Any) -> gateway_pb2.QueueTicket:
+        return await self.matchmaker.leave_queue(request.ticket_id)
 
     @aio_unary
     async def SubmitAction(self, request: gateway_pb2.SubmitActionRequest, context: Any) -> SubmitActionResponse:

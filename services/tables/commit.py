@@ -227,6 +227,7 @@ class Committer:
                 finished,
                 [e.SerializeToString() for e in events],
                 followups(record, game, new_state),
+                record.config.game,
             )
             COMMITS.labels(record.config.game, result.status).inc()
             if result.status == "ok":

@@ -14,6 +14,7 @@ from engine_core.bots import check_level
 from services.tables.errors import TableNotFoundError, TableStateError
 from services.tables.metrics import QUEUE_WAIT_SECONDS
 from services.tables.service import Tables
+from services.tables.store import MATCHED_TICKET_TTL
 
 MAX_WAIT = 30.0  # seconds one WaitForMatch call may wait
 
@@ -46,6 +47,7 @@ class Matchmaker:
     async def wait_for_match(self, ticket_id: str, timeout: float) -> QueueTicket:
         ticket = await self._ticket(ticket_id)
         if not ticket.matched:
+            await self.store.keep_ticket(ticket_id)  # the player is still there
             await self.store.wait_ticket(ticket_id, max(0.0, min(timeout, MAX_WAIT)))
             ticket = await self._ticket(ticket_id)
         return ticket
@@ -64,6 +66,16 @@ class Matchmaker:
         await self._seat_tickets(config, taken, check_level(level))
         return await self._ticket(ticket_id)
 
+    async def leave_queue(self, ticket_id: str) -> QueueTicket:
+        """Take a waiting ticket out of its queue for good."""
+        fields = await self.store.ticket(ticket_id)
+        if not fields:
+            raise TableNotFoundError(f"unknown ticket: {ticket_id} (it may have expired)")
+        if fields.get("matched") == "1":
+            raise TableStateError(f"queue: this ticket is already matched to table {fields.get('table_id', '')}")
+        await self.store.leave_queue(fields["queue"], ticket_id)
+        return QueueTicket(ticket_id=ticket_id, matched=False, waiting=await self.store.queue_length(fields["queue"]))
+
     async def _seat_tickets(self, config: GameConfig, tickets: list[str], bot_level: str) -> None:
         requests = [SeatRequest() for _ in tickets]
         requests += [SeatRequest(bot=True, bot_level=bot_level) for _ in range(config.seats - len(tickets))]
@@ -74,7 +86,9 @@ class Matchmaker:
             QUEUE_WAIT_SECONDS.labels(config.game).observe(max(0.0, time.time() - float(fields.get("joined", 0) or 0)))
             _, seat, token = await self.tables.join_table(table.table_id, name)
             await self.store.save_ticket(
-                ticket_id, {"matched": 1, "table_id": table.table_id, "seat": seat, "token": token}
+                ticket_id,
+                {"matched": 1, "table_id": table.table_id, "seat": seat, "token": token},
+                MATCHED_TICKET_TTL,
             )
             await self.store.notify_ticket(ticket_id)
 

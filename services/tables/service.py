@@ -9,6 +9,7 @@ the Celery workers both use this service; it knows neither.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import hmac
 import secrets
@@ -165,14 +166,32 @@ class Tables:
             pending=header.pending,
             outcome=header.outcome,
             replay_verdict=await self.store.verdict(table_id),
+            spectators=await self.store.spectators(table_id),
         )
         for seat in range(record.config.seats):
             table.seats.append(_seat(seat, occupants.get(seat)))
         return table
 
-    async def list_tables(self, game_name: str = "") -> list[Table]:
-        tables = [await self.table(t) for t in await self.store.open_tables()]
-        return [t for t in tables if not game_name or t.config.game == game_name]
+    async def list_tables(
+        self, game_name: str = "", in_progress: bool = False, page_size: int = 50, page_token: str = ""
+    ) -> tuple[list[Table], str]:
+        """Open tables (or games under way), newest first, of one game or all, a page at a time. Returns the
+        page and the token of the next one ("" after the last)."""
+        if game_name:
+            find_game(game_name)
+        try:
+            before = float(page_token) if page_token else None
+        except ValueError:
+            raise InvalidConfigError("page_token", "not a token a ListTables answer gave") from None
+        key = self.store.listing("playing" if in_progress else "open", game_name)
+        found = await self.store.page(key, before, page_size)
+        tables = []
+        for table_id, _ in found:
+            try:
+                tables.append(await self.table(table_id))
+            except TableNotFoundError:
+                continue  # removed since it was listed
+        return tables, (repr(found[-1][1]) if len(found) == page_size else "")
 
     # ----- actions --------------------------------------------------------------------------------------------
 
@@ -306,7 +325,8 @@ class Tables:
         live = await self.store.live(table_id)
         if live is None or live.started:
             return False
-        await self.store.discard(table_id)
+        record = await self.committer.record(table_id)
+        await self.store.discard(table_id, record.config.game)
         self.committer.records.pop(table_id)
         return True
 
@@ -342,6 +362,8 @@ class Tables:
         seat = await self.seat_of(table_id, token) if token else None
         game = find_game(record.config.game)
         follower = await self.hub.follow(table_id)
+        if seat is None:
+            await self.store.spectating(table_id, 1)
         try:
             caught = await self._catch_up(table_id, game, seat, after_seq, -1, flags)
             assert caught is not None
@@ -368,6 +390,9 @@ class Tables:
                 yield update
         finally:
             self.hub.leave(follower)
+            if seat is None:
+                with contextlib.suppress(Exception):  # best effort: the count is a hint for listings
+                    await self.store.spectating(table_id, -1)
 
     async def _catch_up(
         self, table_id: str, game: AnyGame, seat: int | None, after_seq: int, version: int, flags: Flags

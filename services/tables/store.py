@@ -24,6 +24,9 @@ from services.tables.multiplex import Multiplexed
 
 LIVE_FIELDS = ["version", "seq", "state", "started", "finished"]
 HOT_RETRIES = 6
+TICKET_PREFIX = "mf:ticket:"
+TICKET_TTL = 60.0  # seconds a waiting ticket lives without a WaitForMatch (its player is gone)
+MATCHED_TICKET_TTL = 3600.0  # seconds a matched ticket keeps its table for its player
 
 
 class NotReplicatedError(RedisError):
@@ -92,6 +95,7 @@ def _keys(table_id: str) -> dict[str, str]:
         "tokens": f"{tag}:tokens",
         "armed": f"{tag}:armed",
         "archive": f"{tag}:archive",
+        "spectators": f"{tag}:spectators",
     }
 
 
@@ -103,7 +107,13 @@ def _result(detail: bytes, status: str) -> CommitResult:
 class RedisStore:
     """Tables, live states and logs in Redis: one client (connection pool) per process, made in bootstrap."""
 
-    OPEN_TABLES = "mf:tables:open"
+    OPEN_TABLES = "mf:tables:open"  # tables with an open seat, by creation time (and one index per game)
+    PLAYING = "mf:tables:playing"  # games under way, by creation time (and one index per game)
+
+    @staticmethod
+    def listing(kind: str, game: str = "") -> str:
+        base = RedisStore.OPEN_TABLES if kind == "open" else RedisStore.PLAYING
+        return f"{base}:{game}" if game else base
 
     def __init__(
         self,
@@ -153,9 +163,14 @@ class RedisStore:
         )
         if occupants:
             pipe.hset(keys["seats"], mapping={str(k): v for k, v in occupants.items()})
+        entry = {record.table_id: record.created_at}
         if listed:
-            pipe.zadd(self.OPEN_TABLES, {record.table_id: record.created_at})
-        pipe.zadd(LIVE_TABLES, {record.table_id: record.created_at})
+            pipe.zadd(self.listing("open"), entry)
+            pipe.zadd(self.listing("open", record.config.game), entry)
+        if started:
+            pipe.zadd(self.listing("playing"), entry)
+            pipe.zadd(self.listing("playing", record.config.game), entry)
+        pipe.zadd(LIVE_TABLES, entry)
         if started and first:
             now = time.time()
             pipe.zadd(OUTBOX, {item.format(): int((now + delay) * 1000) for item, delay in first})
@@ -196,17 +211,48 @@ class RedisStore:
             args=[seats, wanted, occupant, token_digest, *script_args(first)],
         )
         if rest and int(rest[0]):
-            await self.redis.zrem(self.OPEN_TABLES, table_id)
+            await self.started(table_id)
         return status.decode(), int(seat)
+
+    async def started(self, table_id: str) -> None:
+        """A table whose last seat was taken: from the open listings to the games under way."""
+        record = await self.table_record(table_id)
+        if record is None:
+            return
+        entry = {table_id: record.created_at}
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.zrem(self.listing("open"), table_id)
+        pipe.zrem(self.listing("open", record.config.game), table_id)
+        pipe.zadd(self.listing("playing"), entry)
+        pipe.zadd(self.listing("playing", record.config.game), entry)
+        await pipe.execute()
+
+    async def unlist(self, pipe: Any, table_id: str, game: str) -> None:
+        for kind in ("open", "playing"):
+            pipe.zrem(self.listing(kind), table_id)
+            pipe.zrem(self.listing(kind, game), table_id)
+
+    async def page(self, key: str, before: float | None, count: int) -> list[tuple[str, float]]:
+        """Up to `count` entries of a listing, newest first, created before `before` (None: from the newest)."""
+        top = f"({before}" if before is not None else "+inf"
+        found = await self.redis.zrevrangebyscore(key, top, "-inf", start=0, num=count, withscores=True)
+        return [(t.decode(), float(score)) for t, score in found]
+
+    async def spectating(self, table_id: str, delta: int) -> None:
+        """Count a spectator in (1) or out (-1); the count goes with the table's keys."""
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.incrby(_keys(table_id)["spectators"], delta)
+        pipe.expire(_keys(table_id)["spectators"], 24 * 3600)  # a count left by a crashed gateway fades away
+        await pipe.execute()
+
+    async def spectators(self, table_id: str) -> int:
+        return max(0, int(await self.redis.get(_keys(table_id)["spectators"]) or 0))
 
     async def seat_for_token(self, table_id: str, token_digest: str) -> int | None:
         seat = await self.redis.hget(_keys(table_id)["tokens"], token_digest)
         if seat is None and (archive := await self.archived(table_id)) is not None:
             return archive.token_seats.get(token_digest)
         return int(seat) if seat is not None else None
-
-    async def open_tables(self, limit: int = 100) -> list[str]:
-        return [t.decode() for t in await self.redis.zrange(self.OPEN_TABLES, 0, limit - 1)]
 
     async def set_verdict(self, table_id: str, verdict: str) -> None:
         await self.redis.hset(_keys(table_id)["live"], "verdict", verdict)
@@ -253,6 +299,7 @@ class RedisStore:
         finished: bool,
         events: list[bytes],
         follow: list[tuple[FollowUp, float]],
+        game: str,
     ) -> CommitResult:
         keys = _keys(table_id)
         names = [
@@ -265,6 +312,8 @@ class RedisStore:
             OUTBOX,
             WAKE,
             LIVE_TABLES,
+            self.listing("playing"),
+            self.listing("playing", game),
         ]
         args: list[Any] = [
             expected_version,
@@ -343,7 +392,7 @@ class RedisStore:
         pipe = self.redis.pipeline(transaction=True)
         pipe.set(keys["archive"], archive.SerializeToString(), ex=max(1, int(ttl)))
         pipe.delete(*(key for name, key in keys.items() if name != "archive"))
-        pipe.zrem(self.OPEN_TABLES, table_id)
+        await self.unlist(pipe, table_id, archive.record.config.game)
         pipe.zrem(LIVE_TABLES, table_id)
         await pipe.execute()
 
@@ -351,12 +400,12 @@ class RedisStore:
         data = await self.redis.get(_keys(table_id)["archive"])
         return GameArchive.FromString(data) if data is not None else None
 
-    async def discard(self, table_id: str) -> None:
+    async def discard(self, table_id: str, game: str) -> None:
         """Remove an abandoned table (never started) and its listing entries."""
         keys = _keys(table_id)
         pipe = self.redis.pipeline(transaction=True)
         pipe.delete(*keys.values())
-        pipe.zrem(self.OPEN_TABLES, table_id)
+        await self.unlist(pipe, table_id, game)
         pipe.zrem(LIVE_TABLES, table_id)
         await pipe.execute()
 
@@ -432,29 +481,40 @@ class RedisStore:
     # ----- matchmaking ---------------------------------------------------------------------------------------
 
     async def queue_join(self, queue: str, ticket_id: str, needed: int) -> tuple[list[str], int]:
-        matched, waiting = await self._queue_join(keys=[queue], args=[ticket_id, needed])
+        matched, waiting = await self._queue_join(keys=[queue], args=[ticket_id, needed, TICKET_PREFIX])
         return [t.decode() for t in matched or []], int(waiting)
 
     async def queue_take(self, queue: str, ticket_id: str, seats: int) -> list[str]:
-        return [t.decode() for t in await self._queue_take(keys=[queue], args=[ticket_id, seats]) or []]
+        taken = await self._queue_take(keys=[queue], args=[ticket_id, seats, TICKET_PREFIX])
+        return [t.decode() for t in taken or []]
 
     async def queue_length(self, queue: str) -> int:
         return int(await self.redis.llen(queue))
 
-    async def save_ticket(self, ticket_id: str, fields: dict[str, Any]) -> None:
+    async def save_ticket(self, ticket_id: str, fields: dict[str, Any], ttl: float = TICKET_TTL) -> None:
         pipe = self.redis.pipeline(transaction=True)
-        pipe.hset(f"mf:ticket:{ticket_id}", mapping=fields)
-        pipe.expire(f"mf:ticket:{ticket_id}", 24 * 3600)
+        pipe.hset(f"{TICKET_PREFIX}{ticket_id}", mapping=fields)
+        pipe.expire(f"{TICKET_PREFIX}{ticket_id}", int(ttl))
+        await pipe.execute()
+
+    async def keep_ticket(self, ticket_id: str) -> bool:
+        """A waiting player is still there: its ticket lives TICKET_TTL seconds more. False: it is gone."""
+        return bool(await self.redis.expire(f"{TICKET_PREFIX}{ticket_id}", int(TICKET_TTL)))
+
+    async def leave_queue(self, queue: str, ticket_id: str) -> None:
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.lrem(queue, 0, ticket_id)
+        pipe.delete(f"{TICKET_PREFIX}{ticket_id}")
         await pipe.execute()
 
     async def ticket(self, ticket_id: str) -> dict[str, str]:
-        return {k.decode(): v.decode() for k, v in (await self.redis.hgetall(f"mf:ticket:{ticket_id}")).items()}
+        return {k.decode(): v.decode() for k, v in (await self.redis.hgetall(f"{TICKET_PREFIX}{ticket_id}")).items()}
 
     async def take_ticket_token(self, ticket_id: str) -> str:
         """A matched ticket's seat token, handed over once: it is removed as it is read."""
         pipe = self.redis.pipeline(transaction=True)
-        pipe.hget(f"mf:ticket:{ticket_id}", "token")
-        pipe.hdel(f"mf:ticket:{ticket_id}", "token")
+        pipe.hget(f"{TICKET_PREFIX}{ticket_id}", "token")
+        pipe.hdel(f"{TICKET_PREFIX}{ticket_id}", "token")
         token, _ = await pipe.execute()
         return token.decode() if token else ""
 

@@ -8,6 +8,7 @@ import uuid
 from typing import Any
 
 import grpc
+import redis
 from google.protobuf.any_pb2 import Any as AnyMessage
 from manaforge.v1 import gateway_pb2 as gw
 from manaforge.v1.common_pb2 import GameConfig
@@ -291,3 +292,48 @@ def test_an_acknowledged_move_survives_a_gateway_restart(stack: Stack, store: An
     with Client(stack.gateway_addresses[1]) as c:
         assert c.table(table_id).version == done.version
         assert c.submit(table_id, bob, first_legal(c, table_id, bob)).version == done.version + 1
+
+
+def test_listing_is_newest_first_per_game_paged_and_shows_games_to_watch(client: Client) -> None:
+    def page(game: str, token: str = "", in_progress: bool = False) -> gw.ListTablesResponse:
+        request = gw.ListTablesRequest(game=game, page_size=3, page_token=token, in_progress=in_progress)
+        return client.stub.ListTables(request)
+
+    made = [client.create_table("manasurge", 2, player_name="p").table.table_id for _ in range(4)]
+    for _ in range(150):  # a flood of another game's tables hides none of these
+        client.create_table("cardbench", 2, player_name="flood")
+    first = page("manasurge")
+    assert [t.table_id for t in first.tables] == made[::-1][:3] and first.next_page_token
+    second = page("manasurge", first.next_page_token)
+    assert second.tables[0].table_id == made[0]
+    assert all(t.config.game == "manasurge" for t in [*first.tables, *second.tables])
+    table_id = cardbench_table(client)[0]
+    watching = client.watch(table_id)
+    next(watching)
+    under_way = page("cardbench", in_progress=True)
+    assert under_way.tables[0].table_id == table_id and under_way.tables[0].spectators == 1
+    assert table_id not in [t.table_id for t in page("cardbench").tables]
+    bad = rpc_error(client.stub.ListTables, gw.ListTablesRequest(page_size=500))
+    assert bad.code() == grpc.StatusCode.OUT_OF_RANGE
+
+
+def test_a_player_who_leaves_or_vanishes_from_a_queue_is_never_matched(stack: Stack, client: Client) -> None:
+    def join(name: str) -> gw.QueueTicket:
+        return client.stub.JoinQueue(gw.JoinQueueRequest(game="manufactory", seats=2, player_name=name))
+
+    gone = join("gone")
+    left = client.stub.LeaveQueue(gw.LeaveQueueRequest(ticket_id=gone.ticket_id))
+    assert not left.matched
+    vanished = join("vanished")  # then never calls WaitForMatch: its ticket lapses (made to lapse now)
+    redis.Redis.from_url(stack.redis_url).expire(f"mf:ticket:{vanished.ticket_id}", 1)
+    time.sleep(1.2)
+    stays = join("stays")
+    assert not stays.matched and stays.waiting == 1
+    arrives = join("arrives")
+    assert arrives.matched
+    table = client.table(arrives.table_id)
+    assert sorted(s.name for s in table.seats) == ["arrives", "stays"]
+    refused = rpc_error(client.stub.LeaveQueue, gw.LeaveQueueRequest(ticket_id=arrives.ticket_id))
+    assert refused.code() == grpc.StatusCode.FAILED_PRECONDITION and "already matched" in refused.details()
+    unknown = rpc_error(client.stub.LeaveQueue, gw.LeaveQueueRequest(ticket_id=gone.ticket_id))
+    assert unknown.code() == grpc.StatusCode.NOT_FOUND

@@ -5,7 +5,7 @@
 --       4 done-actions hash (seat:caller kind:client action id -> result, the kind 'c' for a client with a
 --         token, 's' for the server's own bots and timers: no client can send the server's ids),
 --       5 tokens hash (sha256(token) -> seat), 6 this table's armed follow-ups (set), 7 the outbox (sorted set),
---       8 the outbox wake list, 9 the live-tables index
+--       8 the outbox wake list, 9 the live-tables index, 10 and 11 the games-under-way listings (all, this game)
 -- ARGV: 1 expected version, 2 seat, 3 token digest ('' when the caller is trusted: bots, timers),
 --       4 client action id, 5 pub/sub channel, 6 new state, 7 logged action, 8 commit message to publish,
 --       9 finished flag, 10 table id, 11 follow-up count n, then n pairs (item, delay ms), then the events in order
@@ -60,6 +60,10 @@ if soon then
   redis.call('LPUSH', wake, 1)
   redis.call('LTRIM', wake, 0, 63)
 end
-if ARGV[9] == '1' then redis.call('ZREM', tables, ARGV[10]) end
+if ARGV[9] == '1' then
+  redis.call('ZREM', tables, ARGV[10])
+  redis.call('ZREM', KEYS[10], ARGV[10])
+  redis.call('ZREM', KEYS[11], ARGV[10])
+end
 redis.call('PUBLISH', ARGV[5], ARGV[8])
 return {'ok', result}
