@@ -129,8 +129,12 @@ def uno_game_runner() -> Runner:
 def _rlcard() -> Any:
     """RLCard, a dev dependency imported only by this bench; numpy kept to one thread."""
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    import rlcard  # type: ignore[import-untyped]
-
+    try:
+        import rlcard  # type: ignore[import-untyped]
+    except ImportError as exc:
+        raise SystemExit(
+            "the engine bench needs RLCard for its UNO reference: `make install` (requirements.lock pins rlcard==1.2.0)"
+        ) from exc
     return rlcard
 
 
