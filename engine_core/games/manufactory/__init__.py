@@ -152,19 +152,16 @@ def draft_action(card_id: int, color: ManufactoryColor.ValueType) -> Manufactory
     return found
 
 
-def _back_row(card_id: int, color: ManufactoryColor.ValueType) -> dict[int, ManufactoryAction]:
-    key = (card_id, color)
-    row = _BACK_ROWS.get(key)
-    if row is None:
-        row = _BACK_ROWS[key] = {}
-    return row
-
-
-def _back_action(
-    row: dict[int, ManufactoryAction], card_id: int, color: ManufactoryColor.ValueType, discard: int
-) -> ManufactoryAction:
-    action = row[discard] = ManufactoryAction(card=card_id, color=color, discard=discard)
-    return action
+def back_drafts(card_id: int, color: ManufactoryColor.ValueType, discards: list[int]) -> list[ManufactoryAction]:
+    """The drafts of a back-of-the-line card as `color`, one per card that may be discarded (shared messages)."""
+    row = _BACK_ROWS.setdefault((card_id, color), {})
+    try:
+        return [row[discard] for discard in discards]
+    except KeyError:
+        for discard in discards:
+            if discard not in row:
+                row[discard] = ManufactoryAction(card=card_id, color=color, discard=discard)
+        return [row[discard] for discard in discards]
 
 
 def is_front(position: int) -> bool:
@@ -240,8 +237,7 @@ class Manufactory(Game[ManufactoryState, ManufactoryAction]):
                 legal += [draft_action(card_id, color) for color in colors]
             else:
                 for color in colors:
-                    row = _back_row(card_id, color)
-                    legal += [row.get(d) or _back_action(row, card_id, color, d) for d in discards]
+                    legal += back_drafts(card_id, color, discards)
         return legal
 
     def _check(
