@@ -111,7 +111,10 @@ class GatewayServicer:
         game = find_game(request.config.game)
         if len(request.seats) > game.info.max_seats:
             raise LimitError(f"seats: at most {game.info.max_seats} seat requests for {game.info.title}")
-        table, seat, token = await self.tables.create_table(request.config, list(request.seats), request.player_name)
+        clock = request.time_control if request.HasField("time_control") else None
+        table, seat, token = await self.tables.create_table(
+            request.config, list(request.seats), request.player_name, time_control=clock
+        )
         return CreateTableResponse(table=table, seat=seat, seat_token=token)
 
     @aio_unary

@@ -32,6 +32,7 @@ class Settings:
     archive_after: float = 60.0  # seconds a validated game stays live before it is archived
     archive_ttl: float = 30 * 24 * 3600.0  # seconds an archived game is kept
     open_table_seconds: float = 3600.0  # seconds before a table whose seats were never all taken is removed
+    decision_seconds: float = 120.0  # a table's default clock per decision (0: none)
     redis_replicas: int = 0  # acknowledge a move once this many replicas have it (WAIT); 0: once the primary has it
     redis_replica_wait: float = 0.1  # seconds to wait for them before answering UNAVAILABLE (retry)
 
@@ -48,6 +49,7 @@ class Settings:
             archive_after=float(env.get("MANAFORGE_ARCHIVE_AFTER", "60")),
             archive_ttl=float(env.get("MANAFORGE_ARCHIVE_TTL", str(30 * 24 * 3600))),
             open_table_seconds=float(env.get("MANAFORGE_OPEN_TABLE_SECONDS", "3600")),
+            decision_seconds=float(env.get("MANAFORGE_DECISION_SECONDS", "120")),
             redis_replicas=int(env.get("MANAFORGE_REDIS_REPLICAS", "0")),
             redis_replica_wait=float(env.get("MANAFORGE_REDIS_REPLICA_WAIT", "0.1")),
         )
@@ -90,5 +92,6 @@ def build_tables(settings: Settings) -> Tables:
         response_timeout=settings.response_timeout,
         bot_delay=settings.bot_delay,
         bot_time_cap=settings.bot_time_cap,
+        decision_seconds=settings.decision_seconds,
         retention=Retention(settings.archive_after, settings.archive_ttl, settings.open_table_seconds),
     )

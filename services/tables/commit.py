@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+import time
 from collections import OrderedDict
 from dataclasses import dataclass, replace
 from typing import Any, Generic, TypeVar
@@ -26,7 +27,7 @@ from engine_core.errors import RulesError
 from engine_core.game import visible_events
 from engine_core.registry import AnyGame, find_game
 from services.tables.errors import SeatTokenError, StaleVersionError, TableNotFoundError, TableStateError
-from services.tables.followups import followups
+from services.tables.followups import deadlines, followups, takeover_after
 from services.tables.metrics import COMMITS
 from services.tables.rules import LocalRules, Moved, Rules
 from services.tables.store import CommitResult, Live, RedisStore
@@ -197,6 +198,7 @@ class Committer:
                 known = confirmed
                 continue
             new_state, new_bytes, events, finished = moved.state, moved.data, moved.events, moved.finished
+            follow = followups(record, game, new_state)
             for i, e in enumerate(events):
                 e.seq = known.seq + 1 + i
             commit = Commit(
@@ -205,6 +207,7 @@ class Committer:
                 last_seq=known.seq + len(events),
                 state=new_bytes,
                 events=events,
+                deadlines=deadlines(follow, time.time()).deadlines,
             )
             logged = LoggedAction(
                 version=known.version + 1,
@@ -226,8 +229,10 @@ class Committer:
                 commit.SerializeToString(),
                 finished,
                 [e.SerializeToString() for e in events],
-                followups(record, game, new_state),
+                follow,
                 record.config.game,
+                deadlines(follow, time.time()).SerializeToString(),
+                takeover_after(record),
             )
             COMMITS.labels(record.config.game, result.status).inc()
             if result.status == "ok":

@@ -14,20 +14,23 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from manaforge.v1.gateway_pb2 import SeatKind
-from manaforge.v1.storage_pb2 import TableRecord
+from manaforge.v1.gateway_pb2 import Deadline, SeatKind
+from manaforge.v1.storage_pb2 import Deadlines, TableRecord
 
 from engine_core.registry import AnyGame
 
 OUTBOX = "mf:outbox"  # sorted set: item -> due time (ms)
 WAKE = "mf:outbox:wake"  # a list pushed when an item is due at once: dispatchers block on it instead of polling
 LIVE_TABLES = "mf:tables:live"  # started or waiting tables not yet finished, for the sweeper
-KINDS = ("bot", "timer", "validate", "archive", "abandon")
+KINDS = ("bot", "timer", "clock", "validate", "archive", "abandon")
+TAKEOVER_AFTER = 3  # decisions run out in a row before a seat is away (TimeControl.takeover_after 0)
+TAKEOVER_LEVEL = "heuristic"
 
 
 @dataclass(frozen=True)
 class FollowUp:
-    kind: str  # bot | timer | validate | archive (a validated game's live keys) | abandon (a table never started)
+    kind: str  # bot | timer (a response window's pass) | clock (a decision made for a seat whose time ran out)
+    #            | validate | archive (a validated game's live keys) | abandon (a table never started)
     table_id: str
     version: int
     seat: int = -1
@@ -63,7 +66,20 @@ def followups(record: TableRecord, game: AnyGame, state: Any) -> list[tuple[Foll
             due.append((FollowUp("bot", record.table_id, version, seat), record.bot_delay_seconds))
         elif record.response_timeout_seconds > 0 and game.timeout_action(state, seat) is not None:
             due.append((FollowUp("timer", record.table_id, version, seat), record.response_timeout_seconds))
+        elif record.time_control.decision_seconds > 0:
+            due.append((FollowUp("clock", record.table_id, version, seat), record.time_control.decision_seconds))
     return due
+
+
+def deadlines(items: list[tuple[FollowUp, float]], now: float) -> Deadlines:
+    """When each pending seat's decision will be made for it (timers and clocks), as unix time."""
+    return Deadlines(
+        deadlines=[Deadline(seat=item.seat, at=now + delay) for item, delay in items if item.kind in ("timer", "clock")]
+    )
+
+
+def takeover_after(record: TableRecord) -> int:
+    return record.time_control.takeover_after or TAKEOVER_AFTER
 
 
 def script_args(items: list[tuple[FollowUp, float]]) -> list[Any]:

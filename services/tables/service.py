@@ -20,9 +20,9 @@ from typing import Any
 
 from google.protobuf.any_pb2 import Any as AnyMessage
 from manaforge.v1.common_pb2 import GameConfig
-from manaforge.v1.gateway_pb2 import GameLog, Seat, SeatKind, SeatRequest, SeatView, Table
+from manaforge.v1.gateway_pb2 import Deadline, GameLog, Seat, SeatKind, SeatRequest, SeatView, Table, TimeControl
 from manaforge.v1.rules_pb2 import GameInfo
-from manaforge.v1.storage_pb2 import Commit, GameArchive, TableRecord
+from manaforge.v1.storage_pb2 import Commit, Deadlines, GameArchive, TableRecord
 
 from engine_core import GAMES, find_game
 from engine_core.bots import check_level, choose_action
@@ -39,13 +39,21 @@ from services.tables.errors import (
     TableStateError,
 )
 from services.tables.fanout import DRAIN, RESYNC, Hub
-from services.tables.followups import FollowUp, bot_levels, followups
+from services.tables.followups import (
+    TAKEOVER_LEVEL,
+    FollowUp,
+    bot_levels,
+    deadlines,
+    followups,
+    takeover_after,
+)
 from services.tables.metrics import BOT_SECONDS, FANOUT_SECONDS, FOLLOW_UPS, VERDICTS
 from services.tables.rules import Rules
-from services.tables.store import RedisStore
+from services.tables.store import Live, RedisStore
 from services.tables.views import Published, game_info, seat_view, watch_update
 
 Flags = tuple[bool, bool]  # (rendered text, legal actions) in each update
+MAX_DECISION_SECONDS = 7 * 24 * 3600.0
 
 
 @dataclass(frozen=True)
@@ -68,6 +76,7 @@ class Tables:
         bot_delay: float = 0.0,
         bot_time_cap: float = 2.0,
         retention: Retention | None = None,
+        decision_seconds: float = 120.0,
     ) -> None:
         self.store = store
         self.committer = Committer(store, rules)
@@ -77,6 +86,7 @@ class Tables:
         self.bot_delay = bot_delay
         self.bot_time_cap = bot_time_cap  # a bot's search stops after this many seconds, whatever its budget
         self.retention = retention or Retention()
+        self.decision_seconds = decision_seconds  # the default clock of a table that asks for none
 
     async def close(self) -> None:
         await self.committer.rules.close()
@@ -96,6 +106,7 @@ class Tables:
         response_timeout: float | None = None,
         bot_delay: float | None = None,
         listed: bool = True,
+        time_control: TimeControl | None = None,
     ) -> tuple[Table, int, str]:
         """A new table. `listed`: shown by ListTables while a seat is open (a matchmaking table is not: its seats
         are kept for the matched players)."""
@@ -115,6 +126,7 @@ class Tables:
             bot_delay_seconds=self.bot_delay if bot_delay is None else bot_delay,
             created_at=time.time(),
             seats=[_seat(seat, occupant) for seat, occupant in occupants.items()],  # the bots: fixed at creation
+            time_control=self._time_control(time_control),
         )
         open_seats = checked.seats - len(occupants)
         first = followups(record, game, state)
@@ -126,6 +138,19 @@ class Tables:
         if player_name and open_seats:
             _, seat, token = await self.join_table(record.table_id, player_name)
         return await self.table(record.table_id), seat, token
+
+    def _time_control(self, asked: TimeControl | None) -> TimeControl:
+        """The clock a table plays with: what was asked, within bounds, else the platform's default."""
+        if asked is None or not asked.ByteSize():
+            return TimeControl(decision_seconds=self.decision_seconds)
+        if not (0 <= asked.decision_seconds <= MAX_DECISION_SECONDS) or not 0 <= asked.takeover_after <= 100:
+            raise InvalidConfigError(
+                "time control", f"decision_seconds 0-{MAX_DECISION_SECONDS:g}, takeover_after 0-100"
+            )
+        checked = TimeControl()
+        checked.CopyFrom(asked)
+        checked.takeover_level = check_level(asked.takeover_level or TAKEOVER_LEVEL)
+        return checked
 
     async def join_table(self, table_id: str, player_name: str, seat: int | None = None) -> tuple[Table, int, str]:
         record = await self.committer.record(table_id)
@@ -141,7 +166,10 @@ class Tables:
         game = find_game(record.config.game)
         first = followups(record, game, game.state_from_bytes(live.state))  # armed if this seat starts play
         occupant = f"human:{name}"
-        status, taken = await self.store.claim_seat(table_id, record.config.seats, wanted, occupant, digest, first)
+        clocks = deadlines(first, time.time()).SerializeToString()
+        status, taken = await self.store.claim_seat(
+            table_id, record.config.seats, wanted, occupant, digest, first, clocks
+        )
         if status == "taken":
             raise TableStateError(f"seat taken: seat {taken} is already occupied")
         if status == "full":
@@ -158,6 +186,7 @@ class Tables:
         game = find_game(record.config.game)
         header = game.header(game.state_from_bytes(live.state))
         occupants = await self.store.occupants(table_id)
+        away = await self.store.absences(table_id, record.config.seats)
         table = Table(
             table_id=table_id,
             config=record.config,
@@ -167,9 +196,10 @@ class Tables:
             outcome=header.outcome,
             replay_verdict=await self.store.verdict(table_id),
             spectators=await self.store.spectators(table_id),
+            time_control=record.time_control,
         )
         for seat in range(record.config.seats):
-            table.seats.append(_seat(seat, occupants.get(seat)))
+            table.seats.append(_seat(seat, occupants.get(seat), away[seat] >= takeover_after(record)))
         return table
 
     async def list_tables(
@@ -218,6 +248,8 @@ class Tables:
             acted = await self.play_bot(item.table_id, item.seat, item.version)
         elif item.kind == "timer":
             acted = await self.expire(item.table_id, item.seat, item.version)
+        elif item.kind == "clock":
+            acted = await self.take_over(item.table_id, item.seat, item.version)
         elif item.kind == "validate":
             await self.validate_replay(item.table_id)
             await self.store.arm(FollowUp("archive", item.table_id, item.version), self.retention.archive_after)
@@ -251,6 +283,23 @@ class Tables:
         )
         BOT_SECONDS.labels(record.config.game, level).observe(time.monotonic() - started)
         return await self._act_for(record, game, seat, action, f"bot:{version}", version)
+
+    async def take_over(self, table_id: str, seat: int, version: int) -> bool:
+        """The seat's time for the decision at `version` ran out: a bot of the table's takeover level decides for it.
+        Each such decision counts toward the seat being away (then its bot decides at once, until its player is
+        back)."""
+        waiting = await self._waiting_for(table_id, seat, version)
+        if waiting is None:
+            return False
+        record, game, state = waiting
+        level = record.time_control.takeover_level or TAKEOVER_LEVEL
+        secret = record.seed.to_bytes(8, "big")
+        bot_seed = int.from_bytes(hmac.new(secret, f"clock:{version}:{seat}".encode(), hashlib.sha256).digest()[:8])
+        deadline = time.monotonic() + self.bot_time_cap
+        action = await asyncio.to_thread(
+            choose_action, game, state, seat, level, bot_seed, stop=lambda: time.monotonic() > deadline
+        )
+        return await self._act_for(record, game, seat, action, f"clock:{version}", version)
 
     async def expire(self, table_id: str, seat: int, version: int) -> bool:
         """Take the timeout action (e.g. pass) for a seat that did not answer in time at `version`."""
@@ -339,7 +388,10 @@ class Tables:
         if live is None:
             raise TableNotFoundError(f"unknown table: no table {table_id!r}")
         game = find_game(record.config.game)
-        return seat_view(table_id, game, game.state_from_bytes(live.state), seat, live.seq)
+        if seat is not None:  # the player is here: their clock runs in full again
+            await self.store.present(table_id, seat, record.time_control.decision_seconds)
+        state = game.state_from_bytes(live.state)
+        return seat_view(table_id, game, state, seat, live.seq, deadlines=_deadlines(live))
 
     def decode(self, table_id: str, data: bytes) -> Published:
         """A commit received by the hub: decoded once for every watcher of the table in this process, and kept
@@ -364,6 +416,8 @@ class Tables:
         follower = await self.hub.follow(table_id)
         if seat is None:
             await self.store.spectating(table_id, 1)
+        else:
+            await self.store.present(table_id, seat, record.time_control.decision_seconds)
         try:
             caught = await self._catch_up(table_id, game, seat, after_seq, -1, flags)
             assert caught is not None
@@ -406,7 +460,7 @@ class Tables:
         if live.version == version:
             return None
         state = game.state_from_bytes(live.state)
-        update = watch_update(table_id, game, state, seat, live.seq, events, flags)
+        update = watch_update(table_id, game, state, seat, live.seq, events, flags, _deadlines(live))
         return live.seq, live.version, game.is_terminal(state), update
 
     async def log(self, table_id: str) -> GameLog:
@@ -425,13 +479,17 @@ class Tables:
         )
 
 
-def _seat(seat: int, occupant: str | None) -> Seat:
+def _seat(seat: int, occupant: str | None, away: bool = False) -> Seat:
     if occupant is None:
         return Seat(seat=seat, kind=SeatKind.SEAT_KIND_OPEN)
     kind, _, rest = occupant.partition(":")
     if kind == "bot":
         return Seat(seat=seat, kind=SeatKind.SEAT_KIND_BOT, name=f"bot ({rest})", bot_level=rest)
-    return Seat(seat=seat, kind=SeatKind.SEAT_KIND_HUMAN, name=rest)
+    return Seat(seat=seat, kind=SeatKind.SEAT_KIND_HUMAN, name=rest, away=away)
+
+
+def _deadlines(live: Live) -> list[Deadline]:
+    return list(Deadlines.FromString(live.deadlines).deadlines) if live.deadlines else []
 
 
 def _clean_name(name: str) -> str:

@@ -22,7 +22,7 @@ from redis.exceptions import ConnectionError, RedisError
 from services.tables.followups import LIVE_TABLES, OUTBOX, WAKE, FollowUp, script_args
 from services.tables.multiplex import Multiplexed
 
-LIVE_FIELDS = ["version", "seq", "state", "started", "finished"]
+LIVE_FIELDS = ["version", "seq", "state", "started", "finished", "deadlines"]
 HOT_RETRIES = 6
 TICKET_PREFIX = "mf:ticket:"
 TICKET_TTL = 60.0  # seconds a waiting ticket lives without a WaitForMatch (its player is gone)
@@ -49,13 +49,15 @@ class Live:
     state: bytes
     started: bool
     finished: bool
+    deadlines: bytes = b""  # a Deadlines message: when each pending decision will be made for its seat
 
     @classmethod
     def parse(cls, fields: list[Any]) -> Live | None:
-        version, seq, state, started, finished = fields
+        version, seq, state, started, finished, *rest = fields
         if version is None:
             return None
-        return cls(int(version), int(seq), state or b"", started == b"1", finished == b"1")
+        deadlines = rest[0] if rest and rest[0] else b""
+        return cls(int(version), int(seq), state or b"", started == b"1", finished == b"1", deadlines)
 
 
 @dataclass(frozen=True)
@@ -203,12 +205,13 @@ class RedisStore:
         occupant: str,
         token_digest: str,
         first: list[tuple[FollowUp, float]],
+        deadlines: bytes = b"",
     ) -> tuple[str, int]:
         """Take a seat; the seat that fills the table starts play and arms `first` (the first state's follow-ups)."""
         keys = _keys(table_id)
         status, seat, *rest = await self._claim(
             keys=[keys["seats"], keys["tokens"], keys["live"], keys["armed"], OUTBOX, WAKE],
-            args=[seats, wanted, occupant, token_digest, *script_args(first)],
+            args=[seats, wanted, occupant, token_digest, deadlines, *script_args(first)],
         )
         if rest and int(rest[0]):
             await self.started(table_id)
@@ -237,6 +240,25 @@ class RedisStore:
         top = f"({before}" if before is not None else "+inf"
         found = await self.redis.zrevrangebyscore(key, top, "-inf", start=0, num=count, withscores=True)
         return [(t.decode(), float(score)) for t, score in found]
+
+    async def present(self, table_id: str, seat: int, clock: float) -> None:
+        """The seat's player is here (a call with its token): its clock runs at full length again, the pending
+        decision's too (an away seat's item came due at once: it is given `clock` seconds from now)."""
+        keys = _keys(table_id)
+        was = await self.redis.hget(keys["live"], f"absent:{seat}")
+        if not was or int(was) == 0:
+            return
+        await self.redis.hset(keys["live"], f"absent:{seat}", 0)
+        due = int((time.time() + clock) * 1000)
+        for item in await self.redis.smembers(keys["armed"]):
+            followup = FollowUp.parse(item)
+            if followup.seat == seat and followup.kind in ("clock", "timer"):
+                await self.redis.zadd(OUTBOX, {item: due}, xx=True)
+
+    async def absences(self, table_id: str, seats: int) -> list[int]:
+        """Decisions each seat let run out in a row."""
+        found = await self.redis.hmget(_keys(table_id)["live"], [f"absent:{s}" for s in range(seats)])
+        return [int(x or 0) for x in found]
 
     async def spectating(self, table_id: str, delta: int) -> None:
         """Count a spectator in (1) or out (-1); the count goes with the table's keys."""
@@ -300,6 +322,8 @@ class RedisStore:
         events: list[bytes],
         follow: list[tuple[FollowUp, float]],
         game: str,
+        deadlines: bytes = b"",
+        takeover_after: int = 3,
     ) -> CommitResult:
         keys = _keys(table_id)
         names = [
@@ -326,6 +350,8 @@ class RedisStore:
             commit_message,
             int(finished),
             table_id,
+            deadlines,
+            takeover_after,
             *script_args(follow),
             *events,
         ]

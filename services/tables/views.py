@@ -6,12 +6,13 @@ A commit's update for one seat is built once per process and shared, encoded, by
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from google.protobuf.any_pb2 import Any as AnyMessage
 from google.protobuf.message import Message
 from manaforge.v1.common_pb2 import Event
-from manaforge.v1.gateway_pb2 import SeatView, WatchUpdate
+from manaforge.v1.gateway_pb2 import Deadline, SeatView, WatchUpdate
 from manaforge.v1.rules_pb2 import GameInfo, LegalAction, OptionInfo
 from manaforge.v1.storage_pb2 import Commit
 
@@ -43,7 +44,14 @@ def game_info(game: AnyGame) -> GameInfo:
 
 
 def seat_view(
-    table_id: str, game: AnyGame, state: Any, seat: int | None, seq: int, text: bool = True, legal: bool = True
+    table_id: str,
+    game: AnyGame,
+    state: Any,
+    seat: int | None,
+    seq: int,
+    text: bool = True,
+    legal: bool = True,
+    deadlines: Sequence[Deadline] = (),
 ) -> SeatView:
     """`seat`'s view (None: the public view), with its rendered text and legal actions unless left out."""
     view = game.view(state, seat)
@@ -59,17 +67,25 @@ def seat_view(
         outcome=header.outcome,
         legal_actions=[LegalAction(action=pack(a), text=game.describe(state, a)) for a in actions],
         seq=seq,
+        deadlines=deadlines,
     )
 
 
 def watch_update(
-    table_id: str, game: AnyGame, state: Any, seat: int | None, seq: int, events: list[Event], flags: tuple[bool, bool]
+    table_id: str,
+    game: AnyGame,
+    state: Any,
+    seat: int | None,
+    seq: int,
+    events: list[Event],
+    flags: tuple[bool, bool],
+    deadlines: Sequence[Deadline] = (),
 ) -> bytes:
     """One encoded WatchUpdate: the seat's share of `events` and its view after them. `flags`: (text, legal)."""
     update = WatchUpdate(
         seq=seq,
         events=visible_events(events, seat),
-        view=seat_view(table_id, game, state, seat, seq, *flags),
+        view=seat_view(table_id, game, state, seat, seq, *flags, deadlines=deadlines),
     )
     return update.SerializeToString()
 
@@ -99,7 +115,14 @@ class Published:
         encoded = self._updates.get(key)
         if encoded is None:
             encoded = watch_update(
-                table_id, game, self.state(game), seat, self.commit.last_seq, list(self.commit.events), flags
+                table_id,
+                game,
+                self.state(game),
+                seat,
+                self.commit.last_seq,
+                list(self.commit.events),
+                flags,
+                self.commit.deadlines,
             )
             self._updates[key] = encoded
         return encoded

@@ -8,7 +8,9 @@
 --       8 the outbox wake list, 9 the live-tables index, 10 and 11 the games-under-way listings (all, this game)
 -- ARGV: 1 expected version, 2 seat, 3 token digest ('' when the caller is trusted: bots, timers),
 --       4 client action id, 5 pub/sub channel, 6 new state, 7 logged action, 8 commit message to publish,
---       9 finished flag, 10 table id, 11 follow-up count n, then n pairs (item, delay ms), then the events in order
+--       9 finished flag, 10 table id, 11 the pending decisions' deadlines (a Deadlines message), 12 decisions run
+--       out in a row that make a seat away (its clock items then come due at once), 13 follow-up count n, then n
+--       pairs (item, delay ms), then the events in order
 -- Returns one of
 --   {'ok', 'version:first_seq:last_seq'}
 --   {'dup', <that of the earlier submit with this seat and client action id>}
@@ -32,12 +34,18 @@ end
 local version = tonumber(cur[1]) + 1
 local seq = tonumber(cur[2])
 local first = seq + 1
-local n = tonumber(ARGV[11])
-for i = 12 + 2 * n, #ARGV do
+local n = tonumber(ARGV[13])
+for i = 14 + 2 * n, #ARGV do
   seq = seq + 1
   redis.call('XADD', stream, '0-' .. seq, 'e', ARGV[i])
 end
-redis.call('HSET', live, 'version', version, 'seq', seq, 'state', ARGV[6], 'finished', ARGV[9])
+redis.call('HSET', live, 'version', version, 'seq', seq, 'state', ARGV[6], 'finished', ARGV[9], 'deadlines', ARGV[11])
+-- presence: a client's own move brings its seat back; a move its clock made for it counts one more missed decision
+if digest ~= '' then
+  redis.call('HSET', live, 'absent:' .. seat, 0)
+elseif string.sub(cid, 1, 6) == 'clock:' then
+  redis.call('HINCRBY', live, 'absent:' .. seat, 1)
+end
 redis.call('RPUSH', log, ARGV[7])
 local result = version .. ':' .. first .. ':' .. seq
 if cid ~= '' then redis.call('HSET', done, field, result) end
@@ -51,7 +59,12 @@ local now = redis.call('TIME')
 now = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
 local soon = false
 for i = 0, n - 1 do
-  local item, delay = ARGV[12 + 2 * i], tonumber(ARGV[13 + 2 * i])
+  local item, delay = ARGV[14 + 2 * i], tonumber(ARGV[15 + 2 * i])
+  local kind, clocked = string.match(item, '^(%a+)|.-|%d+|(%d+)$')
+  if (kind == 'clock' or kind == 'timer')
+      and tonumber(redis.call('HGET', live, 'absent:' .. clocked) or '0') >= tonumber(ARGV[12]) then
+    delay = 0  -- an away seat: decided (or passed) for at once
+  end
   redis.call('ZADD', outbox, now + delay, item)
   redis.call('SADD', armed, item)
   if delay == 0 then soon = true end
