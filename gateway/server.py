@@ -34,7 +34,9 @@ from manaforge.v1.gateway_pb2 import (
 from engine_core import find_game
 from engine_core.errors import MalformedActionError
 from gateway.limits import (
+    MAX_ID,
     MAX_MESSAGE,
+    MAX_TOKEN,
     Buckets,
     LimitError,
     Limits,
@@ -43,12 +45,15 @@ from gateway.limits import (
     address_of,
     check_range,
     check_request,
+    check_text,
 )
 from gateway.metrics import ACTIONS, SUBMIT_SECONDS, WATCHERS
 from services import observability
 from services.grpc_status import aio_health_and_reflection, aio_streaming, aio_unary, message_of, register, status_of
+from services.tables.commit import Lru
 from services.tables.errors import SeatTokenError
 from services.tables.matchmaking import MAX_WAIT, Matchmaker
+from services.tables.players import key_digest
 from services.tables.service import Tables
 
 SERVICE = gateway_pb2.DESCRIPTOR.services_by_name["Gateway"]
@@ -78,6 +83,51 @@ class GatewayServicer:
         self.limits = limits or Limits()
         self.buckets = Buckets()
         self.streams = Streams()
+        self.verified: Lru[str, str] = Lru(100_000)  # player id -> key digest this process has checked
+
+    async def _player(self, context: Any, required: bool = False) -> str:
+        """The calling player's id from the call's metadata (x-player-id, x-player-key); "" for a guest."""
+        metadata = dict(context.invocation_metadata() or ())
+        player_id, key = str(metadata.get("x-player-id", "")), str(metadata.get("x-player-key", ""))
+        if not player_id:
+            if required:
+                raise SeatTokenError("player: send x-player-id and x-player-key (RegisterPlayer gives them)")
+            return ""
+        check_text("x-player-id", player_id, MAX_ID)
+        check_text("x-player-key", key, MAX_TOKEN)
+        digest = key_digest(key)
+        if self.verified.get(player_id) != digest:
+            try:
+                await self.tables.players.authenticate(player_id, key)
+            except SeatTokenError:
+                self._rate("failed token checks", context, self.limits.token_failures_per_minute)
+                raise
+            self.verified.put(player_id, digest)
+        return player_id
+
+    @aio_unary
+    async def RegisterPlayer(self, request: gateway_pb2.RegisterPlayerRequest, context: Any) -> gateway_pb2.Player:
+        self._rate("registrations", context, self.limits.tables_per_minute)
+        return await self.tables.players.register(request.name)
+
+    @aio_unary
+    async def GetPlayer(self, request: gateway_pb2.GetPlayerRequest, context: Any) -> gateway_pb2.Player:
+        player_id = request.player_id or await self._player(context, required=True)
+        return await self.tables.players.player(player_id)
+
+    @aio_unary
+    async def RejoinTable(self, request: gateway_pb2.RejoinTableRequest, context: Any) -> JoinTableResponse:
+        player_id = await self._player(context, required=True)
+        table, seat, token = await self.tables.rejoin(request.table_id, player_id)
+        return JoinTableResponse(table=table, seat=seat, seat_token=token)
+
+    @aio_unary
+    async def GetLeaderboard(self, request: gateway_pb2.GetLeaderboardRequest, context: Any) -> gateway_pb2.Leaderboard:
+        find_game(request.game)
+        check_range("seats", request.seats, 1, 64)
+        check_range("limit", request.limit, 0, 100)
+        entries = await self.tables.players.leaderboard(request.game, request.seats, request.limit or 20)
+        return gateway_pb2.Leaderboard(entries=entries)
 
     def _rate(self, kind: str, context: Any, per_minute: float) -> None:
         self.buckets.take(kind, address_of(context.peer()), per_minute)
@@ -112,16 +162,18 @@ class GatewayServicer:
         if len(request.seats) > game.info.max_seats:
             raise LimitError(f"seats: at most {game.info.max_seats} seat requests for {game.info.title}")
         clock = request.time_control if request.HasField("time_control") else None
+        player_id = await self._player(context)
         table, seat, token = await self.tables.create_table(
-            request.config, list(request.seats), request.player_name, time_control=clock
+            request.config, list(request.seats), request.player_name, player_id, time_control=clock
         )
         return CreateTableResponse(table=table, seat=seat, seat_token=token)
 
     @aio_unary
     async def ListTables(self, request: gateway_pb2.ListTablesRequest, context: Any) -> ListTablesResponse:
         check_range("page_size", request.page_size, 0, 100)
+        player_id = await self._player(context, required=True) if request.mine else ""
         tables, token = await self.tables.list_tables(
-            request.game, request.in_progress, request.page_size or 50, request.page_token
+            request.game, request.in_progress, request.page_size or 50, request.page_token, player_id
         )
         return ListTablesResponse(tables=tables, next_page_token=token)
 
@@ -132,13 +184,17 @@ class GatewayServicer:
     @aio_unary
     async def JoinTable(self, request: gateway_pb2.JoinTableRequest, context: Any) -> JoinTableResponse:
         seat = request.seat if request.HasField("seat") else None
-        table, seat, token = await self.tables.join_table(request.table_id, request.player_name, seat)
+        player_id = await self._player(context)
+        table, seat, token = await self.tables.join_table(request.table_id, request.player_name, seat, player_id)
         return JoinTableResponse(table=table, seat=seat, seat_token=token)
 
     @aio_unary
     async def JoinQueue(self, request: gateway_pb2.JoinQueueRequest, context: Any) -> gateway_pb2.QueueTicket:
         self._rate("queue joins", context, self.limits.queue_joins_per_minute)
-        return await self.matchmaker.join_queue(request.game, request.seats, request.player_name, dict(request.options))
+        player_id = await self._player(context)
+        return await self.matchmaker.join_queue(
+            request.game, request.seats, request.player_name, dict(request.options), player_id
+        )
 
     @aio_unary
     async def WaitForMatch(self, request: gateway_pb2.WaitForMatchRequest, context: Any) -> gateway_pb2.QueueTicket:

@@ -24,15 +24,20 @@ class Matchmaker:
         self.tables = tables
         self.store = tables.store
 
-    async def join_queue(self, game_name: str, seats: int, player_name: str, opts: dict[str, str]) -> QueueTicket:
+    async def join_queue(
+        self, game_name: str, seats: int, player_name: str, opts: dict[str, str], player_id: str = ""
+    ) -> QueueTicket:
         game = find_game(game_name)
         config = game.check_config(GameConfig(game=game_name, seats=seats, options=opts))
+        if not player_id and await self.tables.players.name_taken(player_name):
+            raise TableStateError(f"player name: {player_name!r} is a registered player's or a bot's")
         queue = _queue_key(config)
         ticket_id = secrets.token_hex(8)
         await self.store.save_ticket(
             ticket_id,
             {
                 "name": player_name,
+                "player": player_id,
                 "queue": queue,
                 "config": config.SerializeToString().hex(),
                 "matched": 0,
@@ -84,7 +89,7 @@ class Matchmaker:
             fields = await self.store.ticket(ticket_id)
             name = fields.get("name", "player")
             QUEUE_WAIT_SECONDS.labels(config.game).observe(max(0.0, time.time() - float(fields.get("joined", 0) or 0)))
-            _, seat, token = await self.tables.join_table(table.table_id, name)
+            _, seat, token = await self.tables.join_table(table.table_id, name, player_id=fields.get("player", ""))
             await self.store.save_ticket(
                 ticket_id,
                 {"matched": 1, "table_id": table.table_id, "seat": seat, "token": token},

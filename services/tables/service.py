@@ -48,6 +48,7 @@ from services.tables.followups import (
     takeover_after,
 )
 from services.tables.metrics import BOT_SECONDS, FANOUT_SECONDS, FOLLOW_UPS, VERDICTS
+from services.tables.players import Players
 from services.tables.rules import Rules
 from services.tables.store import Live, RedisStore
 from services.tables.views import Published, game_info, seat_view, watch_update
@@ -80,6 +81,7 @@ class Tables:
     ) -> None:
         self.store = store
         self.committer = Committer(store, rules)
+        self.players = Players(store.redis)
         self.hub = hub or Hub(store.redis, self.decode)
         self.hub.decode = self.decode
         self.response_timeout = response_timeout
@@ -103,6 +105,7 @@ class Tables:
         config: GameConfig,
         seats: list[SeatRequest],
         player_name: str = "",
+        player_id: str = "",
         response_timeout: float | None = None,
         bot_delay: float | None = None,
         listed: bool = True,
@@ -135,8 +138,8 @@ class Tables:
         if open_seats:  # a table nobody comes to is removed after a while
             await self.store.arm(FollowUp("abandon", record.table_id, 0), self.retention.open_table_seconds)
         seat, token = -1, ""
-        if player_name and open_seats:
-            _, seat, token = await self.join_table(record.table_id, player_name)
+        if (player_name or player_id) and open_seats:
+            _, seat, token = await self.join_table(record.table_id, player_name, player_id=player_id)
         return await self.table(record.table_id), seat, token
 
     def _time_control(self, asked: TimeControl | None) -> TimeControl:
@@ -152,9 +155,15 @@ class Tables:
         checked.takeover_level = check_level(asked.takeover_level or TAKEOVER_LEVEL)
         return checked
 
-    async def join_table(self, table_id: str, player_name: str, seat: int | None = None) -> tuple[Table, int, str]:
+    async def join_table(
+        self, table_id: str, player_name: str, seat: int | None = None, player_id: str = ""
+    ) -> tuple[Table, int, str]:
+        """Take a seat: as a registered player (`player_id`, already authenticated; the seat is theirs for good), or
+        as a guest under `player_name` (not a registered player's name, nor a bot's)."""
         record = await self.committer.record(table_id)
         name = _clean_name(player_name)
+        if not player_id and await self.players.name_taken(name):
+            raise TableStateError(f"player name: {name!r} is a registered player's or a bot's; register to use yours")
         token = secrets.token_urlsafe(24)
         wanted = -1 if seat is None else seat
         if not -1 <= wanted < record.config.seats:
@@ -165,7 +174,7 @@ class Tables:
             raise TableNotFoundError(f"unknown table: no table {table_id!r}")
         game = find_game(record.config.game)
         first = followups(record, game, game.state_from_bytes(live.state))  # armed if this seat starts play
-        occupant = f"human:{name}"
+        occupant = f"player:{player_id}:{name}" if player_id else f"human:{name}"
         clocks = deadlines(first, time.time()).SerializeToString()
         status, taken = await self.store.claim_seat(
             table_id, record.config.seats, wanted, occupant, digest, first, clocks
@@ -176,7 +185,23 @@ class Tables:
             raise TableStateError("table full: every seat is taken")
         self.committer.tokens.put((table_id, digest), taken)
         self.committer.forget(table_id)  # the table may have started: read its live state afresh next time
+        if player_id:
+            await self.players.sat_at(player_id, table_id, record.created_at)
         return await self.table(table_id), taken, token
+
+    async def rejoin(self, table_id: str, player_id: str) -> tuple[Table, int, str]:
+        """A fresh seat token for the calling player's own seat (from any client; earlier tokens stay valid)."""
+        occupants = await self.store.occupants(table_id)
+        mine = [seat for seat, occupant in occupants.items() if occupant.startswith(f"player:{player_id}:")]
+        if not mine:
+            await self.committer.record(table_id)
+            raise TableStateError("rejoin: you hold no seat at this table")
+        token = secrets.token_urlsafe(24)
+        await self.store.add_token(table_id, token_digest(token), mine[0])
+        await self.store.present(
+            table_id, mine[0], (await self.committer.record(table_id)).time_control.decision_seconds
+        )
+        return await self.table(table_id), mine[0], token
 
     async def table(self, table_id: str) -> Table:
         record = await self.committer.record(table_id)
@@ -203,7 +228,12 @@ class Tables:
         return table
 
     async def list_tables(
-        self, game_name: str = "", in_progress: bool = False, page_size: int = 50, page_token: str = ""
+        self,
+        game_name: str = "",
+        in_progress: bool = False,
+        page_size: int = 50,
+        page_token: str = "",
+        player_id: str = "",
     ) -> tuple[list[Table], str]:
         """Open tables (or games under way), newest first, of one game or all, a page at a time. Returns the
         page and the token of the next one ("" after the last)."""
@@ -213,8 +243,11 @@ class Tables:
             before = float(page_token) if page_token else None
         except ValueError:
             raise InvalidConfigError("page_token", "not a token a ListTables answer gave") from None
-        key = self.store.listing("playing" if in_progress else "open", game_name)
-        found = await self.store.page(key, before, page_size)
+        if player_id:  # the player's own tables
+            found = await self.players.tables(player_id, before, page_size)
+        else:
+            key = self.store.listing("playing" if in_progress else "open", game_name)
+            found = await self.store.page(key, before, page_size)
         tables = []
         for table_id, _ in found:
             try:
@@ -251,7 +284,8 @@ class Tables:
         elif item.kind == "clock":
             acted = await self.take_over(item.table_id, item.seat, item.version)
         elif item.kind == "validate":
-            await self.validate_replay(item.table_id)
+            if (await self.validate_replay(item.table_id)).ok:
+                await self.rate(item.table_id)
             await self.store.arm(FollowUp("archive", item.table_id, item.version), self.retention.archive_after)
             acted = False
         elif item.kind == "archive":
@@ -344,6 +378,23 @@ class Tables:
         await self.store.set_verdict(table_id, str(verdict))
         VERDICTS.labels(record.config.game, "valid" if verdict.ok else "invalid").inc()
         return verdict
+
+    async def rate(self, table_id: str) -> bool:
+        """Rate a validated game's registered players, once (ranks from the scores, else winners first)."""
+        record = await self.committer.record(table_id)
+        live = await self.store.live(table_id)
+        if live is None:
+            return False
+        outcome = find_game(record.config.game).header(find_game(record.config.game).state_from_bytes(live.state))
+        result = outcome.outcome
+        n = record.config.seats
+        if len(result.scores) == n:
+            ranks = [1 + sum(other > mine for other in result.scores) for mine in result.scores]
+        else:
+            ranks = [1 if seat in result.winners else 2 for seat in range(n)]
+        occupants = await self.store.occupants(table_id)
+        seats = [_rated_as(occupants.get(seat, "")) for seat in range(n)]
+        return await self.players.rate_game(table_id, record.config.game, seats, ranks)
 
     # ----- retention ------------------------------------------------------------------------------------------
 
@@ -485,7 +536,18 @@ def _seat(seat: int, occupant: str | None, away: bool = False) -> Seat:
     kind, _, rest = occupant.partition(":")
     if kind == "bot":
         return Seat(seat=seat, kind=SeatKind.SEAT_KIND_BOT, name=f"bot ({rest})", bot_level=rest)
+    if kind == "player":
+        player_id, _, name = rest.partition(":")
+        return Seat(seat=seat, kind=SeatKind.SEAT_KIND_HUMAN, name=name, player_id=player_id, away=away)
     return Seat(seat=seat, kind=SeatKind.SEAT_KIND_HUMAN, name=rest, away=away)
+
+
+def _rated_as(occupant: str) -> str:
+    """A seat's identity for ratings: a player's id, "bot:<level>", or "" for a guest."""
+    kind, _, rest = occupant.partition(":")
+    if kind == "player":
+        return rest.partition(":")[0]
+    return occupant if kind == "bot" else ""
 
 
 def _deadlines(live: Live) -> list[Deadline]:

@@ -73,8 +73,10 @@ class CommitResult:
 
 
 def occupant_of(seat: Seat) -> str:
-    """How the seats hash names a seat's occupant ("bot:<level>" or "human:<name>")."""
-    return f"bot:{seat.bot_level}" if seat.kind == SeatKind.SEAT_KIND_BOT else f"human:{seat.name}"
+    """How the seats hash names a seat's occupant ("bot:<level>", "player:<id>:<name>" or "human:<name>")."""
+    if seat.kind == SeatKind.SEAT_KIND_BOT:
+        return f"bot:{seat.bot_level}"
+    return f"player:{seat.player_id}:{seat.name}" if seat.player_id else f"human:{seat.name}"
 
 
 def channel(table_id: str) -> str:
@@ -240,6 +242,9 @@ class RedisStore:
         top = f"({before}" if before is not None else "+inf"
         found = await self.redis.zrevrangebyscore(key, top, "-inf", start=0, num=count, withscores=True)
         return [(t.decode(), float(score)) for t, score in found]
+
+    async def add_token(self, table_id: str, token_digest: str, seat: int) -> None:
+        await self.redis.hset(_keys(table_id)["tokens"], token_digest, seat)
 
     async def present(self, table_id: str, seat: int, clock: float) -> None:
         """The seat's player is here (a call with its token): its clock runs at full length again, the pending

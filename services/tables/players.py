@@ -1,0 +1,158 @@
+"""Players and their ratings: a player registers once (a unique plain name; a secret key stored hashed), owns the
+seats, tickets and tables they take, and is rated per game and seat count with OpenSkill (Plackett-Luce) from
+validated games only, each game counted once. Every bot level has a fixed published rating, so a game against bots
+rates fairly; bots' ratings never move.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+import time
+from typing import Any
+
+from manaforge.v1.gateway_pb2 import LeaderboardEntry, Player, Rating
+from openskill.models import PlackettLuce
+
+from engine_core.errors import InvalidConfigError
+from services.tables.errors import SeatTokenError, TableNotFoundError, TableStateError
+
+NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{2,23}$")
+BOTLIKE = re.compile(r"^\s*bot\b", re.IGNORECASE)  # "bot", "bot (random)": what bots' seats are called
+MODEL = PlackettLuce()
+# The published ratings of the bot levels (mu, sigma): fixed, measured with `make arena` (docs/players.md).
+BOT_RATINGS = {"random": (12.0, 1.0), "heuristic": (25.0, 1.0), "ismcts": (29.0, 1.0)}
+
+
+def key_digest(key: str) -> str:
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+def ordinal(mu: float, sigma: float) -> float:
+    return mu - 3 * sigma
+
+
+def rate(teams: list[tuple[float, float]], ranks: list[int]) -> list[tuple[float, float]]:
+    """New (mu, sigma) of each seat after a game where seat i finished at `ranks[i]` (1 best; ties share a rank)."""
+    ratings = [[MODEL.create_rating([mu, sigma])] for mu, sigma in teams]
+    rated = MODEL.rate(ratings, ranks=[float(rank) for rank in ranks])
+    return [(team[0].mu, team[0].sigma) for team in rated]
+
+
+class Players:
+    def __init__(self, redis: Any) -> None:
+        self.redis = redis
+        self._known: dict[str, str] = {}  # player id -> key digest, once checked
+
+    # ----- registration and identity ---------------------------------------------------------------------------
+
+    async def register(self, name: str) -> Player:
+        if not NAME.match(name) or name.lower().startswith("bot"):
+            raise InvalidConfigError(
+                "player name", "3-24 letters, digits, '-' or '_', starting with a letter, not starting with 'bot'"
+            )
+        player_id = secrets.token_hex(8)
+        key = secrets.token_urlsafe(24)
+        if not await self.redis.hsetnx("mf:players:names", name.lower(), player_id):
+            raise TableStateError(f"player name: {name!r} is taken")
+        await self.redis.hset(
+            f"mf:player:{player_id}", mapping={"name": name, "key": key_digest(key), "created": time.time()}
+        )
+        return Player(player_id=player_id, name=name, secret_key=key)
+
+    async def authenticate(self, player_id: str, key: str) -> str:
+        """The player's name, if `key` is theirs."""
+        stored = await self.redis.hmget(f"mf:player:{player_id}", ["name", "key"])
+        if stored[0] is None or not hmac.compare_digest(stored[1].decode(), key_digest(key)):
+            raise SeatTokenError("player: unknown player id or wrong key")
+        return str(stored[0].decode())
+
+    async def name_taken(self, name: str) -> bool:
+        """A guest may not play under a registered player's name, nor as a bot."""
+        return bool(BOTLIKE.match(name)) or bool(await self.redis.hexists("mf:players:names", name.lower()))
+
+    async def player(self, player_id: str) -> Player:
+        name = await self.redis.hget(f"mf:player:{player_id}", "name")
+        if name is None:
+            raise TableNotFoundError(f"unknown player: {player_id[:32]!r}")
+        player = Player(player_id=player_id, name=name.decode())
+        for key in await self.redis.smembers(f"mf:player:{player_id}:rated"):
+            game, seats = key.decode().split(":")
+            player.ratings.append(await self.rating(player_id, game, int(seats)))
+        return player
+
+    # ----- tables ----------------------------------------------------------------------------------------------
+
+    async def sat_at(self, player_id: str, table_id: str, created_at: float) -> None:
+        await self.redis.zadd(f"mf:player:{player_id}:tables", {table_id: created_at})
+
+    async def tables(self, player_id: str, before: float | None, count: int) -> list[tuple[str, float]]:
+        top = f"({before}" if before is not None else "+inf"
+        found = await self.redis.zrevrangebyscore(
+            f"mf:player:{player_id}:tables", top, "-inf", start=0, num=count, withscores=True
+        )
+        return [(t.decode(), float(score)) for t, score in found]
+
+    # ----- ratings ---------------------------------------------------------------------------------------------
+
+    @staticmethod
+    def _board(game: str, seats: int) -> str:
+        return f"mf:leaderboard:{game}:{seats}"
+
+    async def rating(self, player_id: str, game: str, seats: int) -> Rating:
+        if player_id.startswith("bot:"):
+            mu, sigma = BOT_RATINGS.get(player_id[4:], BOT_RATINGS["random"])
+            return Rating(game=game, seats=seats, mu=mu, sigma=sigma, ordinal=ordinal(mu, sigma))
+        mu, sigma, games = await self.redis.hmget(f"mf:player:{player_id}:rating:{game}:{seats}", ["mu", "sigma", "n"])
+        if mu is None:
+            default = MODEL.rating()
+            return Rating(game=game, seats=seats, mu=default.mu, sigma=default.sigma, ordinal=default.ordinal())
+        rank = await self.redis.zrevrank(self._board(game, seats), player_id)
+        mu, sigma = float(mu), float(sigma)
+        return Rating(
+            game=game,
+            seats=seats,
+            mu=mu,
+            sigma=sigma,
+            ordinal=ordinal(mu, sigma),
+            games=int(games or 0),
+            rank=rank + 1 if rank is not None else 0,
+        )
+
+    async def rate_game(self, table_id: str, game: str, seats: list[str], ranks: list[int]) -> bool:
+        """Rate a validated game once. `seats`: each seat's player id ("bot:<level>" for bots, "" for guests, who
+        are not rated and play at the default rating). Returns whether it rated (False: already rated, or no
+        registered player sat)."""
+        players = [p for p in seats if p and not p.startswith("bot:")]
+        if not players or not await self.redis.set(f"mf:rated:{table_id}", 1, nx=True, ex=40 * 24 * 3600):
+            return False
+        before = [await self.rating(p, game, len(seats)) if p else MODEL.rating() for p in seats]
+        after = rate([(r.mu, r.sigma) for r in before], ranks)
+        pipe = self.redis.pipeline(transaction=True)
+        for player_id, (mu, sigma) in zip(seats, after, strict=True):
+            if not player_id or player_id.startswith("bot:"):
+                continue  # guests are not rated; bots keep their published ratings
+            key = f"mf:player:{player_id}:rating:{game}:{len(seats)}"
+            pipe.hset(key, mapping={"mu": mu, "sigma": sigma})
+            pipe.hincrby(key, "n", 1)
+            pipe.sadd(f"mf:player:{player_id}:rated", f"{game}:{len(seats)}")
+            pipe.zadd(self._board(game, len(seats)), {player_id: ordinal(mu, sigma)})
+        await pipe.execute()
+        return True
+
+    async def leaderboard(self, game: str, seats: int, limit: int) -> list[LeaderboardEntry]:
+        """Players by ordinal, with the bot levels' published ratings placed among them."""
+        found = await self.redis.zrevrange(self._board(game, seats), 0, limit - 1, withscores=True)
+        entries = []
+        for raw, _ in found:
+            player_id = raw.decode()
+            name = await self.redis.hget(f"mf:player:{player_id}", "name")
+            rating = await self.rating(player_id, game, seats)
+            entries.append(LeaderboardEntry(player_id=player_id, name=(name or b"?").decode(), rating=rating))
+        for level in BOT_RATINGS:
+            rating = await self.rating(f"bot:{level}", game, seats)
+            entries.append(LeaderboardEntry(player_id=f"bot:{level}", name=f"bot ({level})", rating=rating))
+        entries.sort(key=lambda e: -e.rating.ordinal)
+        return entries[:limit]
