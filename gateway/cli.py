@@ -9,20 +9,32 @@ manaforge queue GAME --seats N [--fill-after SECONDS]
                                         matchmaking; after the wait, empty seats are filled with bots
 manaforge watch TABLE                   follow a game as a spectator
 manaforge replay TABLE                  a finished game's actions, events and replay verdict
+manaforge register NAME                 become a registered player (rated play, rejoining from any client)
+manaforge me                            your ratings and ranks
+manaforge mine                          your tables, newest first
+manaforge rejoin TABLE                  take your seat again (after quitting, or from another machine)
+manaforge leaderboard GAME --seats N    the best players of a game, with the bot levels' ratings among them
+
+Credentials of `register` are kept in $MANAFORGE_HOME/player.json (~/.config/manaforge by default) and sent with
+every command; --guest plays without them.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import sys
 import time
 import uuid
 from collections.abc import Callable
+from pathlib import Path
 
 import grpc
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 from manaforge.v1 import gateway_pb2 as gw
+from manaforge.v1.common_pb2 import GameConfig
 from manaforge.v1.gateway_pb2 import SeatView
 
 from engine_core import GAMES, find_game
@@ -30,7 +42,7 @@ from engine_core.registry import AnyGame
 from gateway.client import Client, pack
 
 HELP = """At your turn, type the number of an action.
-  v  show the table again     h  this help     q  leave (the game goes on; rejoin is not possible yet)
+  v  show the table again     h  this help     q  leave (the game goes on; `manaforge rejoin TABLE` comes back)
 Actions that carry text (names, flavour, art) ask for it after you pick them; Enter keeps the example."""
 
 
@@ -45,6 +57,10 @@ def show(view: SeatView, out: Callable[[str], None] = print) -> None:
     elif view.pending.seats:
         who = ", ".join(str(s) for s in view.pending.seats)
         out(f"\nWaiting for seat {who}: {view.pending.prompt}")
+    for deadline in view.deadlines:
+        left = max(0, round(deadline.at - time.time()))
+        whose = "your" if deadline.seat == view.seat else f"seat {deadline.seat}'s"
+        out(f"  {whose} clock: {left} s left, then the decision is made for it")
 
 
 def ask_text_fields(action: Message, read: Callable[[str], str]) -> None:
@@ -142,15 +158,75 @@ def cmd_play(client: Client, args: argparse.Namespace) -> None:
         sys.exit(f"no game named {args.game!r}: try `manaforge games`")
     seats = args.seats or info.min_seats
     bots = {} if args.open else {i: args.bot for i in range(1, seats)}
-    created = client.create_table(args.game, seats, bots, _options(args.option), player_name=args.name)
+    requests = [gw.SeatRequest(bot=i in bots, bot_level=bots.get(i, "")) for i in range(seats)]
+    config = GameConfig(game=args.game, seats=seats, options=_options(args.option))
+    request = gw.CreateTableRequest(config=config, seats=requests, player_name=args.name)
+    if args.clock is not None:
+        request.time_control.CopyFrom(gw.TimeControl(decision_seconds=args.clock))
+    created = client.stub.CreateTable(request)
     print(f"table {created.table.table_id}: you are seat {created.seat}")
     play(client, created.table.table_id, created.seat_token)
 
 
 def cmd_tables(client: Client, args: argparse.Namespace) -> None:
-    for table in client.stub.ListTables(gw.ListTablesRequest()).tables:
+    request = gw.ListTablesRequest(game=args.game, in_progress=args.playing, mine=args.mine)
+    tables = client.stub.ListTables(request).tables
+    if not tables:
+        print("no games under way" if args.playing else "no tables" if args.mine else "no tables waiting for players")
+    for table in tables:
         taken = sum(s.kind != gw.SEAT_KIND_OPEN for s in table.seats)
-        print(f"{table.table_id}  {table.config.game:<14} {taken}/{table.config.seats} seated")
+        state = "finished" if table.outcome.finished else f"move {table.version}" if table.started else "waiting"
+        print(
+            f"{table.table_id}  {table.config.game:<14} {taken}/{table.config.seats} seated  {state:<10}"
+            f"  {table.spectators} watching  {', '.join(s.name for s in table.seats if s.name)}"
+        )
+
+
+def cmd_register(client: Client, args: argparse.Namespace) -> None:
+    player = client.stub.RegisterPlayer(gw.RegisterPlayerRequest(name=args.player_name))
+    path = credentials_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"player_id": player.player_id, "key": player.secret_key, "name": player.name}))
+    path.chmod(0o600)
+    print(f"registered as {player.name} (player {player.player_id}); your key is kept in {path}")
+
+
+def cmd_me(client: Client, args: argparse.Namespace) -> None:
+    player = client.stub.GetPlayer(gw.GetPlayerRequest())
+    print(f"{player.name} (player {player.player_id})")
+    if not player.ratings:
+        print("  no rated games yet: rated games are those a registered player finishes and the server validates")
+    for rating in player.ratings:
+        print(
+            f"  {rating.game:<14} {rating.seats} seats  rating {rating.ordinal:6.2f}"
+            f" (mu {rating.mu:.2f}, sigma {rating.sigma:.2f})  {rating.games} games  rank {rating.rank}"
+        )
+
+
+def cmd_rejoin(client: Client, args: argparse.Namespace) -> None:
+    joined = client.stub.RejoinTable(gw.RejoinTableRequest(table_id=args.table))
+    print(f"back at table {args.table}: you are seat {joined.seat}")
+    play(client, args.table, joined.seat_token)
+
+
+def cmd_leaderboard(client: Client, args: argparse.Namespace) -> None:
+    board = client.stub.GetLeaderboard(gw.GetLeaderboardRequest(game=args.game, seats=args.seats, limit=args.limit))
+    for place, entry in enumerate(board.entries, start=1):
+        print(f"{place:>3}. {entry.name:<24} {entry.rating.ordinal:6.2f}  ({entry.rating.games} games)")
+
+
+def credentials_path() -> Path:
+    home = os.environ.get("MANAFORGE_HOME") or str(Path.home() / ".config" / "manaforge")
+    return Path(home) / "player.json"
+
+
+def saved_player() -> tuple[str, str, str] | None:
+    """(player id, key, name) saved by `manaforge register`, if any."""
+    path = credentials_path()
+    if not path.exists():
+        return None
+    saved = json.loads(path.read_text())
+    return saved["player_id"], saved["key"], saved["name"]
 
 
 def cmd_join(client: Client, args: argparse.Namespace) -> None:
@@ -203,7 +279,8 @@ def main(argv: list[str] | None = None) -> None:
         prog="manaforge", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--gateway", default="127.0.0.1:50051", help="gateway address (host:port)")
-    parser.add_argument("--name", default="player", help="your name at the table")
+    parser.add_argument("--name", default="", help="your name at the table (a guest's; players use theirs)")
+    parser.add_argument("--guest", action="store_true", help="play as a guest even if you registered")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("games").set_defaults(run=cmd_games)
     p = sub.add_parser("play")
@@ -212,8 +289,25 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--bot", default="random", help="bot level for the other seats")
     p.add_argument("--open", action="store_true", help="leave the other seats open for humans")
     p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE")
+    p.add_argument("--clock", type=float, default=None, help="seconds per decision (0: none; default: the server's)")
     p.set_defaults(run=cmd_play)
-    sub.add_parser("tables").set_defaults(run=cmd_tables)
+    p = sub.add_parser("tables", help="tables waiting for players (--playing: games to watch)")
+    p.add_argument("--game", default="")
+    p.add_argument("--playing", action="store_true", help="games under way, to spectate")
+    p.set_defaults(run=cmd_tables, mine=False)
+    sub.add_parser("mine", help="your tables").set_defaults(run=cmd_tables, mine=True, game="", playing=False)
+    p = sub.add_parser("register", help="become a registered player")
+    p.add_argument("player_name")
+    p.set_defaults(run=cmd_register)
+    sub.add_parser("me", help="your ratings").set_defaults(run=cmd_me)
+    p = sub.add_parser("rejoin", help="take your seat again")
+    p.add_argument("table")
+    p.set_defaults(run=cmd_rejoin)
+    p = sub.add_parser("leaderboard", help="the best players of a game")
+    p.add_argument("game")
+    p.add_argument("--seats", type=int, default=2)
+    p.add_argument("--limit", type=int, default=20)
+    p.set_defaults(run=cmd_leaderboard)
     p = sub.add_parser("join")
     p.add_argument("table")
     p.add_argument("--seat", type=int, default=None)
@@ -230,7 +324,11 @@ def main(argv: list[str] | None = None) -> None:
         p.add_argument("table")
         p.set_defaults(run=run)
     args = parser.parse_args(argv)
-    with Client(args.gateway) as client:
+    saved = None if args.guest else saved_player()
+    if saved is not None and not args.name:
+        args.name = saved[2]
+    args.name = args.name or "player"
+    with Client(args.gateway, (saved[0], saved[1]) if saved else None) as client:
         try:
             args.run(client, args)
         except grpc.RpcError as exc:

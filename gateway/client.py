@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Iterator
+from typing import Any
 
 import grpc
 from google.protobuf.any_pb2 import Any as AnyMessage
@@ -21,11 +22,29 @@ def pack(message: Message) -> AnyMessage:
     return packed
 
 
+class _Credentials(grpc.UnaryUnaryClientInterceptor, grpc.UnaryStreamClientInterceptor):  # type: ignore[type-arg]
+    """Adds a registered player's id and key to every call's metadata."""
+
+    def __init__(self, player_id: str, key: str) -> None:
+        self.metadata = (("x-player-id", player_id), ("x-player-key", key))
+
+    def _with(self, details: Any) -> Any:
+        return details._replace(metadata=tuple(details.metadata or ()) + self.metadata)
+
+    def intercept_unary_unary(self, continuation: Any, details: Any, request: Any) -> Any:
+        return continuation(self._with(details), request)
+
+    def intercept_unary_stream(self, continuation: Any, details: Any, request: Any) -> Any:
+        return continuation(self._with(details), request)
+
+
 class Client:
-    def __init__(self, address: str) -> None:
+    def __init__(self, address: str, player: tuple[str, str] | None = None) -> None:
+        """`player`: (player id, secret key) of a registered player, sent with every call."""
         self.address = address
         self.channel = grpc.insecure_channel(address)
-        self.stub = GatewayStub(self.channel)
+        calls = grpc.intercept_channel(self.channel, _Credentials(*player)) if player else self.channel
+        self.stub = GatewayStub(calls)
 
     def close(self) -> None:
         self.channel.close()
