@@ -13,16 +13,29 @@ from engine_core import find_game
 from engine_core.bots import check_level
 from services.tables.errors import TableNotFoundError, TableStateError
 from services.tables.metrics import QUEUE_WAIT_SECONDS
+from services.tables.players import BOT_RATINGS, ordinal
 from services.tables.service import Tables
 from services.tables.store import MATCHED_TICKET_TTL
 
 MAX_WAIT = 30.0  # seconds one WaitForMatch call may wait
+MATCH_WINDOW = 5.0  # rating ordinal points between the players of a match at first
+MATCH_WIDEN = 0.5  # ... and more by this much for every second the oldest of them has waited
+
+
+def closest_bot_level(ordinal_rating: float) -> str:
+    """The bot level whose published rating is nearest a player's."""
+    return min(BOT_RATINGS, key=lambda level: abs(ordinal(*BOT_RATINGS[level]) - ordinal_rating))
 
 
 class Matchmaker:
-    def __init__(self, tables: Tables) -> None:
+    """Players whose ratings are within `window` (ordinal points) of each other are matched; the window widens by
+    `widen` a second for as long as the oldest of them has waited."""
+
+    def __init__(self, tables: Tables, window: float = MATCH_WINDOW, widen: float = MATCH_WIDEN) -> None:
         self.tables = tables
         self.store = tables.store
+        self.window = window
+        self.widen = widen
 
     async def join_queue(
         self, game_name: str, seats: int, player_name: str, opts: dict[str, str], player_id: str = ""
@@ -38,24 +51,39 @@ class Matchmaker:
             {
                 "name": player_name,
                 "player": player_id,
+                "rating": await self._ordinal(player_id, config),
                 "queue": queue,
                 "config": config.SerializeToString().hex(),
                 "matched": 0,
                 "joined": time.time(),
             },
         )
-        matched, waiting = await self.store.queue_join(queue, ticket_id, config.seats)
+        matched, waiting = await self.store.queue_join(queue, ticket_id, config.seats, self.window, self.widen)
         if matched:
             await self._seat_tickets(config, matched, "")
         return await self._ticket(ticket_id, waiting)
 
     async def wait_for_match(self, ticket_id: str, timeout: float) -> QueueTicket:
+        """Wait up to `timeout` seconds for the ticket's table, looking for a match each second (the rating window
+        widens while players wait)."""
         ticket = await self._ticket(ticket_id)
-        if not ticket.matched:
-            await self.store.keep_ticket(ticket_id)  # the player is still there
-            await self.store.wait_ticket(ticket_id, max(0.0, min(timeout, MAX_WAIT)))
+        if ticket.matched:
+            return ticket
+        await self.store.keep_ticket(ticket_id)  # the player is still there
+        fields = await self.store.ticket(ticket_id)
+        config = GameConfig.FromString(bytes.fromhex(fields["config"]))
+        deadline = time.monotonic() + max(0.0, min(timeout, MAX_WAIT))
+        while True:
+            matched, _ = await self.store.queue_join(fields["queue"], "", config.seats, self.window, self.widen)
+            if matched:
+                await self._seat_tickets(config, matched, "")
+            left = deadline - time.monotonic()
+            if matched or left <= 0:
+                return await self._ticket(ticket_id)
+            await self.store.wait_ticket(ticket_id, min(1.0, left))
             ticket = await self._ticket(ticket_id)
-        return ticket
+            if ticket.matched:
+                return ticket
 
     async def fill_with_bots(self, ticket_id: str, level: str) -> QueueTicket:
         fields = await self.store.ticket(ticket_id)
@@ -68,6 +96,8 @@ class Matchmaker:
             if ticket.matched:
                 return ticket
             raise TableStateError("queue: this ticket is no longer waiting")
+        if not level:  # bots of a level comparable to the player's rating
+            level = closest_bot_level(float(fields.get("rating", 0) or 0))
         await self._seat_tickets(config, taken, check_level(level))
         return await self._ticket(ticket_id)
 
@@ -96,6 +126,11 @@ class Matchmaker:
                 MATCHED_TICKET_TTL,
             )
             await self.store.notify_ticket(ticket_id)
+
+    async def _ordinal(self, player_id: str, config: GameConfig) -> float:
+        if not player_id:
+            return 0.0  # a guest plays at the default rating's ordinal
+        return (await self.tables.players.rating(player_id, config.game, config.seats)).ordinal
 
     async def _ticket(self, ticket_id: str, waiting: int | None = None) -> QueueTicket:
         fields = await self.store.ticket(ticket_id)

@@ -511,8 +511,12 @@ class RedisStore:
 
     # ----- matchmaking ---------------------------------------------------------------------------------------
 
-    async def queue_join(self, queue: str, ticket_id: str, needed: int) -> tuple[list[str], int]:
-        matched, waiting = await self._queue_join(keys=[queue], args=[ticket_id, needed, TICKET_PREFIX])
+    async def queue_join(
+        self, queue: str, ticket_id: str, needed: int, window: float = 5.0, widen: float = 0.5
+    ) -> tuple[list[str], int]:
+        """Queue `ticket_id` ("": only look for a match) and take out a match if the queue has one."""
+        args: list[Any] = [ticket_id, needed, TICKET_PREFIX, window, widen]
+        matched, waiting = await self._queue_join(keys=[queue], args=args)
         return [t.decode() for t in matched or []], int(waiting)
 
     async def queue_take(self, queue: str, ticket_id: str, seats: int) -> list[str]:

@@ -337,3 +337,28 @@ def test_a_player_who_leaves_or_vanishes_from_a_queue_is_never_matched(stack: St
     assert refused.code() == grpc.StatusCode.FAILED_PRECONDITION and "already matched" in refused.details()
     unknown = rpc_error(client.stub.LeaveQueue, gw.LeaveQueueRequest(ticket_id=gone.ticket_id))
     assert unknown.code() == grpc.StatusCode.NOT_FOUND
+
+
+def test_queues_match_close_ratings_first_and_widen_the_window_with_waiting(
+    stack: Stack, direct_tables: Any, portal: Any
+) -> None:
+    from services.tables.matchmaking import Matchmaker
+    from services.tables.portal import Blocking
+
+    matchmaker = Blocking(Matchmaker(direct_tables, window=5.0, widen=20.0), portal)
+    board = redis.Redis.from_url(stack.redis_url)
+    ids = []
+    for name, mu in (("Strong", 60.0), ("Weak", 10.0)):
+        player = direct_tables.players
+        registered = portal.run(player.register(name + uuid.uuid4().hex[:6]))
+        board.hset(f"mf:player:{registered.player_id}:rating:blueprints:2", mapping={"mu": mu, "sigma": 2.0})
+        ids.append(registered.player_id)
+    strong = matchmaker.join_queue("blueprints", 2, "s", {}, ids[0])
+    weak = matchmaker.join_queue("blueprints", 2, "w", {}, ids[1])
+    assert not strong.matched and not weak.matched  # 50 points apart: too far at first
+    waited = matchmaker.wait_for_match(weak.ticket_id, 4.0)  # the window widens 20 points a second
+    deadline = time.monotonic() + 10
+    while not waited.matched:
+        assert time.monotonic() < deadline
+        waited = matchmaker.wait_for_match(weak.ticket_id, 1.0)
+    assert waited.table_id
