@@ -12,7 +12,8 @@ throughput, and one gateway holding many Watch streams. Every figure comes from 
 3. The same workload with the rules service on the move path (2 rules processes, round robin).
 4. The same workload with a Redis replica that every move waits for (WAIT 1): the cost of surviving a failover.
 5. Unary only: the same matches driven by SubmitAction answers alone (no watchers), moves/s.
-6. Connections: one gateway process holding `--streams` spectator streams over 100 tables while 4 tables play;
+6. Retention: Redis memory per live and per archived game, and while thousands of games are played and archived.
+7. Connections: one gateway process holding `--streams` spectator streams over 100 tables while 4 tables play;
    the gateway's memory per stream and SubmitAction / ListGames p50/p99 meanwhile.
 The load clients run on the same machine as the stack (2 cores here): CPU per move is the figure that carries over.
 """
@@ -32,6 +33,7 @@ from manaforge.v1.games.cardbench_pb2 import CardbenchAction, CardbenchState
 from deploy.connections import connection_run, percentile
 from deploy.launcher import LOOPBACK_LIMITS, Stack
 from deploy.peerload import LoadResult, Window, first_errors, load_process, merge, spread
+from deploy.retention_bench import retention_run
 from gateway.client import Client, pack
 
 CONCURRENCY = (1, 16, 64)
@@ -178,7 +180,9 @@ def main() -> None:
     parser.add_argument("--matches", default=",".join(map(str, CONCURRENCY)))
     parser.add_argument("--skip-engine", action="store_true")
     parser.add_argument("--skip-stack", action="store_true")
-    parser.add_argument("--only", default="peer,remote,replica,unary,connections", help="which stack runs")
+    parser.add_argument("--only", default="peer,remote,replica,unary,connections,retention", help="stack runs")
+    parser.add_argument("--games", type=int, default=10_000, help="games of the retention run")
+    parser.add_argument("--archive-ttl", type=float, default=60.0, help="archive lifetime in the retention run")
     args = parser.parse_args()
     runs = set(args.only.split(","))
     if not args.skip_engine:
@@ -233,6 +237,20 @@ def main() -> None:
                 print_peer(
                     peer_run(stack, matches, args.seconds, args.warmup, args.loaders, not args.full_updates, True)
                 )
+    if "retention" in runs:
+        settings = {**LOOPBACK_LIMITS, "MANAFORGE_ARCHIVE_AFTER": "1", "MANAFORGE_ARCHIVE_TTL": str(args.archive_ttl)}
+        with Stack(gateways=1, worker_concurrency=2, settings=settings) as stack:
+            say(
+                f"\nretention: {args.games:,} cardbench games played and archived (archives kept"
+                f" {args.archive_ttl:g} s here, 30 days by default)"
+            )
+            memory = retention_run(stack.redis_url, stack.gateway_addresses[0], args.games, say=say)
+            say(
+                f"  redis per live game (finished, not yet archived) {memory['live_kib']:.1f} KiB;"
+                f" per archived game {memory['archived_kib']:.1f} KiB; redis used memory"
+                f" {memory['first_mib']:.1f} MiB after the first tenth, {memory['last_mib']:.1f} MiB at the end"
+                f" ({memory['archives']:.0f} archives held)"
+            )
     if "connections" in runs:
         with Stack(gateways=1, worker_concurrency=1, settings=LOOPBACK_LIMITS) as stack:
             say(f"\nconnections: one gateway process holding {args.streams:,} Watch streams over 100 tables")

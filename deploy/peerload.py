@@ -48,7 +48,7 @@ class LoadResult:
     errors: list[str] = field(default_factory=list)
 
 
-async def play_match(stub: GatewayAsyncStub, window: Window, result: LoadResult, lean: bool, play: bool) -> None:
+async def play_match(stub: GatewayAsyncStub, window: Window, result: LoadResult, lean: bool, play: bool) -> str:
     """One match. `play`: each seat on one Play stream (updates and moves on the same stream, as the peers' clients
     use one socket); otherwise each seat watches with Watch and moves with SubmitAction calls."""
     config = GameConfig(game="cardbench", seats=2)
@@ -104,6 +104,7 @@ async def play_match(stub: GatewayAsyncStub, window: Window, result: LoadResult,
     await asyncio.gather(*((playing_seat if play else watching_seat)(seat) for seat in (0, 1)))
     if window.holds(time.time()):
         result.matches += 1
+    return table_id
 
 
 async def drive(addresses: list[str], matches: int, window: Window, lean: bool, play: bool) -> LoadResult:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+import zlib
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
@@ -421,7 +422,7 @@ class RedisStore:
         """Keep `archive` for `ttl` seconds and remove every live key of the table, in one step."""
         keys = _keys(table_id)
         pipe = self.redis.pipeline(transaction=True)
-        pipe.set(keys["archive"], archive.SerializeToString(), ex=max(1, int(ttl)))
+        pipe.set(keys["archive"], zlib.compress(archive.SerializeToString(), 6), ex=max(1, int(ttl)))
         pipe.delete(*(key for name, key in keys.items() if name != "archive"))
         await self.unlist(pipe, table_id, archive.record.config.game)
         pipe.zrem(LIVE_TABLES, table_id)
@@ -429,7 +430,7 @@ class RedisStore:
 
     async def archived(self, table_id: str) -> GameArchive | None:
         data = await self.redis.get(_keys(table_id)["archive"])
-        return GameArchive.FromString(data) if data is not None else None
+        return GameArchive.FromString(zlib.decompress(data)) if data is not None else None
 
     async def discard(self, table_id: str, game: str) -> None:
         """Remove an abandoned table (never started) and its listing entries."""
