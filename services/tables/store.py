@@ -268,6 +268,8 @@ class RedisStore:
 
     async def spectating(self, table_id: str, delta: int) -> None:
         """Count a spectator in (1) or out (-1); the count goes with the table's keys."""
+        if not await self.redis.exists(_keys(table_id)["live"]):
+            return  # an archived game: nothing to count, and no key to leave behind
         pipe = self.redis.pipeline(transaction=True)
         pipe.incrby(_keys(table_id)["spectators"], delta)
         pipe.expire(_keys(table_id)["spectators"], 24 * 3600)  # a count left by a crashed gateway fades away
@@ -283,7 +285,10 @@ class RedisStore:
         return int(seat) if seat is not None else None
 
     async def set_verdict(self, table_id: str, verdict: str) -> None:
-        await self.redis.hset(_keys(table_id)["live"], "verdict", verdict)
+        """Store a live game's verdict (an archived game keeps the verdict it was archived with)."""
+        live = _keys(table_id)["live"]
+        if await self.redis.exists(live):
+            await self.redis.hset(live, "verdict", verdict)
 
     async def verdict(self, table_id: str) -> str:
         value = await self.redis.hget(_keys(table_id)["live"], "verdict")

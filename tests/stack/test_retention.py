@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import grpc
 import pytest
@@ -13,6 +14,10 @@ from manaforge.v1 import gateway_pb2 as gw
 
 from deploy.launcher import LOOPBACK_LIMITS, Stack
 from gateway.client import Client
+from services.bootstrap import redis_client
+from services.tables.portal import Blocking
+from services.tables.service import Tables
+from services.tables.store import RedisStore
 from tests.stack.helpers import rpc_error
 
 
@@ -35,7 +40,7 @@ def wait_for(check: Callable[[], bool], timeout: float) -> None:
         time.sleep(0.1)
 
 
-def test_a_finished_game_is_archived_and_still_served(short: Stack) -> None:
+def test_a_finished_game_is_archived_and_still_served(short: Stack, portal: Any) -> None:
     with Client(short.gateway_addresses[0]) as client:
         created = client.create_table("cardbench", 2, bots={0: "random", 1: "random"})
         table_id = created.table.table_id
@@ -51,6 +56,10 @@ def test_a_finished_game_is_archived_and_still_served(short: Stack) -> None:
         assert len(updates) == 1 and updates[0].view.version == 100
         late = rpc_error(client.submit, table_id, "no-token", log_before.actions[0].action)
         assert late.code() == grpc.StatusCode.UNAUTHENTICATED
+    tables = Blocking(Tables(RedisStore(redis_client(short.redis_url))), portal)
+    verdict = tables.validate_replay(table_id)  # the archive alone replays to the same verdict
+    assert verdict.ok and finished.replay_verdict == str(verdict)
+    assert table_keys(short, table_id) == [f"mf:{{{table_id}}}:archive"]  # and leaves nothing behind
     outbox = redis.Redis.from_url(short.redis_url).zrange("mf:outbox", 0, -1)
     assert not [i for i in outbox if table_id.encode() in i]  # no work left for it
 
