@@ -203,12 +203,16 @@ class Tables:
         )
         return await self.table(table_id), mine[0], token
 
-    async def table(self, table_id: str) -> Table:
+    async def _loaded(self, table_id: str) -> tuple[TableRecord, Live, AnyGame]:
+        """A table's record, live state (or its archive's) and game; NOT_FOUND when there is no such table."""
         record = await self.committer.record(table_id)
         live = await self.store.live(table_id)
         if live is None:
             raise TableNotFoundError(f"unknown table: no table {table_id!r}")
-        game = find_game(record.config.game)
+        return record, live, find_game(record.config.game)
+
+    async def table(self, table_id: str) -> Table:
+        record, live, game = await self._loaded(table_id)
         header = game.header(game.state_from_bytes(live.state))
         occupants = await self.store.occupants(table_id)
         away = await self.store.absences(table_id, record.config.seats)
@@ -346,11 +350,7 @@ class Tables:
 
     async def _waiting_for(self, table_id: str, seat: int, version: int) -> tuple[TableRecord, AnyGame, Any] | None:
         """The table, game and state if the game is still at `version` with `seat` pending; None when it moved on."""
-        record = await self.committer.record(table_id)
-        live = await self.store.live(table_id)
-        if live is None:
-            raise TableNotFoundError(f"unknown table: no table {table_id!r}")
-        game = find_game(record.config.game)
+        record, live, game = await self._loaded(table_id)
         state = game.state_from_bytes(live.state)
         if live.version != version or seat not in game.pending_seats(state):
             return None
@@ -368,11 +368,7 @@ class Tables:
 
     async def validate_replay(self, table_id: str) -> Verdict:
         """Re-run the game from its seed and log; store and return the verdict."""
-        record = await self.committer.record(table_id)
-        live = await self.store.live(table_id)
-        if live is None:
-            raise TableNotFoundError(f"unknown table: no table {table_id!r}")
-        game = find_game(record.config.game)
+        record, live, game = await self._loaded(table_id)
         steps = [LoggedStep(a.seat, a.action.value, a.state_digest) for a in await self.store.action_log(table_id)]
         verdict = await asyncio.to_thread(replay, game, record.config, record.seed, steps, live.state)
         await self.store.set_verdict(table_id, str(verdict))
@@ -381,12 +377,8 @@ class Tables:
 
     async def rate(self, table_id: str) -> bool:
         """Rate a validated game's registered players, once (ranks from the scores, else winners first)."""
-        record = await self.committer.record(table_id)
-        live = await self.store.live(table_id)
-        if live is None:
-            return False
-        outcome = find_game(record.config.game).header(find_game(record.config.game).state_from_bytes(live.state))
-        result = outcome.outcome
+        record, live, game = await self._loaded(table_id)
+        result = game.header(game.state_from_bytes(live.state)).outcome
         n = record.config.seats
         if len(result.scores) == n:
             ranks = [1 + sum(other > mine for other in result.scores) for mine in result.scores]
@@ -433,12 +425,8 @@ class Tables:
     # ----- views and streams ----------------------------------------------------------------------------------
 
     async def view(self, table_id: str, token: str = "") -> SeatView:
-        record = await self.committer.record(table_id)
         seat = await self.seat_of(table_id, token) if token else None
-        live = await self.store.live(table_id)
-        if live is None:
-            raise TableNotFoundError(f"unknown table: no table {table_id!r}")
-        game = find_game(record.config.game)
+        record, live, game = await self._loaded(table_id)
         if seat is not None:  # the player is here: their clock runs in full again
             await self.store.present(table_id, seat, record.time_control.decision_seconds)
         state = game.state_from_bytes(live.state)
@@ -515,10 +503,7 @@ class Tables:
         return live.seq, live.version, game.is_terminal(state), update
 
     async def log(self, table_id: str) -> GameLog:
-        record = await self.committer.record(table_id)
-        live = await self.store.live(table_id)
-        if live is None:
-            raise TableNotFoundError(f"unknown table: no table {table_id!r}")
+        record, live, _ = await self._loaded(table_id)
         if not live.finished:
             raise TableStateError("game log: the log is published once the game is finished")
         events = await self.store.events(table_id, 1)

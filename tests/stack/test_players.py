@@ -17,6 +17,17 @@ def credentials(player: gw.Player) -> tuple[tuple[str, str | bytes], ...]:
     return (("x-player-id", player.player_id), ("x-player-key", player.secret_key))
 
 
+def against_a_bot(client: Client, player: gw.Player) -> gw.CreateTableResponse:
+    """A cardbench table: the player at seat 0, a random bot at seat 1."""
+    return client.stub.CreateTable(
+        gw.CreateTableRequest(
+            config=GameConfig(game="cardbench", seats=2),
+            seats=[gw.SeatRequest(), gw.SeatRequest(bot=True, bot_level="random")],
+        ),
+        metadata=credentials(player),
+    )
+
+
 def test_names_are_unique_plain_and_reserved(client: Client) -> None:
     ana = client.stub.RegisterPlayer(gw.RegisterPlayerRequest(name="Anastasia"))
     assert ana.player_id and ana.secret_key
@@ -39,13 +50,7 @@ def test_a_player_rejoins_their_seat_from_another_client_and_lists_their_tables(
     client: Client, client_b: Client
 ) -> None:
     pia = client.stub.RegisterPlayer(gw.RegisterPlayerRequest(name="Pia"))
-    created = client.stub.CreateTable(
-        gw.CreateTableRequest(
-            config=GameConfig(game="cardbench", seats=2),
-            seats=[gw.SeatRequest(), gw.SeatRequest(bot=True, bot_level="random")],
-        ),
-        metadata=credentials(pia),
-    )
+    created = against_a_bot(client, pia)
     table_id = created.table.table_id
     assert created.seat == 0 and created.table.seats[0].player_id == pia.player_id
     rejoined = client_b.stub.RejoinTable(gw.RejoinTableRequest(table_id=table_id), metadata=credentials(pia))
@@ -61,13 +66,7 @@ def test_a_player_rejoins_their_seat_from_another_client_and_lists_their_tables(
 
 def test_ratings_change_only_after_a_validated_finish_and_once(client: Client, tables: Any) -> None:
     rae = client.stub.RegisterPlayer(gw.RegisterPlayerRequest(name="Rae"))
-    created = client.stub.CreateTable(
-        gw.CreateTableRequest(
-            config=GameConfig(game="cardbench", seats=2),
-            seats=[gw.SeatRequest(), gw.SeatRequest(bot=True, bot_level="random")],
-        ),
-        metadata=credentials(rae),
-    )
+    created = against_a_bot(client, rae)
     table_id, token = created.table.table_id, created.seat_token
     while True:
         view = client.view(table_id, token)
