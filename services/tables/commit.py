@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-import time
 from collections import OrderedDict
 from dataclasses import dataclass, replace
 from typing import Any, Generic, TypeVar
@@ -27,7 +26,7 @@ from engine_core.errors import RulesError
 from engine_core.game import visible_events
 from engine_core.registry import AnyGame, find_game
 from services.tables.errors import SeatTokenError, StaleVersionError, TableNotFoundError, TableStateError
-from services.tables.followups import deadlines, followups, takeover_after
+from services.tables.followups import bank_clock, followups, takeover_after
 from services.tables.metrics import COMMITS
 from services.tables.rules import LocalRules, Moved, Rules
 from services.tables.store import CommitResult, Live, RedisStore
@@ -207,7 +206,6 @@ class Committer:
                 last_seq=known.seq + len(events),
                 state=new_bytes,
                 events=events,
-                deadlines=deadlines(follow, time.time()).deadlines,
             )
             logged = LoggedAction(
                 version=known.version + 1,
@@ -231,7 +229,7 @@ class Committer:
                 [e.SerializeToString() for e in events],
                 follow,
                 record.config.game,
-                deadlines(follow, time.time()).SerializeToString(),
+                bank_clock(record),
                 takeover_after(record),
             )
             COMMITS.labels(record.config.game, result.status).inc()

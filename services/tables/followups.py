@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from manaforge.v1.gateway_pb2 import Deadline, SeatKind
-from manaforge.v1.storage_pb2 import Deadlines, TableRecord
+from manaforge.v1.gateway_pb2 import SeatKind
+from manaforge.v1.storage_pb2 import TableRecord
 
 from engine_core.registry import AnyGame
 
@@ -66,16 +66,16 @@ def followups(record: TableRecord, game: AnyGame, state: Any) -> list[tuple[Foll
             due.append((FollowUp("bot", record.table_id, version, seat), record.bot_delay_seconds))
         elif record.response_timeout_seconds > 0 and game.timeout_action(state, seat) is not None:
             due.append((FollowUp("timer", record.table_id, version, seat), record.response_timeout_seconds))
-        elif record.time_control.decision_seconds > 0:
+        elif record.time_control.decision_seconds > 0 or record.time_control.bank_seconds > 0:
+            # in bank mode the scripts replace the delay with the seat's bank
             due.append((FollowUp("clock", record.table_id, version, seat), record.time_control.decision_seconds))
     return due
 
 
-def deadlines(items: list[tuple[FollowUp, float]], now: float) -> Deadlines:
-    """When each pending seat's decision will be made for it (timers and clocks), as unix time."""
-    return Deadlines(
-        deadlines=[Deadline(seat=item.seat, at=now + delay) for item, delay in items if item.kind in ("timer", "clock")]
-    )
+def bank_clock(record: TableRecord) -> str:
+    """The table's bank clock as the scripts take it: "bank seconds,increment seconds" ("0,0": per decision)."""
+    control = record.time_control
+    return f"{control.bank_seconds:g},{control.increment_seconds:g}" if control.bank_seconds > 0 else "0,0"
 
 
 def takeover_after(record: TableRecord) -> int:

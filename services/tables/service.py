@@ -42,8 +42,8 @@ from services.tables.fanout import DRAIN, RESYNC, Hub
 from services.tables.followups import (
     TAKEOVER_LEVEL,
     FollowUp,
+    bank_clock,
     bot_levels,
-    deadlines,
     followups,
     takeover_after,
 )
@@ -146,9 +146,17 @@ class Tables:
         """The clock a table plays with: what was asked, within bounds, else the platform's default."""
         if asked is None or not asked.ByteSize():
             return TimeControl(decision_seconds=self.decision_seconds)
-        if not (0 <= asked.decision_seconds <= MAX_DECISION_SECONDS) or not 0 <= asked.takeover_after <= 100:
+        limits = (
+            0 <= asked.decision_seconds <= MAX_DECISION_SECONDS
+            and 0 <= asked.bank_seconds <= MAX_DECISION_SECONDS
+            and 0 <= asked.increment_seconds <= 3600
+            and 0 <= asked.takeover_after <= 100
+        )
+        if not limits:
             raise InvalidConfigError(
-                "time control", f"decision_seconds 0-{MAX_DECISION_SECONDS:g}, takeover_after 0-100"
+                "time control",
+                f"decision_seconds and bank_seconds 0-{MAX_DECISION_SECONDS:g}, increment_seconds 0-3600,"
+                " takeover_after 0-100",
             )
         checked = TimeControl()
         checked.CopyFrom(asked)
@@ -175,9 +183,8 @@ class Tables:
         game = find_game(record.config.game)
         first = followups(record, game, game.state_from_bytes(live.state))  # armed if this seat starts play
         occupant = f"player:{player_id}:{name}" if player_id else f"human:{name}"
-        clocks = deadlines(first, time.time()).SerializeToString()
         status, taken = await self.store.claim_seat(
-            table_id, record.config.seats, wanted, occupant, digest, first, clocks
+            table_id, record.config.seats, wanted, occupant, digest, first, bank_clock(record)
         )
         if status == "taken":
             raise TableStateError(f"seat taken: seat {taken} is already occupied")

@@ -140,6 +140,7 @@ class RedisStore:
         self._queue_join = client.register_script(_lua("queue_join.lua"))
         self._queue_take = client.register_script(_lua("queue_take.lua"))
         self._claim_due = client.register_script(_lua("claim_due.lua"))
+        self._present = client.register_script(_lua("present.lua"))
 
     async def close(self) -> None:
         if self.hot is not None:
@@ -208,13 +209,13 @@ class RedisStore:
         occupant: str,
         token_digest: str,
         first: list[tuple[FollowUp, float]],
-        deadlines: bytes = b"",
+        bank: str = "0,0",
     ) -> tuple[str, int]:
         """Take a seat; the seat that fills the table starts play and arms `first` (the first state's follow-ups)."""
         keys = _keys(table_id)
         status, seat, *rest = await self._claim(
             keys=[keys["seats"], keys["tokens"], keys["live"], keys["armed"], OUTBOX, WAKE],
-            args=[seats, wanted, occupant, token_digest, deadlines, *script_args(first)],
+            args=[seats, wanted, occupant, token_digest, bank, *script_args(first)],
         )
         if rest and int(rest[0]):
             await self.started(table_id)
@@ -248,18 +249,10 @@ class RedisStore:
         await self.redis.hset(_keys(table_id)["tokens"], token_digest, seat)
 
     async def present(self, table_id: str, seat: int, clock: float) -> None:
-        """The seat's player is here (a call with its token): its clock runs at full length again, the pending
-        decision's too (an away seat's item came due at once: it is given `clock` seconds from now)."""
+        """The seat's player is here (a call with its token): if it was away, its clock runs at full length again,
+        the pending decision's too (`clock` seconds from now), in one atomic step (present.lua)."""
         keys = _keys(table_id)
-        was = await self.redis.hget(keys["live"], f"absent:{seat}")
-        if not was or int(was) == 0:
-            return
-        await self.redis.hset(keys["live"], f"absent:{seat}", 0)
-        due = int((time.time() + clock) * 1000)
-        for item in await self.redis.smembers(keys["armed"]):
-            followup = FollowUp.parse(item)
-            if followup.seat == seat and followup.kind in ("clock", "timer"):
-                await self.redis.zadd(OUTBOX, {item: due}, xx=True)
+        await self._present(keys=[keys["live"], keys["armed"], OUTBOX], args=[seat, int(clock * 1000)])
 
     async def absences(self, table_id: str, seats: int) -> list[int]:
         """Decisions each seat let run out in a row."""
@@ -333,7 +326,7 @@ class RedisStore:
         events: list[bytes],
         follow: list[tuple[FollowUp, float]],
         game: str,
-        deadlines: bytes = b"",
+        bank: str = "0,0",
         takeover_after: int = 3,
     ) -> CommitResult:
         keys = _keys(table_id)
@@ -361,7 +354,7 @@ class RedisStore:
             commit_message,
             int(finished),
             table_id,
-            deadlines,
+            bank,
             takeover_after,
             *script_args(follow),
             *events,

@@ -62,3 +62,32 @@ def test_a_player_who_comes_back_takes_the_seat_back(client: Client, store: Any)
     assert not client.table(table_id).seats[0].away
     mine = [a for a in store.action_log(table_id) if a.seat == 0 and not a.client_action_id.startswith("clock:")]
     assert len(mine) == 1
+
+
+def test_a_bank_clock_spends_what_each_decision_took_and_adds_the_increment(client: Client, store: Any) -> None:
+    cardbench = next(g for g in GAMES if g.info.name == "cardbench")
+    clock = gw.TimeControl(bank_seconds=3.0, increment_seconds=0.5, takeover_after=5, takeover_level="random")
+    table_id, token = create(client, cardbench, clock)
+
+    def my_turn() -> gw.SeatView:
+        while True:
+            view = client.view(table_id, token)
+            if view.legal_actions:
+                return view
+            time.sleep(0.01)
+
+    first = my_turn()
+    assert abs(first.deadlines[0].at - time.time() - 3.0) < 0.5  # the whole bank
+    time.sleep(1.0)  # this decision takes a second of the bank
+    client.submit(table_id, token, first.legal_actions[0].action, expected_version=first.version)
+    second = my_turn()
+    left = second.deadlines[0].at - time.time()
+    assert 2.0 < left < 2.9  # 3 - 1 + 0.5, less the moment the bot took
+    takeover = time.monotonic()
+    while client.view(table_id, token).version == second.version:  # the player stops: the bank runs out
+        assert time.monotonic() - takeover < 10
+        time.sleep(0.05)
+    waited = time.monotonic() - takeover
+    assert left - 0.5 < waited < left + 1.5
+    made = [a for a in store.action_log(table_id) if a.seat == 0]
+    assert made[-1].client_action_id.startswith("clock:")

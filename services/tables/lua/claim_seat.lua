@@ -2,8 +2,8 @@
 -- KEYS: 1 seats hash (seat -> occupant), 2 tokens hash (sha256(token) -> seat), 3 live hash,
 --       4 this table's armed follow-ups (set), 5 the outbox (sorted set), 6 the outbox wake list
 -- ARGV: 1 seat count, 2 wanted seat (-1: first open), 3 occupant ('human:<name>'), 4 token digest,
---       5 the first state's deadlines (a Deadlines message), 6 follow-up count n, then n pairs (item, delay ms): what
---       the first state waits for
+--       5 the table's bank clock "bank seconds,increment seconds" ("0,0": a clock per decision), 6 follow-up count n,
+--       then n pairs (item, delay ms): what the first state waits for (deadlines computed as in commit.lua)
 -- Returns {'ok', seat, started} or {'taken', seat} or {'full', -1}.
 local seats, tokens, live = KEYS[1], KEYS[2], KEYS[3]
 local n, wanted = tonumber(ARGV[1]), tonumber(ARGV[2])
@@ -21,15 +21,27 @@ redis.call('HSET', seats, seat, ARGV[3])
 redis.call('HSET', tokens, ARGV[4], seat)
 local started = 0
 if redis.call('HLEN', seats) == n then
-  redis.call('HSET', live, 'started', 1, 'deadlines', ARGV[5])
+  redis.call('HSET', live, 'started', 1)
   started = 1
   local now = redis.call('TIME')
   now = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+  local bank = tonumber(string.match(ARGV[5], '^([%d.]+),'))
+  local stored = ''
   for i = 0, tonumber(ARGV[6]) - 1 do
     local item, delay = ARGV[7 + 2 * i], tonumber(ARGV[8 + 2 * i])
+    local kind, clocked = string.match(item, '^(%a+)|.-|%d+|(%d+)$')
+    if kind == 'clock' or kind == 'timer' then
+      if kind == 'clock' and bank > 0 then
+        delay = math.floor(bank * 1000)
+        redis.call('HSET', live, 'since:' .. clocked, now)
+      end
+      local deadline = string.char(8, tonumber(clocked)) .. string.char(17) .. struct.pack('<d', (now + delay) / 1000)
+      stored = stored .. string.char(10, #deadline) .. deadline
+    end
     redis.call('ZADD', KEYS[5], now + delay, item)
     redis.call('SADD', KEYS[4], item)
   end
+  redis.call('HSET', live, 'deadlines', stored)
   redis.call('LPUSH', KEYS[6], 1)
   redis.call('LTRIM', KEYS[6], 0, 63)
 end
