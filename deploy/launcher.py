@@ -20,6 +20,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -187,7 +188,9 @@ class Stack:
             stdout=out,
             stderr=out,
             start_new_session=True,  # a Ctrl-C reaches the launcher only: it stops the rest in order
-            preexec_fn=_die_with_parent,
+            # Linux signals a child when the *thread* that started it ends: only the main thread's children are
+            # tied to the launcher's life (a process restarted from another thread must outlive that thread)
+            preexec_fn=_die_with_parent if threading.current_thread() is threading.main_thread() else None,
         )
         if self.log_dir:
             out.close()
