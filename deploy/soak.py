@@ -18,6 +18,7 @@ import tempfile
 import threading
 import time
 import uuid
+import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,6 +26,7 @@ import grpc
 import psutil
 import redis
 from manaforge.v1.gateway_pb2 import LoggedAction
+from manaforge.v1.storage_pb2 import GameArchive
 
 from deploy.launcher import LOOPBACK_LIMITS, Stack
 from gateway.client import Client
@@ -159,6 +161,15 @@ def main() -> int:
         return 1 if failures else 0
 
 
+def stored_log(store: redis.Redis, table_id: str) -> list[LoggedAction]:
+    """A game's stored actions: its live log, or its archive's once it has been archived."""
+    raw: list[bytes] = store.lrange(f"mf:{{{table_id}}}:log", 0, -1)  # type: ignore[assignment]
+    if raw:
+        return [LoggedAction.FromString(x) for x in raw]
+    archived: bytes | None = store.get(f"mf:{{{table_id}}}:archive")  # type: ignore[assignment]
+    return list(GameArchive.FromString(zlib.decompress(archived)).actions) if archived else []
+
+
 def check(stack: Stack, ledger: Ledger) -> list[str]:
     """The invariants, after letting every game finish and validate."""
     store = redis.Redis.from_url(stack.redis_url)
@@ -175,17 +186,17 @@ def check(stack: Stack, ledger: Ledger) -> list[str]:
             else:
                 time.sleep(0.2)
         failures += [f"table {t} stalled (not finished and validated)" for t in pending]
+        logs = {table_id: stored_log(store, table_id) for table_id in ledger.tables}
         for table_id in ledger.tables:
-            raw: list[bytes] = store.lrange(f"mf:{{{table_id}}}:log", 0, -1)  # type: ignore[assignment]
-            versions = [LoggedAction.FromString(x).version for x in raw]
+            versions = [logged.version for logged in logs[table_id]]
             if versions != list(range(1, len(versions) + 1)):
                 failures.append(f"table {table_id}: log versions not once each in order")
             verdict = client.table(table_id).replay_verdict
             if verdict and not verdict.startswith("valid"):
                 failures.append(f"table {table_id}: {verdict}")
         for table_id, version, cid in ledger.acked:
-            raw = store.lrange(f"mf:{{{table_id}}}:log", version - 1, version - 1)  # type: ignore[assignment]
-            if not raw or LoggedAction.FromString(raw[0]).client_action_id != cid:
+            log = logs.get(table_id, [])
+            if len(log) < version or log[version - 1].client_action_id != cid:
                 failures.append(f"table {table_id}: acknowledged move {cid} lost at version {version}")
     items: list[bytes] = store.zrange(OUTBOX, 0, -1)  # type: ignore[assignment]
     finished_items = [

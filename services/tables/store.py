@@ -228,6 +228,7 @@ class RedisStore:
             return
         entry = {table_id: record.created_at}
         pipe = self.redis.pipeline(transaction=True)
+        pipe.zrem(OUTBOX, FollowUp("abandon", table_id, 0).format())  # it started: nobody abandoned it
         pipe.zrem(self.listing("open"), table_id)
         pipe.zrem(self.listing("open", record.config.game), table_id)
         pipe.zadd(self.listing("playing"), entry)
