@@ -6,7 +6,6 @@ python -m services.rules.server --address 127.0.0.1:50061
 from __future__ import annotations
 
 import argparse
-import hashlib
 import signal
 from concurrent import futures
 from typing import Any
@@ -22,6 +21,7 @@ from engine_core.registry import AnyGame
 from services import observability
 from services.grpc_status import add_health_and_reflection, unary
 from services.rules.checks import check_state
+from services.tables.rules import move
 from services.tables.views import game_info, pack
 
 
@@ -79,14 +79,9 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         game = _game_of(request.state)
         state = game.state_from_any(request.state)
         check_state(game, state, exercise=False)
-        new_state, events = game.apply(state, request.seat, game.action_from_any(request.action))
-        data = new_state.SerializeToString(deterministic=True)
+        moved = move(game, state, request.seat, game.action_from_any(request.action))
         return rules_pb2.MoveResponse(
-            state=data,
-            events=events,
-            text=game.describe(state, game.action_from_any(request.action)),
-            state_digest=hashlib.sha256(data).hexdigest(),
-            finished=game.is_terminal(new_state),
+            state=moved.data, events=moved.events, text=moved.text, state_digest=moved.digest, finished=moved.finished
         )
 
     @unary

@@ -38,14 +38,19 @@ class Rules(Protocol):
     async def close(self) -> None: ...
 
 
+def move(game: AnyGame, state: Any, seat: int, action: Message) -> Moved:
+    """One move by the engine, with what is stored beside it: what LocalRules and the rules service's Move run."""
+    new_state, events = game.apply(state, seat, action)
+    data = new_state.SerializeToString(deterministic=True)
+    digest = hashlib.sha256(data).hexdigest()
+    return Moved(new_state, data, events, game.describe(state, action), digest, game.is_terminal(new_state))
+
+
 class LocalRules:
     """The engine in this process: no hop, the cheapest for light games."""
 
     async def move(self, game: AnyGame, state: Any, seat: int, action: Message) -> Moved:
-        new_state, events = game.apply(state, seat, action)
-        data = new_state.SerializeToString(deterministic=True)
-        digest = hashlib.sha256(data).hexdigest()
-        return Moved(new_state, data, events, game.describe(state, action), digest, game.is_terminal(new_state))
+        return move(game, state, seat, action)
 
     async def close(self) -> None:
         pass

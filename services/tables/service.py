@@ -316,18 +316,7 @@ class Tables:
         level = bot_levels(record).get(seat)
         if level is None:
             return False
-        # The bot's randomness comes from the table's secret seed (revealed only with the finished game's log), so
-        # nothing a client sees lets it predict the bot's choice.
-        secret = record.seed.to_bytes(8, "big")
-        digest = hmac.new(secret, f"bot:{version}:{seat}".encode(), hashlib.sha256).digest()
-        bot_seed = int.from_bytes(digest[:8], "big")
-        started = time.monotonic()
-        deadline = started + self.bot_time_cap
-        action = await asyncio.to_thread(  # the search may be long: the event loop stays free
-            choose_action, game, state, seat, level, bot_seed, stop=lambda: time.monotonic() > deadline
-        )
-        BOT_SECONDS.labels(record.config.game, level).observe(time.monotonic() - started)
-        return await self._act_for(record, game, seat, action, f"bot:{version}", version)
+        return await self._bot_decides(record, game, state, seat, version, level, "bot")
 
     async def take_over(self, table_id: str, seat: int, version: int) -> bool:
         """The seat's time for the decision at `version` ran out: a bot of the table's takeover level decides for it.
@@ -338,13 +327,24 @@ class Tables:
             return False
         record, game, state = waiting
         level = record.time_control.takeover_level or TAKEOVER_LEVEL
+        return await self._bot_decides(record, game, state, seat, version, level, "clock")
+
+    async def _bot_decides(
+        self, record: TableRecord, game: AnyGame, state: Any, seat: int, version: int, level: str, kind: str
+    ) -> bool:
+        """A bot of `level` decides for `seat` at `version` and the move is submitted once, under the server's id
+        `<kind>:<version>`. Its randomness comes from the table's secret seed (revealed only with the finished
+        game's log), so nothing a client sees lets it predict the choice."""
         secret = record.seed.to_bytes(8, "big")
-        bot_seed = int.from_bytes(hmac.new(secret, f"clock:{version}:{seat}".encode(), hashlib.sha256).digest()[:8])
-        deadline = time.monotonic() + self.bot_time_cap
-        action = await asyncio.to_thread(
+        digest = hmac.new(secret, f"{kind}:{version}:{seat}".encode(), hashlib.sha256).digest()
+        bot_seed = int.from_bytes(digest[:8], "big")
+        started = time.monotonic()
+        deadline = started + self.bot_time_cap
+        action = await asyncio.to_thread(  # the search may be long: the event loop stays free
             choose_action, game, state, seat, level, bot_seed, stop=lambda: time.monotonic() > deadline
         )
-        return await self._act_for(record, game, seat, action, f"clock:{version}", version)
+        BOT_SECONDS.labels(record.config.game, level).observe(time.monotonic() - started)
+        return await self._act_for(record, game, seat, action, f"{kind}:{version}", version)
 
     async def expire(self, table_id: str, seat: int, version: int) -> bool:
         """Take the timeout action (e.g. pass) for a seat that did not answer in time at `version`."""
