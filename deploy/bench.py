@@ -168,6 +168,12 @@ def unary_throughput(stack: Stack, matches: int, seconds: float) -> tuple[float,
 # ----- main ----------------------------------------------------------------------------------------------------
 
 
+def peer_levels(stack: Stack, args: argparse.Namespace, levels: list[int], play: bool) -> None:
+    """The peers' workload at each number of concurrent matches, printed as it is measured."""
+    for matches in levels:
+        print_peer(peer_run(stack, matches, args.seconds, args.warmup, args.loaders, not args.full_updates, play))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=10.0, help="timed window of each stack run")
@@ -205,8 +211,7 @@ def main() -> None:
                         f" {args.warmup:g} s warm-up + {args.seconds:g} s window,"
                         f" updates {'without' if lean else 'with'} text and legal actions"
                     )
-                    for matches in levels:
-                        print_peer(peer_run(stack, matches, args.seconds, args.warmup, args.loaders, lean, play))
+                    peer_levels(stack, args, levels, play)
             if "unary" in runs:
                 say("\nunary only (no watchers): cardbench matches of 100 moves, one thread per match")
                 for matches in levels:
@@ -223,20 +228,14 @@ def main() -> None:
                 f"\nthe peers' workload with the rules service on the move path (one Play stream per seat):"
                 f" {args.gateways} gateway(s) sending every move to 2 rules processes (round robin)"
             )
-            for matches in levels:
-                print_peer(
-                    peer_run(stack, matches, args.seconds, args.warmup, args.loaders, not args.full_updates, True)
-                )
+            peer_levels(stack, args, levels, play=True)
     if "replica" in runs:
         with Stack(gateways=args.gateways, replica=True, worker_concurrency=1, settings=dict(LOOPBACK_LIMITS)) as stack:
             say(
                 "\nthe peers' workload with a Redis replica and every move acknowledged once the replica has it"
                 " (MANAFORGE_REDIS_REPLICAS=1, WAIT), one Play stream per seat"
             )
-            for matches in levels:
-                print_peer(
-                    peer_run(stack, matches, args.seconds, args.warmup, args.loaders, not args.full_updates, True)
-                )
+            peer_levels(stack, args, levels, play=True)
     if "retention" in runs:
         settings = {**LOOPBACK_LIMITS, "MANAFORGE_ARCHIVE_AFTER": "1", "MANAFORGE_ARCHIVE_TTL": str(args.archive_ttl)}
         with Stack(gateways=1, worker_concurrency=2, settings=settings) as stack:

@@ -235,7 +235,7 @@ class RedisStore:
         pipe.zadd(self.listing("playing", record.config.game), entry)
         await pipe.execute()
 
-    async def unlist(self, pipe: Any, table_id: str, game: str) -> None:
+    def unlist(self, pipe: Any, table_id: str, game: str) -> None:
         for kind in ("open", "playing"):
             pipe.zrem(self.listing(kind), table_id)
             pipe.zrem(self.listing(kind, game), table_id)
@@ -423,7 +423,7 @@ class RedisStore:
         pipe = self.redis.pipeline(transaction=True)
         pipe.set(keys["archive"], zlib.compress(archive.SerializeToString(), 6), ex=max(1, int(ttl)))
         pipe.delete(*(key for name, key in keys.items() if name != "archive"))
-        await self.unlist(pipe, table_id, archive.record.config.game)
+        self.unlist(pipe, table_id, archive.record.config.game)
         pipe.zrem(LIVE_TABLES, table_id)
         await pipe.execute()
 
@@ -436,7 +436,7 @@ class RedisStore:
         keys = _keys(table_id)
         pipe = self.redis.pipeline(transaction=True)
         pipe.delete(*keys.values())
-        await self.unlist(pipe, table_id, game)
+        self.unlist(pipe, table_id, game)
         pipe.zrem(LIVE_TABLES, table_id)
         await pipe.execute()
 
