@@ -70,7 +70,7 @@ def game_runner(game: Game[Any, Any]) -> Runner:
     config = GameConfig(game=game.info.name, seats=game.info.min_seats)
 
     def play_one() -> int:
-        state = game.new_game(config, rand.getrandbits(63))
+        state = game.new_game(config, rand.getrandbits(63), live=True)
         steps = 0
         while not game.is_terminal(state):
             seat = rand.choice(game.pending_seats(state))

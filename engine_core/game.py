@@ -35,6 +35,7 @@ from engine_core.errors import (
     MalformedActionError,
     NotYourTurnError,
 )
+from engine_core.live import Twin, twin
 from engine_core.rng import new_rng
 
 if TYPE_CHECKING:
@@ -101,17 +102,25 @@ class Game(ABC, Generic[S, A]):
     state_type: type[S]
     action_type: type[A]
     bot_budget: ClassVar[Budget | None] = None  # the ismcts level's settings for this game, tuned with `make arena`
+    live_states: ClassVar[bool] = False  # the rules run on plain-Python twins of the state message (engine_core.live)
+    live_type: ClassVar[type[Any] | None] = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.live_states:
+            cls.live_type = twin(cls.state_type)
 
     # ----- the public API -------------------------------------------------------------------------------------
 
-    def new_game(self, config: GameConfig, seed: int) -> S:
-        """A new game from a config (seat count, options) and a seed (chosen by the server)."""
-        state = self.state_type()
+    def new_game(self, config: GameConfig, seed: int, *, live: bool = False) -> S:
+        """A new game from a config (seat count, options) and a seed (chosen by the server): the protobuf message,
+        or with `live` the engine's live state (for playouts: bots, benches)."""
+        state = self.live_type() if self.live_type is not None else self.state_type()
         header = self.header(state)
         header.config.CopyFrom(self.check_config(config))
         header.rng.CopyFrom(new_rng(seed))
         self._setup(state)
-        return state
+        return state if live else self.message(state)
 
     def check_config(self, config: GameConfig) -> GameConfig:
         """The config with every option filled in; InvalidConfigError when it cannot be played."""
@@ -134,10 +143,12 @@ class Game(ABC, Generic[S, A]):
         header = self.header(state)
         if header.outcome.finished or seat not in header.pending.seats:
             return []
-        return self._legal_actions(state, seat)
+        return self._legal_actions(self.live(state), seat)
 
     def apply(self, state: S, seat: int, action: A) -> tuple[S, list[Event]]:
-        """The state after `seat` takes `action`, and the events it caused. `state` itself is never changed."""
+        """The state after `seat` takes `action`, and the events it caused. `state` itself is never changed.
+
+        A live state gives a live state, a message gives a message (converted at the edge)."""
         header = self.header(state)
         if header.outcome.finished:
             raise GameOverError()
@@ -147,21 +158,24 @@ class Game(ABC, Generic[S, A]):
             raise MalformedActionError(
                 "action type", f"{self.info.title} takes {self.action_type.DESCRIPTOR.full_name} actions"
             )
-        new = self.copy(state)
+        edge = self.live_type is not None and not isinstance(state, Twin)
+        new = self.live(state) if edge else self.copy(state)  # a message is converted into a new live state
         events = self._apply(new, seat, action)
         new_header = self.header(new)
         version = new_header.version + 1
         new_header.version = version
         for event in events:
             event.version = version
-        return new, events
+        return (self.message(new) if edge else new), events
 
     def view(self, state: S, seat: int | None) -> S:
-        """What `seat` may see (None: a spectator). The only way a state leaves the server."""
-        view = self.copy(state)
+        """What `seat` may see (None: a spectator). The only way a state leaves the server. A live state gives a
+        live view (for bots' playouts), a message a message."""
+        edge = self.live_type is not None and not isinstance(state, Twin)
+        view = self.live(state) if edge else self.copy(state)
         self.header(view).ClearField("rng")
         self._redact(view, seat)
-        return view
+        return self.message(view) if edge else view
 
     def outcome(self, state: S) -> Outcome:
         return self.header(state).outcome
@@ -178,9 +192,27 @@ class Game(ABC, Generic[S, A]):
         return state.header  # type: ignore[attr-defined, no-any-return]
 
     def copy(self, state: S) -> S:
+        if isinstance(state, Twin):
+            copied: S = state.copy()
+            return copied
         new = self.state_type()
         new.CopyFrom(state)
         return new
+
+    def live(self, state: S) -> S:
+        """The engine's live state for a message (a new object), or the state itself when it is live already, or
+        the message itself for a game without live states."""
+        if self.live_type is None or isinstance(state, Twin):
+            return state
+        made: S = self.live_type.from_proto(state)
+        return made
+
+    def message(self, state: S) -> S:
+        """The protobuf message of a state (a new message for a live state)."""
+        if isinstance(state, Twin):
+            made: S = state.to_proto()
+            return made
+        return state
 
     # ----- parse/format pairs -----------------------------------------------------------------------------------
 
@@ -293,6 +325,7 @@ def seat_count(state: GameState) -> int:
 
 def set_pending(state: GameState, seats: Iterable[int], kind: DecisionKind.ValueType = TURN, prompt: str = "") -> None:
     pending = state.header.pending
+    pending.SetInParent()  # as writing its fields would in protobuf, even when they are all defaults
     pending.seats[:] = seats
     pending.kind = kind
     pending.prompt = prompt

@@ -1,0 +1,302 @@
+"""Live states: plain-Python twins of the protobuf state messages, for the engines' hot paths.
+
+A protobuf message costs 0.06 to 0.8 µs per field read or write from Python (docs/engine-speed.md); a plain object
+with `__slots__` costs about 0.02 µs, and a Python list is a Python list. `twin(StateMessage)` makes, once per
+message type, a class with the same fields and the part of the protobuf API the engines use:
+
+- scalar fields are attributes holding plain values (the proto3 default when unset);
+- repeated scalars are lists, maps are dicts, repeated messages are `Repeated` lists of twins (with `add(**fields)`);
+- a singular message field always holds a twin; it counts as present (`HasField`, serialization) when it was set
+  by `CopyFrom`/`SetInParent` or when it holds anything but defaults, and `ClearField` empties it;
+- proto3 `optional` scalars keep their presence (`HasField`, `ClearField`);
+- repeated fields of `SHARED` types (the card catalogue: `MagicCard` messages, never changed during a game) hold the
+  protobuf messages themselves, shared between copies;
+- `copy()`, `to_proto()`, `from_proto()`, `SerializeToString()`, `CopyFrom()` and `==` are generated per class.
+
+So the rules read and write a live state with the same code as a message, at plain-Python speed; the conversion
+happens at the edges (`Game.live`, `Game.message`): storage, the wire and views. Serializing a twin gives the same
+bytes as the message it stands for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, ClassVar
+
+from google.protobuf.descriptor import Descriptor, FieldDescriptor
+from google.protobuf.message import Message
+from google.protobuf.message_factory import GetMessageClass
+
+SHARED = frozenset({"manaforge.v1.MagicCard"})  # message types held as (immutable) protobuf messages
+
+_TWINS: dict[str, type[Twin]] = {}
+
+
+class Twin:
+    """The base of every generated twin class."""
+
+    __slots__ = ("_set",)
+
+    DESCRIPTOR: ClassVar[Descriptor]
+    message_type: ClassVar[type[Message]]
+    _messages: ClassVar[dict[str, type[Twin]]]  # singular message fields: their twin classes
+    _optional: ClassVar[frozenset[str]]  # proto3 optional scalars
+    _repeated: ClassVar[dict[str, type[Repeated]]]
+
+    _set: bool
+
+    # generated per class
+    def copy(self) -> Any:
+        raise NotImplementedError
+
+    def _into(self, message: Any) -> None:
+        raise NotImplementedError
+
+    def _same(self, other: Any) -> bool:
+        raise NotImplementedError
+
+    def _is_default(self) -> bool:
+        raise NotImplementedError
+
+    @classmethod
+    def _from(cls, message: Any, present: bool) -> Any:
+        raise NotImplementedError
+
+    # the protobuf API the engines use
+    @classmethod
+    def from_proto(cls, message: Message) -> Any:
+        return cls._from(message, True)
+
+    def to_proto(self) -> Any:
+        message = self.message_type()
+        self._into(message)
+        return message
+
+    def SerializeToString(self, *, deterministic: bool = False) -> bytes:  # noqa: N802 (the protobuf name)
+        data: bytes = self.to_proto().SerializeToString(deterministic=deterministic)
+        return data
+
+    def _present(self) -> bool:
+        return self._set or not self._is_default()
+
+    def HasField(self, name: str) -> bool:  # noqa: N802
+        if name in self._messages:
+            return bool(getattr(self, name)._present())
+        if name in self._optional:
+            return getattr(self, "_" + name) is not None
+        raise ValueError(f"{self.DESCRIPTOR.full_name} has no field {name!r} with presence")
+
+    def ClearField(self, name: str) -> None:  # noqa: N802
+        if name in self._messages:
+            setattr(self, name, self._messages[name]())
+        elif name in self._optional:
+            setattr(self, "_" + name, None)
+        elif name in self._repeated:
+            setattr(self, name, self._repeated[name]())
+        else:
+            field = self.DESCRIPTOR.fields_by_name[name]  # KeyError for an unknown name, as protobuf
+            setattr(self, name, {} if _is_map(field) else [] if _is_repeated(field) else field.default_value)
+
+    def SetInParent(self) -> None:  # noqa: N802
+        self._set = True
+
+    def CopyFrom(self, other: Any) -> None:  # noqa: N802
+        source = other.copy() if isinstance(other, Twin) else type(self).from_proto(other)
+        for name in self.__slots__:
+            setattr(self, name, getattr(source, name))
+        self._set = True
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is type(self):
+            return self._same(other)
+        if isinstance(other, Message):
+            return bool(self.to_proto() == other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as protobuf messages
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.to_proto()})"
+
+
+class Repeated(list[Any]):
+    """A repeated message field: a list of twins of one class, with protobuf's `add`."""
+
+    item: ClassVar[type[Twin]]
+
+    def add(self, **fields: Any) -> Any:
+        made = self.item(**fields)
+        self.append(made)
+        return made
+
+    def _twin(self, value: Any) -> Any:
+        return value if isinstance(value, Twin) else self.item.from_proto(value)
+
+    def append(self, value: Any) -> None:
+        super().append(self._twin(value))
+
+    def extend(self, values: Iterable[Any]) -> None:
+        super().extend(self._twin(value) for value in values)
+
+    def insert(self, index: Any, value: Any) -> None:
+        super().insert(index, self._twin(value))
+
+
+def _is_repeated(field: FieldDescriptor) -> bool:
+    return bool(field.is_repeated)
+
+
+def _is_map(field: FieldDescriptor) -> bool:
+    return _is_repeated(field) and field.message_type is not None and field.message_type.GetOptions().map_entry
+
+
+def _is_message(field: FieldDescriptor) -> bool:
+    return field.type == FieldDescriptor.TYPE_MESSAGE
+
+
+def twin(message_type: type[Message] | Descriptor) -> type[Any]:
+    """The twin class of a message type (made once)."""
+    descriptor = message_type if isinstance(message_type, Descriptor) else message_type.DESCRIPTOR
+    made = _TWINS.get(descriptor.full_name)
+    if made is None:
+        made = _TWINS[descriptor.full_name] = _make(descriptor)
+    return made
+
+
+def _make(descriptor: Descriptor) -> type[Twin]:
+    """Generate the twin class: its slots, and its constructor, copy, conversions and comparison as straight-line
+    code (a loop over the fields at run time would cost what the twin saves)."""
+    env: dict[str, Any] = {"Twin": Twin}
+    messages: dict[str, type[Twin]] = {}
+    repeated: dict[str, type[Repeated]] = {}
+    optional: list[str] = []
+    slots: list[str] = []
+    init = ["def __init__(self, **fields):", "    self._set = False"]
+    copy = ["def copy(s):", "    n = new(C)", "    n._set = s._set"]
+    into = ["def _into(s, m):"]
+    frm = ["def _from(cls, m, present):", "    n = new(C)", "    n._set = present"]
+    same = ["def _same(s, o):", "    return (True"]
+    default = ["def _is_default(s):", "    return not (False"]
+    properties: dict[str, property] = {}
+    for field in descriptor.fields:
+        name = field.name
+        if field.containing_oneof is not None and not field.containing_oneof.name.startswith("_"):
+            raise TypeError(f"{descriptor.full_name}.{name}: oneof fields are not supported in live states")
+        if _is_map(field):
+            value_field = field.message_type.fields_by_name["value"]
+            if _is_message(value_field):
+                raise TypeError(f"{descriptor.full_name}.{name}: maps of messages are not supported")
+            slots.append(name)
+            init.append(f"    self.{name} = {{}}")
+            copy.append(f"    n.{name} = s.{name}.copy()")
+            into.append(f"    if s.{name}: m.{name}.update(s.{name})")
+            frm.append(f"    n.{name} = dict(m.{name})")
+        elif _is_repeated(field) and _is_message(field) and field.message_type.full_name in SHARED:
+            slots.append(name)
+            init.append(f"    self.{name} = []")
+            copy.append(f"    n.{name} = s.{name}[:]")
+            into.append(f"    if s.{name}: m.{name}.extend(s.{name})")
+            frm.append(f"    n.{name} = m.{name}[:]")
+        elif _is_repeated(field) and _is_message(field):
+            item = twin(field.message_type)
+            rep = repeated[name] = type(f"Repeated{item.__name__}", (Repeated,), {"item": item})
+            env[f"R_{name}"] = rep
+            env[f"T_{name}"] = item
+            slots.append(name)
+            init.append(f"    self.{name} = R_{name}()")
+            copy.append(f"    n.{name} = R_{name}([x.copy() for x in s.{name}])")
+            into.append(f"    for x in s.{name}: x._into(m.{name}.add())")
+            frm.append(f"    n.{name} = R_{name}([T_{name}._from(x, True) for x in m.{name}])")
+        elif _is_repeated(field):
+            slots.append(name)
+            init.append(f"    self.{name} = []")
+            copy.append(f"    n.{name} = s.{name}[:]")
+            into.append(f"    if s.{name}: m.{name}.extend(s.{name})")
+            frm.append(f"    n.{name} = m.{name}[:]")
+        elif _is_message(field):
+            if field.message_type.full_name in SHARED:
+                raise TypeError(f"{descriptor.full_name}.{name}: a single shared message is not supported")
+            sub = messages[name] = twin(field.message_type)
+            env[f"T_{name}"] = sub
+            slots.append(name)
+            init.append(f"    self.{name} = T_{name}()")
+            copy.append(f"    n.{name} = s.{name}.copy()")
+            into.append(f"    if s.{name}._present(): m.{name}.SetInParent(); s.{name}._into(m.{name})")
+            frm.append(f"    n.{name} = T_{name}._from(m.{name}, m.HasField({name!r}))")
+            default.append(f"        or s.{name}._present()")
+        elif field.has_presence:  # proto3 optional: None when absent
+            optional.append(name)
+            slots.append("_" + name)
+            env[f"D_{name}"] = field.default_value
+            init.append(f"    self._{name} = None")
+            copy.append(f"    n._{name} = s._{name}")
+            into.append(f"    if s._{name} is not None: m.{name} = s._{name}")
+            frm.append(f"    n._{name} = m.{name} if m.HasField({name!r}) else None")
+            properties[name] = _optional_property(name, field.default_value)
+        else:
+            slots.append(name)
+            env[f"D_{name}"] = field.default_value
+            init.append(f"    self.{name} = D_{name}")
+            copy.append(f"    n.{name} = s.{name}")
+            into.append(f"    m.{name} = s.{name}")
+            frm.append(f"    n.{name} = m.{name}")
+        if not _is_message(field) or _is_repeated(field):
+            attribute = "_" + name if name in optional else name
+            default.append(f"        or s.{attribute}" + (" is not None" if name in optional else ""))
+        same.append(f"        and s.{'_' + name if name in optional else name} == o.{'_' + name if name in optional else name}")
+    init += ["    for name, value in fields.items():", "        _assign(self, name, value)"]
+    copy.append("    return n")
+    into.append("    return None")
+    frm.append("    return n")
+    same.append("    )")
+    default.append("    )")
+    cls: type[Twin] = type(
+        descriptor.name,
+        (Twin,),
+        {
+            "__slots__": tuple(slots),
+            "__module__": __name__,
+            "DESCRIPTOR": descriptor,
+            "message_type": GetMessageClass(descriptor),
+            "_messages": messages,
+            "_optional": frozenset(optional),
+            "_repeated": repeated,
+            **properties,
+        },
+    )
+    env.update(C=cls, new=object.__new__, _assign=_assign)
+    namespace: dict[str, Any] = {}
+    for lines in (init, copy, into, frm, same, default):
+        exec("\n".join(lines), env, namespace)  # noqa: S102 (our own generated code, from the descriptors)
+    for name in ("__init__", "copy", "_into", "_same", "_is_default"):
+        setattr(cls, name, namespace[name])
+    cls._from = classmethod(namespace["_from"])  # type: ignore[assignment, method-assign]
+    return cls
+
+
+def _optional_property(name: str, default: Any) -> property:
+    slot = "_" + name
+
+    def get(self: Twin) -> Any:
+        value = getattr(self, slot)
+        return default if value is None else value
+
+    def put(self: Twin, value: Any) -> None:
+        setattr(self, slot, value)
+
+    return property(get, put)
+
+
+def _assign(target: Twin, name: str, value: Any) -> None:
+    """A constructor keyword, as protobuf takes it: messages (twins or protobuf) copied, sequences and maps filled."""
+    current = getattr(target, name)
+    if isinstance(current, Twin):
+        current.CopyFrom(value)
+    elif isinstance(current, Repeated):
+        current.extend(value)
+    elif isinstance(current, list):
+        current[:] = value
+    elif isinstance(current, dict):
+        current.update(value)
+    else:
+        setattr(target, name, value)
