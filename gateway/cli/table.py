@@ -1,0 +1,388 @@
+"""Sitting at a table in the terminal: the view, the choice of an action (in steps when there are many), the free
+text some actions carry, and the result in words."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+import grpc
+from google.protobuf.descriptor import FieldDescriptor
+from google.protobuf.message import Message
+from manaforge.v1 import gateway_pb2 as gw
+from manaforge.v1.common_pb2 import Outcome
+from manaforge.v1.games.rnd_pb2 import RndAction, RndState
+from manaforge.v1.gateway_pb2 import SeatView
+
+from engine_core import GAMES
+from engine_core.errors import RulesError
+from engine_core.games.rnd.design import (
+    ART_LINES,
+    ART_WIDTH,
+    AWARD_NAMES,
+    FLAVOUR_MAX,
+    NAME_MAX,
+    check_art,
+    check_flavour,
+    check_name,
+    design_title,
+)
+from engine_core.registry import AnyGame
+from gateway.client import Client, pack
+
+Read = Callable[[str], str]
+Out = Callable[[str], None]
+
+MENU_SIZE = 12  # more legal actions than this are chosen in steps: first the kind, then the cards
+LABEL_HINT = 48  # characters of a group's line that show what its choices differ in
+
+HELP = """At your turn, type the number of a choice.
+  b  back to the previous choices   v  show the table again   h  this help
+  q  leave the table (the game goes on; a registered player comes back with `manaforge rejoin TABLE`)
+A choice that ends in "(N choices)" opens a shorter list. Actions that carry text (a card's name, its flavour,
+its art) ask for each text after you pick them, with its limits; Enter keeps the example shown."""
+
+
+class Leave(Exception):
+    """The player leaves the table (q, Ctrl-D or the end of the input)."""
+
+
+# -- the result and the table, in words ---------------------------------------------------------------------------
+
+
+def seat_names(table: gw.Table) -> dict[int, str]:
+    """What to call each seat: a human by name, a bot as a bot."""
+    return {
+        s.seat: f"{s.name} (seat {s.seat})" if s.kind == gw.SEAT_KIND_HUMAN and s.name else f"seat {s.seat}"
+        for s in table.seats
+    }
+
+
+def _who(seat: int, me: int, names: Mapping[int, str]) -> str:
+    return "you" if seat == me else names.get(seat, f"seat {seat}")
+
+
+def _listed(words: Sequence[str]) -> str:
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
+
+
+def _points(score: float) -> str:
+    return f"{score:g}"
+
+
+def result_in_words(outcome: Outcome, me: int = -1, names: Mapping[int, str] | None = None) -> str:
+    """e.g. "you won, 24 to 6 (the deck ran out)"; `me` is -1 for a spectator."""
+    names = names or {}
+    winners = list(outcome.winners)
+    if me in winners:
+        others = [_who(w, me, names) for w in winners if w != me]
+        said = f"you shared the win with {_listed(others)}" if others else "you won"
+    elif winners:
+        said = f"{_listed([_who(w, me, names) for w in winners])} won"
+        said = f"you lost: {said}" if me >= 0 else said
+    else:
+        said = "nobody won"
+    scores = list(outcome.scores)
+    if len(scores) == 2 and any(scores):
+        first = me if me in (0, 1) else (winners[0] if len(winners) == 1 else 0)
+        said += f", {_points(scores[first])} to {_points(scores[1 - first])}"
+    elif any(scores):
+        said += "; scores: " + ", ".join(f"{_who(s, me, names)} {_points(v)}" for s, v in enumerate(scores))
+    return f"{said} ({outcome.reason})" if outcome.reason else said
+
+
+def show(view: SeatView, out: Out = print, names: Mapping[int, str] | None = None) -> None:
+    names = names or {}
+    out("")
+    out(view.text)
+    if view.outcome.finished:
+        result = result_in_words(view.outcome, view.seat, names)
+        out(f"\n{result[0].upper()}{result[1:]}.")
+    elif view.pending.seats:
+        others = [_who(s, view.seat, names) for s in view.pending.seats if s != view.seat]
+        if view.seat in view.pending.seats:
+            also = f" (at the same time as {_listed(others)})" if others else ""
+            out(f"\nYour turn{also}: {view.pending.prompt}")
+        else:
+            out(f"\nWaiting for {_listed(others)}: {view.pending.prompt}")
+    for deadline in view.deadlines:
+        left = max(0, round(deadline.at - time.time()))
+        whose = "your" if deadline.seat == view.seat else f"{_who(deadline.seat, view.seat, names)}'s"
+        out(f"  {whose} clock: {left} s left, then the decision is made for it")
+
+
+# -- choosing an action ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One line of a menu: one legal action, or a group of them opened as a shorter menu."""
+
+    label: str
+    actions: tuple[int, ...]  # indices into the view's legal actions
+
+
+def _kind(action: Message) -> object:
+    """What sort of action this is: its oneof case, or the value of a leading enum field (e.g. Magicka's type)."""
+    for oneof in action.DESCRIPTOR.oneofs:
+        return action.WhichOneof(oneof.name)
+    first = action.DESCRIPTOR.fields[0]
+    return getattr(action, first.name) if first.type == FieldDescriptor.TYPE_ENUM else None
+
+
+def _common_prefix(rows: Sequence[Sequence[str]]) -> list[str]:
+    prefix: list[str] = []
+    for words in zip(*rows, strict=False):
+        if len(set(words)) > 1:
+            break
+        prefix.append(words[0])
+    return prefix
+
+
+def _group_label(texts: Sequence[str]) -> str:
+    """The words a group's actions share, the rest elided, then what differs:
+    "exchange … for 1 Spell card  (16 choices: Fire, Lightning; Fire, Earth; …)"."""
+    rows = [text.split() for text in texts]
+    head = _common_prefix(rows)
+    rests = [row[len(head) :] for row in rows]
+    tail = list(reversed(_common_prefix([list(reversed(rest)) for rest in rests])))
+    tail = tail[len(tail) - min(len(tail), max(0, min(map(len, rests)) - 1)) :]  # leave each a word of its own
+    differ = [part for part in dict.fromkeys(" ".join(rest[: len(rest) - len(tail)]) for rest in rests) if part]
+    if not differ:
+        return f"{texts[0]}  ({len(texts)} choices, alike)"
+    shown = differ[0] if len(differ[0]) <= LABEL_HINT else differ[0][:LABEL_HINT] + "…"
+    for part in differ[1:]:
+        if len(shown) + len(part) > LABEL_HINT:
+            shown += "; …"
+            break
+        shown += f"; {part}"
+    return f"{' '.join([*head, '…', *tail])}  ({len(texts)} choices: {shown})"
+
+
+def _groups(items: Sequence[tuple[int, str, object]]) -> list[list[tuple[int, str, object]]]:
+    """Split a long list: by kind of action, else by the first word after the words they all share."""
+    by_kind: dict[object, list[tuple[int, str, object]]] = {}
+    for item in items:
+        by_kind.setdefault(item[2], []).append(item)
+    if len(by_kind) > 1:
+        return list(by_kind.values())
+    shared = len(_common_prefix([text.split() for _, text, _ in items]))
+    by_word: dict[str, list[tuple[int, str, object]]] = {}
+    for item in items:
+        words = item[1].split()
+        by_word.setdefault(words[shared] if shared < len(words) else "", []).append(item)
+    return list(by_word.values())
+
+
+def menu(items: Sequence[tuple[int, str, object]]) -> list[Choice]:
+    """(index, text, kind) of legal actions as menu lines: all of them when few, else groups to open in turn."""
+    groups = _groups(items) if len(items) > MENU_SIZE else []
+    if len(groups) < 2:
+        return [Choice(text, (index,)) for index, text, _ in items]
+    return [
+        Choice(group[0][1], (group[0][0],))
+        if len(group) == 1
+        else Choice(_group_label([text for _, text, _ in group]), tuple(i for i, *_ in group))
+        for group in groups
+    ]
+
+
+def game_of_action(type_name: str) -> AnyGame:
+    return next(g for g in GAMES if g.action_type.DESCRIPTOR.full_name == type_name)
+
+
+def _rnd_label(action: RndAction, text: str, view: SeatView) -> str:
+    """R&D's action texts as a chooser needs them: which card a vote is for, and what the writer writes."""
+    choice = action.WhichOneof("choice")
+    if choice == "vote":
+        state = RndState()
+        view.view.Unpack(state)
+        design = action.vote.design
+        title = design_title(state.designs[design], design) if design < len(state.designs) else f"card {design + 1}"
+        return f"vote for {AWARD_NAMES.get(action.vote.award, 'an award')}: {title}"
+    if choice == "writing":
+        return "write the card's name and flavour text"
+    if choice == "art":
+        return "draw the art"
+    return text
+
+
+def _label(action: Message, text: str, view: SeatView) -> str:
+    return _rnd_label(action, text, view) if isinstance(action, RndAction) else text
+
+
+def choose(view: SeatView, read: Read, out: Out, names: Mapping[int, str] | None = None) -> Message:
+    """Ask for one of the legal actions (raises Leave when the player leaves)."""
+    game = game_of_action(view.legal_actions[0].action.TypeName())
+    actions: list[Message] = [game.action_from_any(legal.action) for legal in view.legal_actions]
+    items = [
+        (i, _label(action, legal.text, view), _kind(action))
+        for i, (action, legal) in enumerate(zip(actions, view.legal_actions, strict=True))
+    ]
+    trail: list[list[Choice]] = [menu(items)]
+    while True:
+        choices = trail[-1]
+        out("")
+        for number, choice in enumerate(choices, start=1):
+            out(f"  {number:>3}. {choice.label}")
+        answer = _ask(read, "your move> " if len(trail) == 1 else "your move (b: back)> ").lower()
+        if answer == "q":
+            raise Leave
+        if answer == "h":
+            out(HELP)
+        elif answer == "v":
+            show(view, out, names)
+        elif answer == "b" and len(trail) > 1:
+            trail.pop()
+        elif answer.isdigit() and 1 <= int(answer) <= len(choices):
+            picked = choices[int(answer) - 1]
+            if len(picked.actions) > 1:
+                trail.append(menu([item for item in items if item[0] in picked.actions]))
+                continue
+            action = actions[picked.actions[0]]
+            if game.info.free_text:
+                ask_texts(action, read, out)
+            return action
+        else:
+            back = ", b to go back" if len(trail) > 1 else ""
+            out(f"type a number from 1 to {len(choices)}{back}, or h for help")
+
+
+def _ask(read: Read, prompt: str) -> str:
+    try:
+        return read(prompt).strip()
+    except EOFError:
+        raise Leave from None
+
+
+# -- free text ------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TextField:
+    """A free-text field of an action: where it is, how to ask for it, and the rules' own check of it."""
+
+    path: tuple[str, ...]  # field names from the action down to the string
+    what: str
+    limits: str
+    check: Callable[[str], None]  # raises a RulesError naming the limit
+    lines: int = 1
+
+
+TEXT_FIELDS: dict[str, tuple[TextField, ...]] = {
+    RndAction.DESCRIPTOR.full_name: (
+        TextField(("art",), "the art", f"up to {ART_LINES} lines of {ART_WIDTH} characters", check_art, ART_LINES),
+        TextField(("writing", "name"), "the card's name", f"up to {NAME_MAX} characters", check_name),
+        TextField(("writing", "flavour"), "the flavour text", f"up to {FLAVOUR_MAX} characters", check_flavour),
+    )
+}
+
+
+def _holder(action: Message, path: Sequence[str]) -> Message | None:
+    """The message holding the path's last field, when the action carries that field at all."""
+    message = action
+    for name in path[:-1]:
+        if not message.HasField(name):
+            return None
+        message = getattr(message, name)
+    last = message.DESCRIPTOR.fields_by_name[path[-1]]
+    return None if last.containing_oneof and not message.HasField(path[-1]) else message
+
+
+def ask_texts(action: Message, read: Read, out: Out) -> None:
+    """Ask for every free text the action carries, each with its limits, until the rules accept it."""
+    for field in TEXT_FIELDS.get(action.DESCRIPTOR.full_name, ()):
+        holder = _holder(action, field.path)
+        if holder is None:
+            continue
+        example = getattr(holder, field.path[-1])
+        while True:
+            text = _ask_lines(field, example, read, out) if field.lines > 1 else _ask_line(field, example, read)
+            try:
+                field.check(text)
+            except RulesError as refused:
+                out(f"  {refused.detail}; try again")
+                continue
+            setattr(holder, field.path[-1], text)
+            break
+
+
+def _ask_line(field: TextField, example: str, read: Read) -> str:
+    return _ask(read, f"{field.what} ({field.limits}; Enter keeps {example!r}): ") or example
+
+
+def _ask_lines(field: TextField, example: str, read: Read, out: Out) -> str:
+    out(f"{field.what} ({field.limits}), one line at a time; an empty line ends it, and at once keeps the example:")
+    for line in example.split("\n"):
+        out(f"  example | {line}")
+    lines: list[str] = []
+    while len(lines) < field.lines:
+        line = _ask(read, f"  line {len(lines) + 1} | ")
+        if not line:
+            break
+        lines.append(line)
+    return "\n".join(lines) or example
+
+
+# -- following the table --------------------------------------------------------------------------------------------
+
+
+def play(client: Client, table_id: str, token: str, read: Read = input, out: Out = print) -> None:
+    """Follow the table as this seat; ask for a move whenever one is ours; show the table while a human decides."""
+    table = client.table(table_id)
+    names = seat_names(table)
+    bots = {s.seat for s in table.seats if s.kind == gw.SEAT_KIND_BOT}
+    if not table.started:
+        open_seats = sum(s.kind == gw.SEAT_KIND_OPEN for s in table.seats)
+        out(f"waiting for {open_seats} more player(s): others join with `manaforge join {table_id}`")
+    shown = -1
+    try:
+        for update in client.watch(table_id, token):
+            for event in update.events:
+                out(f"  * {event.text}")
+            view = update.view
+            if view.outcome.finished:
+                show(view, out, names)
+                break
+            if not view.legal_actions:
+                humans = [s for s in view.pending.seats if s not in bots and s != view.seat]
+                if humans and view.version != shown:  # another human decides: show what they are looking at
+                    shown = view.version
+                    show(view, out, names)
+                continue
+            shown = view.version
+            show(view, out, names)
+            _move(client, table_id, token, view, read, out, names)
+    except Leave:
+        out(
+            f"\nyou left table {table_id}; the game goes on (your clock decides for you). A registered player comes "
+            f"back with `manaforge rejoin {table_id}`."
+        )
+        return
+    show_verdict(client, table_id, out)
+
+
+def _move(
+    client: Client, table_id: str, token: str, view: SeatView, read: Read, out: Out, names: Mapping[int, str]
+) -> None:
+    while True:
+        action = choose(view, read, out, names)
+        try:
+            client.submit(
+                table_id, token, pack(action), client_action_id=uuid.uuid4().hex, expected_version=view.version
+            )
+            return
+        except grpc.RpcError as exc:
+            out(f"refused: {exc.details()}")
+            if exc.code() in (grpc.StatusCode.ABORTED, grpc.StatusCode.UNAVAILABLE):
+                return  # the game moved on (or the gateway is away): the next update shows where it is
+
+
+def show_verdict(client: Client, table_id: str, out: Out) -> None:
+    try:
+        table = client.wait_finished(table_id, timeout=10)
+        out(f"replay validation: {table.replay_verdict}")
+    except TimeoutError:
+        out("replay validation is still running")
