@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 PROTOS := $(shell find proto/manaforge -name '*.proto')
 GEN_STAMP := proto/manaforge/.generated
 
-.PHONY: install proto run demo test lint typecheck unit stack bench arena golden clean check-proto soak
+.PHONY: install proto run demo test lint typecheck unit stack bench arena golden clean check-proto soak web chromium
 
 install: $(STAMP)
 
@@ -26,10 +26,37 @@ $(GEN_STAMP): $(STAMP) $(PROTOS)
 	$(PY) -m deploy.protogen proto
 	touch $@
 
+WEB := gateway/web
+WEB_SOURCES := $(shell find $(WEB)/src -path $(WEB)/src/gen -prune -o -type f -print 2>/dev/null) \
+	$(WEB)/index.html $(WEB)/vite.config.ts $(WEB)/tsconfig.json $(WEB)/card_names.py
+WEB_BUILT := $(WEB)/dist/index.html
+
+web: $(WEB_BUILT)
+
+# The browser client: npm packages as package-lock.json pins them; TypeScript generated from proto/ (protoc-gen-es)
+# and the card names taken from the engines, both under src/gen and never edited by hand; a Vite build into dist/.
+$(WEB)/node_modules/.package-lock.json: $(WEB)/package-lock.json
+	cd $(WEB) && npm ci --no-audit --no-fund --loglevel=error
+
+$(WEB_BUILT): $(GEN_STAMP) $(WEB)/node_modules/.package-lock.json $(WEB_SOURCES)
+	rm -rf $(WEB)/src/gen && mkdir -p $(WEB)/src/gen
+	$(PY) -m grpc_tools.protoc -Iproto -I"$$($(PY) -c 'import grpc_tools, os; print(os.path.dirname(grpc_tools.__file__))')/_proto" \
+		--plugin=protoc-gen-es=$(WEB)/node_modules/.bin/protoc-gen-es --es_out=$(WEB)/src/gen --es_opt=target=ts \
+		$(PROTOS:proto/%=%)
+	$(PY) $(WEB)/card_names.py $(WEB)/src/gen/card_names.json
+	cd $(WEB) && node_modules/.bin/tsc --noEmit && node_modules/.bin/vite build --logLevel warn
+
+# The browser tests drive Debian's Chromium (headless); installed here when missing.
+chromium: /usr/bin/chromium
+
+/usr/bin/chromium:
+	$(if $(filter 0,$(shell id -u)),,sudo) apt-get install -y chromium || \
+		{ $(if $(filter 0,$(shell id -u)),,sudo) apt-get update && $(if $(filter 0,$(shell id -u)),,sudo) apt-get install -y chromium; }
+
 check-proto: $(GEN_STAMP)
 	$(PY) -m deploy.protogen --check proto
 
-run: proto
+run: proto web
 	$(PY) -m deploy.launcher run
 
 demo: proto
@@ -49,7 +76,7 @@ unit: proto
 stack: proto
 	$(BIN)/pytest -q tests/stack
 
-test: proto check-proto lint typecheck
+test: proto check-proto lint typecheck web chromium
 	$(BIN)/pytest -q -p no:cacheprovider -n 2 --durations=10
 
 bench: proto
@@ -62,7 +89,7 @@ golden: proto
 	$(PY) -m tests.engine.regen_golden
 
 clean:
-	rm -rf $(VENV) run .mypy_cache .ruff_cache .pytest_cache $(GEN_STAMP)
+	rm -rf $(VENV) run .mypy_cache .ruff_cache .pytest_cache $(GEN_STAMP) $(WEB)/node_modules $(WEB)/dist $(WEB)/src/gen
 	find proto/manaforge -name '*_pb2*.py*' -delete
 
 soak: proto

@@ -1,0 +1,77 @@
+// The Gateway service, called from the page with gRPC-Web through the web edge; who the player is, and the seat
+// tokens this browser holds (kept in localStorage, so a reload or a new tab takes the seat again).
+import { createClient, type Interceptor } from "@connectrpc/connect";
+import { createGrpcWebTransport } from "@connectrpc/connect-web";
+import { createRegistry } from "@bufbuild/protobuf";
+import { Gateway } from "./gen/manaforge/v1/gateway_pb";
+import { file_manaforge_v1_games_blueprints } from "./gen/manaforge/v1/games/blueprints_pb";
+import { file_manaforge_v1_games_cardbench } from "./gen/manaforge/v1/games/cardbench_pb";
+import { file_manaforge_v1_games_magicka } from "./gen/manaforge/v1/games/magicka_pb";
+import { file_manaforge_v1_games_mana_burn } from "./gen/manaforge/v1/games/mana_burn_pb";
+import { file_manaforge_v1_games_manasurge } from "./gen/manaforge/v1/games/manasurge_pb";
+import { file_manaforge_v1_games_manufactory } from "./gen/manaforge/v1/games/manufactory_pb";
+import { file_manaforge_v1_games_rnd } from "./gen/manaforge/v1/games/rnd_pb";
+
+/** Every game's messages: views and actions arrive as Any and are unpacked with it. */
+export const games = createRegistry(
+  file_manaforge_v1_games_blueprints,
+  file_manaforge_v1_games_cardbench,
+  file_manaforge_v1_games_magicka,
+  file_manaforge_v1_games_mana_burn,
+  file_manaforge_v1_games_manasurge,
+  file_manaforge_v1_games_manufactory,
+  file_manaforge_v1_games_rnd,
+);
+
+export interface Identity {
+  name: string;
+  playerId?: string;
+  key?: string; // a registered player's secret key, shown once by RegisterPlayer
+}
+
+const IDENTITY = "manaforge.identity";
+
+export function identity(): Identity {
+  const saved = localStorage.getItem(IDENTITY);
+  if (saved) return JSON.parse(saved) as Identity;
+  return { name: `guest-${Math.random().toString(36).slice(2, 7)}` };
+}
+
+export function saveIdentity(who: Identity): void {
+  localStorage.setItem(IDENTITY, JSON.stringify(who));
+}
+
+export function forget(): void {
+  localStorage.removeItem(IDENTITY);
+}
+
+/** A registered player's calls carry x-player-id and x-player-key (the API's players section). */
+const player: Interceptor = (next) => async (request) => {
+  const who = identity();
+  if (who.playerId && who.key) {
+    request.header.set("x-player-id", who.playerId);
+    request.header.set("x-player-key", who.key);
+  }
+  return next(request);
+};
+
+export const gateway = createClient(
+  Gateway,
+  createGrpcWebTransport({ baseUrl: location.origin, interceptors: [player] }),
+);
+
+export interface SeatHeld {
+  seat: number;
+  token: string;
+}
+
+const seatKey = (tableId: string) => `manaforge.seat.${tableId}`;
+
+export function heldSeat(tableId: string): SeatHeld | undefined {
+  const saved = localStorage.getItem(seatKey(tableId));
+  return saved ? (JSON.parse(saved) as SeatHeld) : undefined;
+}
+
+export function holdSeat(tableId: string, seat: number, token: string): void {
+  localStorage.setItem(seatKey(tableId), JSON.stringify({ seat, token }));
+}

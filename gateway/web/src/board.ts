@@ -1,0 +1,203 @@
+// A game's board, drawn from its view message by the schema: no game is special-cased. Fields marked with the
+// `(manaforge.v1.card)` option hold cards (a MagicCard catalogue gives their facts; the other games' names come
+// from the engines, see card_names.py); a list of players is one panel per seat; the rest are the table's facts.
+import { html, nothing, type TemplateResult } from "lit-html";
+import { getOption, type DescField, type DescMessage, type Message } from "@bufbuild/protobuf";
+import { card as cardOption } from "./gen/manaforge/v1/common_pb";
+import type { MagicCard } from "./gen/manaforge/v1/cards_pb";
+import cardNames from "./gen/card_names.json";
+
+export interface Seats {
+  names: string[]; // a name per seat
+  mine: number; // this page's seat, -1 for a spectator
+}
+
+export interface Board {
+  game: string;
+  options: Record<string, string>;
+  seats: Seats;
+  faces: Map<number, MagicCard>; // the view's MagicCard catalogue, by id
+}
+
+const SEAT_LISTS = new Set(["players", "hands", "wizards", "ballots"]);
+
+type Value = unknown;
+type Fields = Record<string, Value>;
+
+export function human(name: string): string {
+  return name.replace(/_/g, " ").replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase();
+}
+
+function isCards(field: DescField): boolean {
+  return getOption(field, cardOption);
+}
+
+function isMagicCard(field: DescField): boolean {
+  return field.fieldKind === "list" && field.listKind === "message" && field.message.typeName === "manaforge.v1.MagicCard";
+}
+
+/** The facts of every card the view shows, by id. */
+export function facesOf(schema: DescMessage, view: Message): Map<number, MagicCard> {
+  const faces = new Map<number, MagicCard>();
+  for (const field of schema.fields) {
+    if (isMagicCard(field)) {
+      for (const face of (view as unknown as Fields)[field.localName] as MagicCard[]) faces.set(face.id, face);
+    }
+  }
+  return faces;
+}
+
+export function cardName(board: Board, id: number): string {
+  const face = board.faces.get(id);
+  if (face) return face.name;
+  const byOption = (cardNames as Record<string, Record<string, string[]>>)[board.game];
+  if (!byOption) return `card ${id}`;
+  const key = Object.keys(byOption).find((k) => k === "" || board.options[k.split("=")[0]] === k.split("=")[1]);
+  return (byOption[key ?? Object.keys(byOption)[0]] ?? [])[id] ?? `card ${id}`;
+}
+
+const COLOURS: Record<string, string> = { W: "white", U: "blue", B: "black", R: "red", G: "green" };
+
+function pips(cost: string): TemplateResult {
+  const symbols = cost.match(/\{[^}]+\}/g) ?? [];
+  return html`<span class="cost" aria-label=${`cost ${cost}`}
+    >${symbols.map((s) => html`<span class="pip pip-${s.slice(1, -1).replace("/", "")}">${s.slice(1, -1)}</span>`)}</span
+  >`;
+}
+
+/** A Magic card drawn from its facts: name, cost, colours, type line, power/toughness. No text, no image. */
+export function magicCard(face: MagicCard): TemplateResult {
+  const colour = face.colors.length === 0 ? "colorless" : face.colors.length > 1 ? "multi" : COLOURS[face.colors[0]];
+  const pt = face.power || face.toughness ? `${face.power}/${face.toughness}` : "";
+  const label = [face.name, face.manaCost, face.typeLine, pt && `power/toughness ${pt}`].filter(Boolean).join(", ");
+  return html`<li class="card c-${colour}" aria-label=${label} title=${label}>
+    <span class="card-top"><span class="card-name">${face.name}</span>${face.manaCost ? pips(face.manaCost) : nothing}</span>
+    <span class="card-type">${face.typeLine}</span>
+    <span class="card-foot"><span class="rarity r-${face.rarity}">${face.rarity}</span>${pt ? html`<span class="pt">${pt}</span>` : nothing}</span>
+  </li>`;
+}
+
+/** One card by id: its facts when the view has them, else its name. */
+export function card(board: Board, id: number, extra: string[] = []): TemplateResult {
+  const face = board.faces.get(id);
+  if (face && extra.length === 0) return magicCard(face);
+  const name = cardName(board, id);
+  const suit = board.game === "cardbench" ? ` suit-${name.slice(-1)}` : "";
+  return html`<li class="card c-plain${suit}" aria-label=${[name, ...extra].join(", ")}>
+    <span class="card-top"><span class="card-name">${name}</span></span>
+    ${extra.length ? html`<span class="card-type">${extra.join(" · ")}</span>` : nothing}
+  </li>`;
+}
+
+function faceDown(count: number, what: string): TemplateResult {
+  return html`<div class="pile" aria-label=${`${what}: ${count} face down`}>
+    <span class="card-back" aria-hidden="true"></span><span>${count} face down</span>
+  </div>`;
+}
+
+function zone(board: Board, title: string, ids: number[], hidden: number | undefined): TemplateResult {
+  const shown = ids.length ? html`<ul class="cards">${ids.map((id) => card(board, id))}</ul>` : nothing;
+  const down = hidden && hidden > ids.length ? faceDown(hidden - ids.length, title) : nothing;
+  const empty = !ids.length && !(hidden && hidden > 0) ? html`<p class="empty">empty</p>` : nothing;
+  return html`<section class="zone" aria-label=${title}><h4>${title}</h4>${shown}${down}${empty}</section>`;
+}
+
+function scalarText(field: DescField, value: Value): string | undefined {
+  if (field.fieldKind === "enum") {
+    if (value === 0) return undefined;
+    const v = field.enum.values.find((e) => e.number === value);
+    return v ? human(v.localName) : String(value);
+  }
+  if (field.fieldKind !== "scalar") return undefined;
+  if (typeof value === "boolean") return value ? "yes" : undefined;
+  if (typeof value === "string") return value || undefined;
+  return String(value);
+}
+
+function seatName(board: Board, seat: number): string {
+  const name = board.seats.names[seat] ?? `seat ${seat}`;
+  return seat === board.seats.mine ? `${name} (you)` : name;
+}
+
+/** Card ids of another message field marked (card), with the rest of its facts (a creature, a played card). */
+function cardThing(board: Board, schema: DescMessage, value: Fields): TemplateResult {
+  const idField = schema.fields.find((f) => f.localName === "card" || f.localName === "id")!;
+  const extra = schema.fields
+    .filter((f) => f !== idField && f.fieldKind !== "list" && f.fieldKind !== "message")
+    .map((f) => {
+      const text = scalarText(f, value[f.localName]);
+      return text === undefined ? undefined : `${human(f.name)} ${text}`;
+    })
+    .filter((t): t is string => t !== undefined);
+  const nested = schema.fields.filter((f) => f.fieldKind === "list" && isCards(f) && (value[f.localName] as number[]).length);
+  return html`${card(board, value[idField.localName] as number, extra)}${nested.map(
+    (f) => html`<li class="attached">${human(f.name)}: ${(value[f.localName] as number[]).map((id) => cardName(board, id)).join(", ")}</li>`,
+  )}`;
+}
+
+function isDesign(schema: DescMessage): boolean {
+  return schema.fields.some((f) => f.localName === "typeLine") && schema.fields.some((f) => f.localName === "name");
+}
+
+/** A designed card (R&D): drawn as a card from its parts. */
+function design(value: Fields, title: string): TemplateResult {
+  const get = (k: string) => (value[k] as string) || "";
+  const pt = get("power") || get("toughness") ? `${get("power")}/${get("toughness")}` : "";
+  return html`<li class="card c-plain design" aria-label=${`${title}: ${get("name") || "unnamed"}`}>
+    <span class="card-top"><span class="card-name">${get("name") || "(no name yet)"}</span>${get("manaCost") ? pips(get("manaCost")) : nothing}</span>
+    ${get("art") ? html`<pre class="art">${get("art")}</pre>` : nothing}
+    <span class="card-type">${get("typeLine") || "(no type yet)"}</span>
+    ${get("text") ? html`<span class="card-text">${get("text")}</span>` : nothing}
+    ${get("flavour") ? html`<em class="flavour">${get("flavour")}</em>` : nothing}
+    <span class="card-foot">${pt ? html`<span class="pt">${pt}</span>` : nothing}</span>
+  </li>`;
+}
+
+/** Every field of `value` as the board shows it. */
+function fields(board: Board, schema: DescMessage, value: Fields): TemplateResult {
+  const facts: TemplateResult[] = [];
+  const parts: TemplateResult[] = [];
+  const sizes = new Map(schema.fields.map((f) => [f.localName, f]));
+  for (const field of schema.fields) {
+    const v = value[field.localName];
+    if (field.localName === "header" || isMagicCard(field)) continue;
+    if (field.fieldKind === "list" && field.listKind === "scalar" && isCards(field)) {
+      const size = sizes.get(`${field.localName}Size`) ?? sizes.get(`${field.localName.replace(/s$/, "")}Count`);
+      parts.push(zone(board, human(field.name), v as number[], size ? (value[size.localName] as number) : undefined));
+    } else if (field.fieldKind === "list" && field.listKind === "message") {
+      const items = v as Fields[];
+      if (!items.length) continue;
+      if (isCards(field) || field.message.fields.some((f) => f.localName === "card" && isCards(f))) {
+        parts.push(html`<section class="zone" aria-label=${human(field.name)}><h4>${human(field.name)}</h4>
+          <ul class="cards">${items.map((item) => cardThing(board, field.message, item))}</ul></section>`);
+      } else if (isDesign(field.message)) {
+        parts.push(html`<section class="zone" aria-label=${human(field.name)}><h4>${human(field.name)}</h4>
+          <ul class="cards">${items.map((item, i) => design(item, `${human(field.message.name)} ${i + 1}`))}</ul></section>`);
+      } else if (SEAT_LISTS.has(field.name)) {
+        parts.push(html`<section class="seats" aria-label=${human(field.name)}>${items.map(
+          (item, seat) => html`<section class="seat ${seat === board.seats.mine ? "mine" : ""}" aria-label=${seatName(board, seat)}>
+            <h3>${seatName(board, seat)}</h3>${fields(board, field.message, item)}</section>`,
+        )}</section>`);
+      } else {
+        parts.push(html`<section class="zone" aria-label=${human(field.name)}><h4>${human(field.name)}</h4>
+          <ol class="things">${items.map((item) => html`<li>${fields(board, field.message, item)}</li>`)}</ol></section>`);
+      }
+    } else if (field.fieldKind === "message" && v) {
+      parts.push(html`<section class="zone" aria-label=${human(field.name)}><h4>${human(field.name)}</h4>
+        ${fields(board, field.message, v as Fields)}</section>`);
+    } else if (field.fieldKind === "list") {
+      const list = v as Value[];
+      if (list.length) facts.push(html`<dt>${human(field.name)}</dt><dd>${list.join(", ")}</dd>`);
+    } else if (!field.localName.endsWith("Size") && !field.localName.endsWith("Count")) {
+      const text = scalarText(field, v);
+      if (text !== undefined) facts.push(html`<dt>${human(field.name)}</dt><dd>${text}</dd>`);
+    } else if (!sizes.has(field.localName.replace(/Size$/, "")) && !sizes.has(field.localName.replace(/Count$/, "s"))) {
+      facts.push(html`<dt>${human(field.name)}</dt><dd>${String(v)}</dd>`);
+    }
+  }
+  return html`${facts.length ? html`<dl class="facts">${facts}</dl>` : nothing}${parts}`;
+}
+
+export function renderBoard(board: Board, schema: DescMessage, view: Message): TemplateResult {
+  return html`<div class="board game-${board.game}">${fields(board, schema, view as unknown as Fields)}</div>`;
+}

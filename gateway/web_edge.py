@@ -1,0 +1,167 @@
+"""The web edge: serves the browser client and carries its gRPC-Web calls to a gateway's gRPC port.
+
+    python -m gateway.web_edge --address 127.0.0.1:8080 --gateway 127.0.0.1:50051
+
+The page (gateway/web, built by `make web` into gateway/web/dist) calls the Gateway service itself with gRPC-Web
+(connect-web's transport); this process only reframes: each call is passed on unchanged, as bytes, with grpcio's
+generic calls, so the gateway's API is the one API. Unary and server-streaming methods (Watch) work; a browser
+cannot open a client stream, so Play is refused (a page plays with Watch and SubmitAction).
+
+gRPC-Web framing (https://github.com/grpc/grpc/blob/master/doc/PROTOCOL-WEB.md): the body is frames of one flag
+byte and a 4-byte big-endian length; flag 0 carries a message, flag 0x80 the trailers (`grpc-status`, ...).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import struct
+from collections.abc import AsyncIterator
+from pathlib import Path
+from urllib.parse import quote
+
+import grpc
+from aiohttp import web
+from manaforge.v1 import gateway_pb2
+
+from services import observability
+
+DIST = Path(__file__).resolve().parent / "web" / "dist"
+CONTENT_TYPE = "application/grpc-web+proto"
+FORWARDED_METADATA = ("x-player-id", "x-player-key")  # what a page sends as call metadata
+SERVICE = gateway_pb2.DESCRIPTOR.services_by_name["Gateway"]
+CHANNEL: web.AppKey[grpc.aio.Channel] = web.AppKey("channel", grpc.aio.Channel)
+
+
+class BadFrame(ValueError):
+    """The request body is not one gRPC-Web message frame."""
+
+
+def frame(payload: bytes, trailer: bool = False) -> bytes:
+    return struct.pack(">BI", 0x80 if trailer else 0, len(payload)) + payload
+
+
+def unframe(body: bytes) -> bytes:
+    """The one message of a unary or server-streaming request."""
+    if len(body) < 5:
+        raise BadFrame("the body is not a gRPC-Web frame")
+    flag, length = struct.unpack(">BI", body[:5])
+    if flag != 0 or len(body) != 5 + length:
+        raise BadFrame("expected exactly one uncompressed message frame")
+    return body[5:]
+
+
+def trailers(code: grpc.StatusCode, message: str = "") -> bytes:
+    text = f"grpc-status:{code.value[0]}\r\n"
+    if message:
+        text += f"grpc-message:{quote(message, safe=' ')}\r\n"
+    return frame(text.encode(), trailer=True)
+
+
+async def call(request: web.Request) -> web.StreamResponse:
+    """One gRPC-Web call of /manaforge.v1.Gateway/{method}: framed in, framed out, trailers in the body."""
+    method = SERVICE.methods_by_name.get(request.match_info["method"])
+    if request.content_type not in (CONTENT_TYPE, "application/grpc-web"):
+        raise web.HTTPUnsupportedMediaType(text=f"send {CONTENT_TYPE} (binary gRPC-Web)")
+    response = web.StreamResponse(headers={"Content-Type": CONTENT_TYPE, "Cache-Control": "no-store"})
+    await response.prepare(request)
+    try:
+        if method is None:
+            raise _Refused(grpc.StatusCode.UNIMPLEMENTED, f"no method {request.match_info['method']} in Gateway")
+        if method.client_streaming:
+            raise _Refused(grpc.StatusCode.UNIMPLEMENTED, f"{method.name} needs a client stream: use Watch")
+        try:
+            payload = unframe(await request.read())
+        except BadFrame as exc:
+            raise _Refused(grpc.StatusCode.INVALID_ARGUMENT, str(exc)) from None
+        async for message in _forward(request, method.full_name, method.server_streaming, payload):
+            await response.write(frame(message))
+        await response.write(trailers(grpc.StatusCode.OK))
+    except _Refused as refused:
+        await response.write(trailers(refused.code, refused.message))
+    except grpc.aio.AioRpcError as error:
+        await response.write(trailers(error.code(), error.details() or ""))
+    await response.write_eof()
+    return response
+
+
+class _Refused(Exception):
+    def __init__(self, code: grpc.StatusCode, message: str) -> None:
+        super().__init__(message)
+        self.code, self.message = code, message
+
+
+async def _forward(request: web.Request, full_name: str, streaming: bool, payload: bytes) -> AsyncIterator[bytes]:
+    channel = request.app[CHANNEL]
+    path = "/" + full_name.rsplit(".", 1)[0] + "/" + full_name.rsplit(".", 1)[1]
+    metadata = [(key, request.headers[key]) for key in FORWARDED_METADATA if key in request.headers]
+    timeout = _timeout(request.headers.get("grpc-timeout", ""))
+    if not streaming:
+        yield await channel.unary_unary(path, None, None)(payload, metadata=metadata, timeout=timeout)
+        return
+    stream = channel.unary_stream(path, None, None)(payload, metadata=metadata, timeout=timeout)
+    try:
+        async for message in stream:
+            yield message
+    finally:
+        stream.cancel()  # the page went away (or the stream ended): let the gateway drop it at once
+
+
+def _timeout(header: str) -> float | None:
+    """grpc-timeout ("5S", "300m", ...) as seconds."""
+    units = {"H": 3600.0, "M": 60.0, "S": 1.0, "m": 1e-3, "u": 1e-6, "n": 1e-9}
+    if len(header) < 2 or header[-1] not in units or not header[:-1].isdigit():
+        return None
+    return int(header[:-1]) * units[header[-1]]
+
+
+async def index(request: web.Request) -> web.FileResponse:
+    return web.FileResponse(DIST / "index.html", headers={"Cache-Control": "no-cache"})
+
+
+def build_app(gateway: str, dist: Path = DIST) -> web.Application:
+    if not (dist / "index.html").is_file():
+        raise SystemExit(f"the browser client is not built ({dist}): run `make web`")
+    app = web.Application()
+
+    async def channel(app: web.Application) -> AsyncIterator[None]:
+        app[CHANNEL] = grpc.aio.insecure_channel(gateway)
+        yield
+        await app[CHANNEL].close(None)
+
+    app.cleanup_ctx.append(channel)
+    app.router.add_post(f"/{SERVICE.full_name}/{{method}}", call)
+    app.router.add_get("/", index)
+    app.router.add_static("/", dist)
+    return app
+
+
+async def serve(gateway: str, host: str, port: int) -> web.AppRunner:
+    """Start the edge; the caller stops it with `await runner.cleanup()`."""
+    runner = web.AppRunner(build_app(gateway), access_log=None)
+    await runner.setup()
+    await web.TCPSite(runner, host, port).start()
+    return runner
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="Manaforge web edge: the browser client and its gRPC-Web calls")
+    parser.add_argument("--address", default="127.0.0.1:8080", help="where to serve the page (host:port)")
+    parser.add_argument("--gateway", default="127.0.0.1:50051", help="the gateway's gRPC address")
+    args = parser.parse_args()
+    observability.configure("web-edge")
+    host, port = args.address.rsplit(":", 1)
+
+    async def run() -> None:
+        runner = await serve(args.gateway, host, int(port))
+        print(f"web client on http://{args.address}/", flush=True)
+        try:
+            await asyncio.Event().wait()
+        finally:
+            await runner.cleanup()
+
+    asyncio.run(run())
+
+
+if __name__ == "__main__":
+    main()
