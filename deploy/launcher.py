@@ -22,6 +22,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -114,6 +115,18 @@ def wait_for_grpc(address: str, timeout: float = 20.0) -> None:
                 time.sleep(0.05)
 
 
+def wait_for_http(address: str, timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with urllib.request.urlopen(f"http://{address}/", timeout=1):
+                return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"no web server answered at {address}") from None
+            time.sleep(0.05)
+
+
 def wait_for_redis(url: str, timeout: float = 20.0) -> None:
     deadline = time.monotonic() + timeout
     client = redis.Redis.from_url(url)
@@ -139,6 +152,8 @@ class Stack:
     redis_dir: str = ""  # where an embedded Redis keeps its append-only file; empty: no persistence
     gateway_port: int = 0  # the first gateway's port (0: any free port; further gateways always take free ports)
     rules_port: int = 0
+    web_port: int | None = None  # the web edge (browser client) on this port (0: any free port); None: no web edge
+    web_address: str = ""
     quiet: bool = True
     settings: dict[str, str] = field(default_factory=dict)  # more environment for every process (MANAFORGE_*)
     metrics: bool = False  # each process serves Prometheus metrics on a port of its own (metrics_ports)
@@ -204,7 +219,7 @@ class Stack:
         return self
 
     def _start(self) -> None:
-        for port in (self.gateway_port, self.rules_port):
+        for port in (self.gateway_port, self.rules_port, self.web_port or 0):
             if port:
                 check_port_free(port)
         if self.redis_dir:
@@ -225,8 +240,18 @@ class Stack:
             self.gateway_addresses.append(address)
             self._spawn(f"gateway-{i}", [sys.executable, "-m", "gateway", "--address", address])
         self.start_worker()
+        if self.web_port is not None:
+            self.web_address = f"127.0.0.1:{self.web_port or free_port()}"
+            self.start_web()
         for address in [*self.rules_addresses, *self.gateway_addresses]:
             wait_for_grpc(address)
+        if self.web_address:
+            wait_for_http(self.web_address)
+
+    def start_web(self) -> None:
+        """The web edge: the browser client, and its gRPC-Web calls carried to the first gateway."""
+        edge = [sys.executable, "-m", "gateway.web_edge", "--address", self.web_address]
+        self._spawn("web", [*edge, "--gateway", self.gateway_addresses[0]])
 
     def start_redis(self, port: int = 0) -> None:
         """An embedded redis-server. With `redis_dir`, every write is in the append-only file before Redis answers
@@ -300,6 +325,9 @@ class Stack:
             wait_for_redis(self.redis_url)
         elif name == "worker":
             self.start_worker()
+        elif name == "web":
+            self.start_web()
+            wait_for_http(self.web_address)
         elif name in self.rules_names():
             address = self.rules_addresses[self.rules_names().index(name)]
             self._spawn(name, [sys.executable, "-m", "services.rules.server", "--address", address])
@@ -373,6 +401,7 @@ def run() -> None:
         redis_dir=str(Path(os.environ.get("MANAFORGE_RUN_DIR", str(ROOT / "run"))) / "redis"),
         gateway_port=int(os.environ.get("MANAFORGE_GATEWAY_PORT", "50051")),
         rules_port=int(os.environ.get("MANAFORGE_RULES_PORT", "50061")),
+        web_port=int(os.environ.get("MANAFORGE_WEB_PORT", "8080")),
         quiet=False,
         metrics=True,
     )
@@ -381,7 +410,8 @@ def run() -> None:
     stack.start()  # refuses, with the reason, when its ports or its Redis directory are taken
     try:
         print(
-            f"\nManaforge is running.\n  gateway:       {stack.gateway_addresses[0]}\n"
+            f"\nManaforge is running.\n  browser:       http://{stack.web_address}/\n"
+            f"  gateway:       {stack.gateway_addresses[0]}\n"
             f"  rules service: {stack.rules_address}\n  redis:         {stack.redis_url}\n"
             f"  metrics:       {', '.join(f'{n} :{p}' for n, p in stack.metrics_ports.items())}\n\n"
             f"Play from another terminal:  .venv/bin/manaforge --gateway {stack.gateway_addresses[0]} play\n"
