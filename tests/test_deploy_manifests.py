@@ -53,6 +53,8 @@ ROLES = {
     "worker": Role("celery", None, None, redis=True),
 }
 WORKER_APP = "services.workers.app"
+# What the launcher runs that deploy/ does not deploy (yet): the browser client's web edge, a `make run` convenience.
+NOT_DEPLOYED = {"gateway.web_edge"}
 
 Doc = dict[str, Any]
 
@@ -353,7 +355,7 @@ def test_every_container_variable_is_read_or_used_and_every_reference_resolves()
 
 
 def test_the_containers_run_what_the_launcher_runs() -> None:
-    assert set(launcher_commands()) == {role.module for role in ROLES.values()}, (
+    assert set(launcher_commands()) - NOT_DEPLOYED == {role.module for role in ROLES.values()}, (
         "the launcher runs other modules than the deployment files: add the new role to deploy/ or this test"
     )
     for role in ROLES:
