@@ -250,11 +250,17 @@ def parser() -> argparse.ArgumentParser:
     command("games", cmd_games, "the games, their player counts and variant options")
     p = command("play", cmd_play, "start a table and play it: you at seat 0, bots (or open seats) in the others")
     p.add_argument("game", help="the game's name, as `manaforge games` lists it")
-    p.add_argument("--seats", type=int, default=0, help="how many players (default: the game's fewest)")
+    p.add_argument("--seats", type=int, default=0, metavar="N", help="how many players (default: the game's fewest)")
     p.add_argument("--bot", default="random", choices=BOT_LEVELS, help="the level of the bots (default: random)")
     p.add_argument("--open", action="store_true", help="leave the other seats open for people to join")
     game_options(p)
-    p.add_argument("--clock", type=float, default=None, help="seconds per decision (0: none; default: the server's)")
+    p.add_argument(
+        "--clock",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="seconds per decision (0: none; default: the server's)",
+    )
     p = command("tables", cmd_tables, "tables waiting for players (--playing: games under way, to watch)")
     p.add_argument("--game", default="", help="only this game's tables")
     p.add_argument("--playing", action="store_true", help="games under way, to spectate")
@@ -269,15 +275,23 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("table", help="the table's id")
     p = command("leaderboard", cmd_leaderboard, "the best players of a game, with the bot levels' fixed ratings")
     p.add_argument("game", help="the game's name")
-    p.add_argument("--seats", type=int, default=2, help="the player count ratings are kept for (default 2)")
-    p.add_argument("--limit", type=int, default=20, help="how many players to list (default 20)")
+    p.add_argument(
+        "--seats", type=int, default=2, metavar="N", help="the player count ratings are kept for (default 2)"
+    )
+    p.add_argument("--limit", type=int, default=20, metavar="N", help="how many players to list (default 20)")
     p = command("join", cmd_join, "take a seat at a table and play")
     p.add_argument("table", help="the table's id, as `manaforge tables` lists it")
-    p.add_argument("--seat", type=int, default=None, help="the seat to take (default: the first open one)")
+    p.add_argument("--seat", type=int, default=None, metavar="N", help="the seat to take (default: the first open one)")
     p = command("queue", cmd_queue, "matchmaking: wait for players of your rating, then fill empty seats with bots")
     p.add_argument("game", help="the game's name")
-    p.add_argument("--seats", type=int, required=True, help="how many players")
-    p.add_argument("--fill-after", type=float, default=30.0, help="seconds before empty seats get bots (default 30)")
+    p.add_argument("--seats", type=int, required=True, metavar="N", help="how many players")
+    p.add_argument(
+        "--fill-after",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="seconds before empty seats get bots (default 30)",
+    )
     p.add_argument("--bot", default="random", choices=BOT_LEVELS, help="the level of those bots (default: random)")
     game_options(p)
     p = command("watch", cmd_watch, "follow a game as a spectator (the public view only)")

@@ -2,52 +2,138 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
+import re
+import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from deploy.launcher import Stack
+from gateway import cli
+
+# A client's tests: one storage layout is enough (the shared stack also runs on a Redis Cluster for the server's tests).
+one_layout = pytest.mark.parametrize("stack", ["redis"], indirect=True)
 
 MANAFORGE = str(Path(sys.executable).parent / "manaforge")
 
 
-def run_cli(stack: Stack, *args: str, typed: str = "", env: dict[str, str] | None = None) -> str:
-    done = subprocess.run(
-        [MANAFORGE, "--gateway", stack.gateway_addresses[0], *args],
-        input=typed,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, **(env or {})},
+def run(*args: str, typed: str = "", env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [MANAFORGE, *args], input=typed, capture_output=True, text=True, timeout=120, env={**os.environ, **(env or {})}
     )
+
+
+def run_cli(stack: Stack, *args: str, typed: str = "", env: dict[str, str] | None = None) -> str:
+    done = run("--gateway", stack.gateway_addresses[0], *args, typed=typed, env=env)
     assert done.returncode == 0, done.stderr
     return done.stdout
 
 
+@one_layout
 def test_games_lists_every_game_with_its_player_range(stack: Stack) -> None:
     out = run_cli(stack, "games")
     assert "cardbench" in out and "2-2 players" in out
 
 
+@one_layout
 def test_play_a_whole_game_against_a_bot_from_the_terminal(stack: Stack) -> None:
     out = run_cli(stack, "--name", "ann", "play", "cardbench", "--bot", "random", typed="h\nzz\n" + "1\n" * 60)
     assert "you are seat 0" in out
     assert "type a number from 1 to 5" in out  # a wrong answer is explained, not fatal
-    assert "At your turn, type the number of an action." in out  # help
+    assert "At your turn, type the number of a choice." in out  # help
     assert "seat 0: score" in out and "seat 1: score 0; hand 5 hidden cards" in out  # the bot's hand stays hidden
-    assert "Game over: winners" in out
-    assert "replay validation: valid: 100 actions" in out
+    assert "Your turn: " in out and "Waiting for seat 0" not in out  # at your own turn, it says so
+    said = re.search(r"\n(You won|You lost: seat 1 won|Nobody won), (\d+) to (\d+) \(.+\)\.\n", out)
+    assert said, out[-600:]
     table_id = out.split("table ", 1)[1].split(":", 1)[0]
+    assert "replay validation: valid: 100 actions" in out
     replay = run_cli(stack, "replay", table_id)
     assert replay.count(" seat 0: play ") == 50 and "replay validation: valid" in replay
+    mine, theirs = int(said.group(2)), int(said.group(3))
+    # the spectator's words give the winner's score first, and agree with the player's
+    if said.group(1) == "You won":
+        assert f"Seat 0 won, {mine} to {theirs}" in replay
+    elif said.group(1).startswith("You lost"):
+        assert f"Seat 1 won, {theirs} to {mine}" in replay
 
 
+@one_layout
+def test_global_options_may_follow_the_command_and_the_address_comes_from_the_environment(stack: Stack) -> None:
+    port = stack.gateway_addresses[0].rsplit(":", 1)[1]
+    from_port = run("games", env={"MANAFORGE_GATEWAY_PORT": port, "MANAFORGE_GATEWAY": ""})
+    assert from_port.returncode == 0 and "cardbench" in from_port.stdout, from_port.stderr
+    from_address = run("tables", "--name", "zed", env={"MANAFORGE_GATEWAY": stack.gateway_addresses[0]})
+    assert from_address.returncode == 0, from_address.stderr
+    after = run("play", "cardbench", "--gateway", stack.gateway_addresses[0], "--name", "late", typed="q\n")
+    assert after.returncode == 0, after.stderr
+    table_id = after.stdout.split("table ", 1)[1].split(":", 1)[0]
+    seats = run_cli(stack, "tables", "--playing", "--game", "cardbench")
+    assert re.search(rf"{table_id} .*late", seats), seats  # --name after the command named the seat
+
+
+@one_layout
+def test_the_end_of_input_leaves_the_table_cleanly(stack: Stack) -> None:
+    done = run("--gateway", stack.gateway_addresses[0], "play", "cardbench", typed="")
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert "you left table" in done.stdout and "the game goes on" in done.stdout
+
+
+@one_layout
+def test_bad_input_gets_a_clear_message_not_a_traceback(stack: Stack) -> None:
+    no_value = run("--gateway", stack.gateway_addresses[0], "play", "mana_burn", "--option", "turn_limit")
+    assert no_value.returncode == 2 and "Traceback" not in no_value.stderr
+    assert "'turn_limit' is not NAME=VALUE" in no_value.stderr
+    unknown = run("--gateway", stack.gateway_addresses[0], "play", "chess")
+    assert unknown.returncode == 1 and "no game named 'chess'" in unknown.stderr
+    refused = run("--gateway", stack.gateway_addresses[0], "play", "mana_burn", "--option", "turn_limit=7")
+    assert refused.returncode == 1 and "Traceback" not in refused.stderr and "turn_limit" in refused.stderr
+    with socket.socket() as unused:  # a loopback port nobody listens on
+        unused.bind(("127.0.0.1", 0))
+        nobody = f"127.0.0.1:{unused.getsockname()[1]}"
+        away = run("games", env={"MANAFORGE_GATEWAY": nobody})
+    assert away.returncode == 1 and "Traceback" not in away.stderr
+    assert f"cannot reach a Manaforge gateway at {nobody}" in away.stderr and "make run" in away.stderr
+    bad_port = run("games", env={"MANAFORGE_GATEWAY": "", "MANAFORGE_GATEWAY_PORT": "fifty"})
+    assert bad_port.returncode == 1 and "MANAFORGE_GATEWAY_PORT must be a port number" in bad_port.stderr
+
+
+def help_of(*args: str) -> str:
+    """What `manaforge ARGS --help` prints (in this process: the parser the console script builds)."""
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed), pytest.raises(SystemExit) as leaving:
+        cli.parser().parse_args([*args, "--help"])
+    assert leaving.value.code == 0
+    return printed.getvalue()
+
+
+def test_version_and_help_say_what_each_command_and_option_does() -> None:
+    version = run("--version")
+    assert version.returncode == 0 and re.fullmatch(r"manaforge \d+\.\d+\.\d+\n", version.stdout)
+    top = help_of()
+    commands = ["games", "play", "tables", "join", "queue", "watch", "replay", "register", "me", "mine", "rejoin"]
+    for command in [*commands, "leaderboard"]:
+        assert re.search(rf"^    {command} +\S", top, re.MULTILINE), f"{command} has no summary in --help"
+        usage = help_of(command)
+        options = re.findall(r"^  (-[-\w, ]+?|\w+)(?:  +(.*))?$", usage.split("options:", 1)[1], re.MULTILINE)
+        assert options and all(text for _, text in options), f"{command} --help: an option without help {options}"
+        positional = usage.split("positional arguments:", 1)
+        if len(positional) == 2:
+            for name, text in re.findall(r"^  (\w+) +(.*)$", positional[1].split("options:")[0], re.MULTILINE):
+                assert text, f"{command} {name} has no help"
+
+
+@one_layout
 def test_a_registered_player_plays_is_rated_and_sees_the_leaderboard(stack: Stack, tmp_path: Path) -> None:
     env = {"MANAFORGE_HOME": str(tmp_path)}
     assert "registered as Cleo" in run_cli(stack, "register", "Cleo", env=env)
     assert "no rated games yet" in run_cli(stack, "me", env=env)
+    assert run_cli(stack, "mine", env=env).strip() == "you have no tables yet"
     out = run_cli(stack, "play", "cardbench", "--bot", "random", "--clock", "60", typed="1\n" * 60, env=env)
     assert "your clock:" in out and "s left" in out  # the clock of each decision is shown
     assert "replay validation: valid" in out
