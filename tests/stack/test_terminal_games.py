@@ -10,6 +10,7 @@ import sys
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pexpect
 import pytest
@@ -30,11 +31,41 @@ RESULT = r"\r\n(You won|You lost|You shared the win|Nobody won)([^\r\n]*)\.\r\n"
 CHOICE = re.compile(r"^ +(\d+)\. (.*?)\r?$", re.MULTILINE)
 
 
+class Terminal:
+    """A `manaforge` process on a pseudo-terminal, read as the person at it reads it."""
+
+    def __init__(self, child: pexpect.spawn[str]) -> None:
+        self.child = child
+        self.seen = io.StringIO()  # the whole transcript
+        child.logfile_read = self.seen
+
+    def expect(self, *patterns: Any, timeout: float = 60) -> int:
+        return self.child.expect(list(patterns), timeout=timeout)
+
+    def group(self, number: int) -> str:
+        match = self.child.match
+        assert isinstance(match, re.Match)
+        return str(match.group(number))
+
+    @property
+    def before(self) -> str:
+        return str(self.child.before)
+
+    def sendline(self, line: str) -> None:
+        self.child.sendline(line)
+
+    def finish(self) -> int | None:
+        """Wait for the process to end; its exit status."""
+        self.expect(pexpect.EOF)
+        self.child.close()
+        return self.child.exitstatus
+
+
 @dataclass
 class Player:
     """A person at the terminal: picks among the numbered choices at random (seeded), writes R&D's texts."""
 
-    child: pexpect.spawn
+    child: Terminal
     rng: random.Random
     name: str = ""
     moves: int = 0
@@ -44,9 +75,8 @@ class Player:
 
     def play(self) -> tuple[str, str]:
         """Answer every prompt until the result; returns (the result line, the replay verdict)."""
-        prompts = [MOVE, ART, NAME, FLAVOUR, RESULT]
         while True:
-            match self.child.expect(prompts, timeout=60):
+            match self.child.expect(MOVE, ART, NAME, FLAVOUR, RESULT):
                 case 0:
                     self.move()
                 case 1:
@@ -56,9 +86,9 @@ class Player:
                 case 3:
                     self.write(f"{self.name} wrote this in flavour text {len(self.texts)}.", too_long="x" * 161)
                 case 4:
-                    result = self.child.match.group(0).strip()
+                    result = self.child.group(0).strip()
                     self.child.expect(r"replay validation: ([^\r\n]*)\r\n", timeout=30)
-                    return result, self.child.match.group(1)
+                    return result, self.child.group(1)
 
     def move(self) -> None:
         shown = CHOICE.findall(self.child.before)
@@ -85,30 +115,16 @@ class Player:
     def write(self, text: str, too_long: str) -> None:
         self.child.sendline(too_long)
         self.child.expect(r"the [^\r\n]* is at most \d+ characters, not \d+; try again")
-        self.refusals.append(self.child.match.group(0))
-        self.child.expect([NAME, FLAVOUR])
+        self.refusals.append(self.child.group(0))
+        self.child.expect(NAME, FLAVOUR)
         self.child.sendline(text)
         self.texts.append(text)
 
 
-def spawn(stack: Stack, tmp_path: Path, *args: str) -> pexpect.spawn:
+def spawn(stack: Stack, tmp_path: Path, *args: str) -> Terminal:
     env = {"MANAFORGE_HOME": str(tmp_path), "PATH": str(Path(sys.executable).parent), "TERM": "dumb"}
-    child = pexpect.spawn(
-        MANAFORGE,
-        ["--gateway", stack.gateway_addresses[0], *args],
-        env=env,
-        encoding="utf-8",
-        timeout=60,
-        dimensions=(50, 200),
-    )
-    child.logfile_read = io.StringIO()  # the whole transcript, as the person saw it
-    return child
-
-
-def transcript(child: pexpect.spawn) -> str:
-    log = child.logfile_read
-    assert isinstance(log, io.StringIO)
-    return log.getvalue()
+    command = ["--gateway", stack.gateway_addresses[0], *args]
+    return Terminal(pexpect.spawn(MANAFORGE, command, env=env, encoding="utf-8", timeout=60, dimensions=(50, 200)))
 
 
 GAMES = [
@@ -129,12 +145,10 @@ def test_a_whole_game_in_the_terminal_against_bots(
     child = spawn(stack, tmp_path, "play", game, "--seats", str(seats), "--name", "ann", *options)
     player = Player(child, random.Random(f"{game} {options}"), name="Ann")
     result, verdict = player.play()
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 0
+    assert child.finish() == 0
     assert verdict.startswith("valid"), verdict
     assert player.moves > 0
-    assert transcript(child).count("Game over") <= 1  # the client's result is in words, not a second "Game over"
+    assert child.seen.getvalue().count("Game over") <= 1  # the client's result is in words, not a second "Game over"
     if game == "rnd":
         # every seat is artist and writer once: the art, then the name and flavour, each asked with its limits
         assert len(player.texts) == 3 and len(player.refusals) == 2, (player.texts, player.refusals)
@@ -150,7 +164,7 @@ def test_rnd_votes_name_the_cards_the_person_wrote(stack: Stack, tmp_path: Path)
     player = Player(child, random.Random(3), name="Ann")
     names: list[str] = []
     while not names:
-        match child.expect([MOVE, ART, NAME, FLAVOUR]):
+        match child.expect(MOVE, ART, NAME, FLAVOUR):
             case 0:
                 votes = [label for _, label in CHOICE.findall(child.before) if label.startswith("vote for ")]
                 if votes:
@@ -167,13 +181,13 @@ def test_rnd_votes_name_the_cards_the_person_wrote(stack: Stack, tmp_path: Path)
     assert all(re.fullmatch(r"vote for (most powerful|least functional|most flavorful): .+", n) for n in names)
     child.sendline("q")
     child.expect("you left table")
-    child.expect(pexpect.EOF)
+    assert child.finish() == 0
 
 
 def test_two_people_at_one_table_see_it_while_the_other_decides(stack: Stack, tmp_path: Path) -> None:
     ann = spawn(stack, tmp_path / "ann", "play", "cardbench", "--open", "--name", "ann")
     ann.expect(r"table (\w+): you are seat 0")
-    table_id = ann.match.group(1)
+    table_id = ann.group(1)
     ann.expect("waiting for 1 more player")
     bob = spawn(stack, tmp_path / "bob", "join", table_id, "--name", "bob")
     bob.expect("you are seat 1")
