@@ -22,7 +22,7 @@ $(STAMP): requirements.lock pyproject.toml
 proto: $(GEN_STAMP)
 
 # Generated code (messages, gRPC stubs and their mypy stubs) is built here and never edited by hand.
-$(GEN_STAMP): $(STAMP) $(PROTOS)
+$(GEN_STAMP): $(STAMP) $(PROTOS) deploy/protogen.py
 	$(PY) -m deploy.protogen proto
 	touch $@
 

@@ -1,4 +1,6 @@
-"""Build the generated protobuf code: messages, gRPC stubs and mypy stubs, next to the .proto files.
+"""Build the generated protobuf code: messages, gRPC stubs and mypy stubs, next to the .proto files, and
+manaforge/descriptors.binpb, every file's descriptor with its source info (the comments), which reflection serves
+so that `grpcurl describe` documents each field (the descriptors inside the _pb2 modules have no comments).
 
 python -m deploy.protogen proto          # generate
 python -m deploy.protogen --check proto  # fail when the generated files are stale
@@ -16,7 +18,8 @@ from pathlib import Path
 
 from grpc_tools import protoc
 
-GENERATED_SUFFIXES = ("_pb2.py", "_pb2.pyi", "_pb2_grpc.py", "_pb2_grpc.pyi")
+GENERATED_SUFFIXES = ("_pb2.py", "_pb2.pyi", "_pb2_grpc.py", "_pb2_grpc.pyi", ".binpb")
+DESCRIPTOR_SET = Path("manaforge") / "descriptors.binpb"  # under the root, as services/reflection.py reads it
 
 
 def generate(root: Path, out: Path) -> None:
@@ -30,6 +33,9 @@ def generate(root: Path, out: Path) -> None:
         f"--grpc_python_out={out}",
         f"--mypy_out={out}",
         f"--mypy_grpc_out={out}",
+        f"--descriptor_set_out={out / DESCRIPTOR_SET}",
+        "--include_source_info",
+        "--include_imports",
         *protos,
     ]
     if protoc.main(args) != 0:

@@ -11,7 +11,6 @@ import grpc
 import redis
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_health.v1._async import HealthServicer as AioHealthServicer
-from grpc_reflection.v1alpha import reflection
 
 from engine_core.errors import (
     GameOverError,
@@ -23,6 +22,7 @@ from engine_core.errors import (
     UnknownGameError,
 )
 from services import observability
+from services.reflection import enable as documented_reflection
 from services.tables.errors import (
     DrainingError,
     OutOfRangeError,
@@ -160,6 +160,5 @@ async def aio_health_and_reflection(server: grpc.aio.Server, service_name: str) 
 
 
 def _reflection(server: Any, service_name: str) -> None:
-    reflection.enable_server_reflection(
-        (service_name, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME), server
-    )
+    """Reflection that serves our proto files with their comments (services/reflection.py)."""
+    documented_reflection(server, (service_name, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name))
