@@ -153,6 +153,23 @@ function design(value: Fields, title: string): TemplateResult {
   </li>`;
 }
 
+function cardLists(schema: DescMessage): DescField[] {
+  return schema.fields.filter((f) => f.fieldKind === "list" && f.listKind === "scalar" && isCards(f));
+}
+
+/** Messages that are one pile of cards each (a colour group): a pile per item that has cards, named by its facts. */
+function piles(board: Board, field: DescField & { fieldKind: "list"; listKind: "message" }, items: Fields[]): TemplateResult {
+  const list = cardLists(field.message)[0];
+  const named = items
+    .filter((item) => (item[list.localName] as number[]).length)
+    .map((item) => {
+      const facts = field.message.fields.map((f) => (f === list ? undefined : scalarText(f, item[f.localName]))).filter(Boolean);
+      return zone(board, facts.join(", ") || human(field.message.name), item[list.localName] as number[], undefined);
+    });
+  return html`<section class="zone" aria-label=${human(field.name)}><h4>${human(field.name)}</h4>
+    ${named.length ? html`<div class="piles">${named}</div>` : html`<p class="empty">none yet</p>`}</section>`;
+}
+
 /** Every field of `value` as the board shows it. */
 function fields(board: Board, schema: DescMessage, value: Fields): TemplateResult {
   const facts: TemplateResult[] = [];
@@ -178,6 +195,8 @@ function fields(board: Board, schema: DescMessage, value: Fields): TemplateResul
           (item, seat) => html`<section class="seat ${seat === board.seats.mine ? "mine" : ""}" aria-label=${seatName(board, seat)}>
             <h3>${seatName(board, seat)}</h3>${fields(board, field.message, item)}</section>`,
         )}</section>`);
+      } else if (cardLists(field.message).length === 1) {
+        parts.push(piles(board, field, items));
       } else {
         parts.push(html`<section class="zone" aria-label=${human(field.name)}><h4>${human(field.name)}</h4>
           <ol class="things">${items.map((item) => html`<li>${fields(board, field.message, item)}</li>`)}</ol></section>`);
@@ -198,6 +217,6 @@ function fields(board: Board, schema: DescMessage, value: Fields): TemplateResul
   return html`${facts.length ? html`<dl class="facts">${facts}</dl>` : nothing}${parts}`;
 }
 
-export function renderBoard(board: Board, schema: DescMessage, view: Message): TemplateResult {
-  return html`<div class="board game-${board.game}">${fields(board, schema, view as unknown as Fields)}</div>`;
+export function renderBoard(board: Board, schema: DescMessage, view: Message, version: bigint): TemplateResult {
+  return html`<div class="board game-${board.game}" data-version=${String(version)}>${fields(board, schema, view as unknown as Fields)}</div>`;
 }

@@ -8,7 +8,7 @@ import { forget, gateway, games, heldSeat, holdSeat, identity, saveIdentity, typ
 import { facesOf, human, renderBoard, type Board } from "./board";
 import { choices, grouped, textFields, withTexts, type Choice, type Group } from "./actions";
 import type { GameInfo } from "./gen/manaforge/v1/rules_pb";
-import type { Event, Outcome } from "./gen/manaforge/v1/common_pb";
+import { DecisionKind, type Event, type Outcome } from "./gen/manaforge/v1/common_pb";
 import { SeatKind, type GameLog, type Player, type QueueTicket, type SeatView, type Table } from "./gen/manaforge/v1/gateway_pb";
 import "./style.css";
 
@@ -18,6 +18,13 @@ let page: Page | undefined;
 interface Page {
   view(): TemplateResult;
   close(): void;
+}
+
+/** The games' titles, by registry name. */
+const titles = new Map<string, string>();
+
+function title(game: string): string {
+  return titles.get(game) ?? human(game);
 }
 
 function show(): void {
@@ -155,19 +162,24 @@ class Lobby implements Page {
       this.ticket = await gateway.joinQueue({ game: this.game, seats: Number(data.get("seats")), playerName: identity().name });
       show();
       while (!this.closed && this.ticket && !this.ticket.matched) {
-        this.ticket = await gateway.waitForMatch({ ticketId: this.ticket.ticketId, timeoutSeconds: 5 });
-        show();
-      }
-      if (this.ticket?.matched) {
-        holdSeat(this.ticket.tableId, this.ticket.seat, this.ticket.seatToken);
-        go(`#/table/${this.ticket.tableId}`);
+        this.matched(await gateway.waitForMatch({ ticketId: this.ticket.ticketId, timeoutSeconds: 5 }));
       }
     });
   }
 
+  /** A ticket's answer: the seat token comes once, in the first answer that finds the ticket matched. */
+  matched(ticket: QueueTicket): void {
+    if (this.closed || !this.ticket || this.ticket.matched) return;
+    this.ticket = ticket;
+    if (ticket.matched && ticket.seatToken) {
+      holdSeat(ticket.tableId, ticket.seat, ticket.seatToken);
+      go(`#/table/${ticket.tableId}`);
+    } else show();
+  }
+
   fill(): Promise<void> {
     return this.act(async () => {
-      if (this.ticket) await gateway.fillWithBots({ ticketId: this.ticket.ticketId });
+      if (this.ticket) this.matched(await gateway.fillWithBots({ ticketId: this.ticket.ticketId }));
     });
   }
 
@@ -243,7 +255,7 @@ class Lobby implements Page {
       <label>Seats <input name="seats" type="number" min=${info.minSeats} max=${info.maxSeats} .value=${String(Math.max(info.minSeats, 2))} required /></label>
       <label>The other seats
         <select name="others">
-          ${info.botLevels.map((level) => html`<option value=${level}>bots: ${level}</option>`)}
+          ${info.botLevels.map((level, i) => html`<option value=${level} ?selected=${i === 0}>bots: ${level}</option>`)}
           <option value="open">open, for people to join</option>
         </select>
       </label>
@@ -307,7 +319,7 @@ function parse(view: SeatView): { schema: DescMessage; message: Message } | unde
 }
 
 function seatNames(table: Table | undefined): string[] {
-  return (table?.seats ?? []).map((s) => (s.kind === SeatKind.OPEN ? `seat ${s.seat} (open)` : s.kind === SeatKind.BOT ? `${s.name || "bot"} (bot)` : s.name));
+  return (table?.seats ?? []).map((s) => (s.kind === SeatKind.OPEN ? `seat ${s.seat} (open)` : s.kind === SeatKind.BOT ? s.name || `bot (${s.botLevel || "random"})` : s.name));
 }
 
 function result(outcome: Outcome, names: string[], mine: number): string {
@@ -404,7 +416,8 @@ class TablePage implements Page {
         seatToken: this.held.token,
         clientActionId: crypto.randomUUID(),
         action: texts ? withTexts(choice, texts) : choice.any,
-        expectedVersion: this.seatView.version,
+        // a turn is taken on the board as seen; a vote or a response may cross other seats' moves
+        expectedVersion: this.seatView.pending?.kind === DecisionKind.TURN ? this.seatView.version : undefined,
       });
       this.group = undefined;
       this.writing = undefined;
@@ -429,7 +442,7 @@ class TablePage implements Page {
     const parsed = this.seatView && parse(this.seatView);
     const outcome = this.seatView?.outcome;
     return html`
-      <h1>${human(game) || "Table"} <small class="muted">table ${this.tableId}</small></h1>
+      <h1>${game ? title(game) : "Table"} <small class="muted">table ${this.tableId}</small></h1>
       <p class="muted">${mine >= 0 ? `You are at seat ${mine}.` : "You are watching (the public view)."}
         ${this.table?.spectators ? `${this.table.spectators} watching.` : ""}</p>
       ${notice(this.error)}
@@ -442,7 +455,7 @@ class TablePage implements Page {
           : nothing}
       ${!outcome?.finished && mine >= 0 ? this.actions() : nothing}
       ${parsed && this.table?.config
-        ? renderBoard(this.board(names, mine, game), parsed.schema, parsed.message)
+        ? renderBoard(this.board(names, mine, game), parsed.schema, parsed.message, this.seatView!.version)
         : html`<p class="muted">Loading the table…</p>`}
       ${this.seatView?.text ? html`<details><summary>The table as text</summary><pre>${this.seatView.text}</pre></details>` : nothing}
       <section class="panel log" aria-label="What happened">
@@ -502,7 +515,7 @@ class TablePage implements Page {
     return html`<section class="actions" aria-label="Your actions">
       <h2>${choice.text}${prompt ? html`: <span class="prompt">${prompt}</span>` : nothing}</h2>
       <form class="stack" @submit=${send}>
-        ${fields.map((f, i) => html`<label>${human(f.label)} <textarea name=${`text-${i}`} rows=${f.label === "art" ? 6 : 2}>${f.value}</textarea></label>`)}
+        ${fields.map((f, i) => html`<label>${human(f.label)} <textarea name=${`text-${i}`} data-field=${f.label} rows=${f.label === "art" ? 6 : 2} .value=${f.value}></textarea></label>`)}
         <div class="row"><button ?disabled=${this.sending}>Send</button>
           <button type="button" class="link" @click=${() => { this.writing = undefined; show(); }}>back</button></div>
       </form>
@@ -547,7 +560,7 @@ class ReplayPage implements Page {
     const events = log.events.filter((e) => e.version <= version);
     const outcome = log.table?.outcome;
     return html`
-      <h1>Replay: ${human(log.table?.config?.game ?? "")} <small class="muted">table ${this.tableId}</small></h1>
+      <h1>Replay: ${title(log.table?.config?.game ?? "")} <small class="muted">table ${this.tableId}</small></h1>
       ${notice(this.error)}
       <p>${names.map((n, i) => `seat ${i}: ${n}`).join(" · ")}</p>
       <nav class="row stepper" aria-label="Steps">
@@ -580,3 +593,7 @@ class ReplayPage implements Page {
 
 window.addEventListener("hashchange", route);
 route();
+void gateway.listGames({}).then((answer) => {
+  for (const g of answer.games) titles.set(g.name, g.title);
+  show();
+});

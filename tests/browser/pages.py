@@ -1,0 +1,61 @@
+"""What a person does on the browser client's pages, in Playwright calls: the tests and the screenshot script share
+them."""
+
+from __future__ import annotations
+
+from playwright.sync_api import Page
+
+# A choice is there, or the result: what a player waits for.
+DECISION = ".result, .actions .choices button:enabled, .actions form textarea"
+WRITTEN_NAME = "Chromium Wisp"
+
+
+def create_table(page: Page, game: str, seats: int, others: str = "random") -> str:
+    """In the lobby: a table of `game` with this page at seat 0 and the other seats `others` (a bot level, or
+    "open"). Returns the table id once its page shows."""
+    page.wait_for_selector(f"select[name=game] option[value={game}]", state="attached")
+    page.select_option("select[name=game]", game)
+    form = page.get_by_role("form", name="Create a table")
+    form.get_by_label("Seats", exact=True).fill(str(seats))
+    form.get_by_label("The other seats").select_option(others)
+    form.get_by_role("button", name="Create and sit down").click()
+    page.wait_for_url("**/#/table/*")
+    page.wait_for_selector(".board")
+    return page.url.rsplit("/", 1)[1]
+
+
+def version(page: Page) -> str:
+    return page.locator(".board").get_attribute("data-version") or ""
+
+
+def decide(page: Page) -> bool:
+    """Make this seat's next decision (the first choice; in two steps, the first of the first group; a free text
+    written), and wait until the board has moved on. False once the game is over."""
+    page.wait_for_selector(DECISION, timeout=30_000)
+    if page.locator(".result").count():
+        return False
+    before = version(page)
+    form = page.locator(".actions form")
+    if not form.count():
+        page.locator(".actions .choices button").first.click()
+        if page.get_by_text("which one?").count():
+            page.locator(".actions .choices button").first.click()
+    if form.count():
+        name = form.locator("textarea[data-field=name]")
+        if name.count():
+            name.fill(WRITTEN_NAME)
+        form.get_by_role("button", name="Send").click()
+    page.wait_for_function(
+        "v => document.querySelector('.result') || document.querySelector('.board')?.dataset.version !== v",
+        arg=before,
+        timeout=30_000,
+    )
+    return True
+
+
+def play_to_the_end(page: Page, limit: int = 400) -> int:
+    """Decide until the result shows; returns how many decisions this page made."""
+    for made in range(limit):
+        if not decide(page):
+            return made
+    raise AssertionError(f"no result after {limit} decisions")
