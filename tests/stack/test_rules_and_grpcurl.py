@@ -1,15 +1,19 @@
-"""The stateless rules service over gRPC, and the gateway driven by grpcurl through reflection (an outside client)."""
+"""The stateless rules service over gRPC, and both servers driven by grpcurl through reflection (an outside client):
+the README's walkthrough run as written, and the proto comments served with the descriptors."""
 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import grpc
+import pytest
 from google.protobuf.any_pb2 import Any as AnyMessage
+from google.protobuf.descriptor_pb2 import FileDescriptorSet
 from manaforge.v1 import rules_pb2
 from manaforge.v1.common_pb2 import GameConfig
 from manaforge.v1.games.cardbench_pb2 import CardbenchAction, CardbenchState
@@ -18,7 +22,10 @@ from manaforge.v1.rules_pb2_grpc import RulesServiceStub
 from deploy.launcher import Stack
 from tests.stack.helpers import rpc_error
 
+# Tests of what an outside client sees: one storage layout is enough (the shared stack also runs on a Redis Cluster).
+one_layout = pytest.mark.parametrize("stack", ["redis"], indirect=True)
 GRPCURL = shutil.which("grpcurl") or str(Path(sys.executable).parent / "grpcurl")
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_rules_service_plays_statelessly(stack: Stack) -> None:
@@ -65,7 +72,7 @@ def test_grpcurl_drives_the_gateway_through_reflection(stack: Stack) -> None:
     assert "cardbench" in [g["name"] for g in games["games"]]
     request = json.dumps({"config": {"game": "cardbench", "seats": 2}, "player_name": "curl"})
     created = json.loads(grpcurl(address, "-d", request, "manaforge.v1.Gateway/CreateTable"))
-    table_id, token = created["table"]["table_id"], created["seat_token"]
+    table_id, token = created["table"]["tableId"], created["seatToken"]
     joined = json.loads(
         grpcurl(address, "-d", json.dumps({"table_id": table_id, "player_name": "b"}), "manaforge.v1.Gateway/JoinTable")
     )
@@ -73,7 +80,7 @@ def test_grpcurl_drives_the_gateway_through_reflection(stack: Stack) -> None:
     view = json.loads(
         grpcurl(address, "-d", json.dumps({"table_id": table_id, "seat_token": token}), "manaforge.v1.Gateway/GetView")
     )
-    action = view["legal_actions"][0]["action"]  # an Any, resolved through reflection
+    action = view["legalActions"][0]["action"]  # an Any, resolved through reflection
     assert action["@type"] == "type.googleapis.com/manaforge.v1.games.CardbenchAction"
     submit = {"table_id": table_id, "seat_token": token, "client_action_id": "curl-1", "action": action}
     done = json.loads(grpcurl(address, "-d", json.dumps(submit), "manaforge.v1.Gateway/SubmitAction"))
@@ -108,3 +115,65 @@ def test_rules_service_refuses_a_state_no_game_reaches(stack: Stack) -> None:
             ):
                 refused = rpc_error(call, request)
                 assert refused.code() == grpc.StatusCode.INVALID_ARGUMENT and rule in refused.details()
+
+
+def walkthrough() -> str:
+    """The README's grpcurl walkthrough: the indented lines of its section, as one bash script."""
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("\n## Calling the API with grpcurl\n", 1)[1].split("\n## ", 1)[0]
+    return "".join(line[4:] + "\n" for line in section.splitlines() if line.startswith("    "))
+
+
+@one_layout
+def test_the_readme_walkthrough_runs_as_written(stack: Stack) -> None:
+    script = walkthrough()
+    assert script.count("grpcurl") >= 10 and "127.0.0.1:50051" in script and "127.0.0.1:50061" in script
+    # The same lines, aimed at this test's stack (ports) with this test's tools (the venv running the tests).
+    for written, here in (
+        ("127.0.0.1:50051", stack.gateway_addresses[0]),
+        ("127.0.0.1:50061", stack.rules_address),
+        (".venv/bin/grpcurl ", f"{GRPCURL} "),
+        (".venv/bin/python ", f"{sys.executable} "),
+    ):
+        script = script.replace(written, here)
+    done = subprocess.run(
+        ["bash", "-euo", "pipefail", "-c", script], capture_output=True, text=True, timeout=120, cwd=ROOT
+    )
+    assert done.returncode == 0, done.stderr + done.stdout[-2000:]
+    out = done.stdout
+    assert "manaforge.v1.Gateway" in out and "// one per seat; empty: every seat open for humans" in out
+    assert '"tableId"' in out and '"legalActions"' in out and '"prompt": "play a card"' in out
+    submitted = re.search(r'^\{\n  "version": "1"', out, re.MULTILINE)  # SubmitAction's answer: the first move
+    assert submitted, out
+    assert "rpc GetOutcome" in out and "rpc LegalActions" in out  # the rules service's methods, as described
+    assert '"type": "CardPlayed"' in out and '"text": "seat 0 played ' in out  # Apply's events
+
+
+@one_layout
+def test_reflection_serves_the_proto_comments(stack: Stack, tmp_path: Path) -> None:
+    """Every comment of our proto files reaches a reflection client as the documentation (leading) comment, which
+    `grpcurl describe` shows."""
+    built = FileDescriptorSet.FromString((ROOT / "proto" / "manaforge" / "descriptors.binpb").read_bytes())
+    for address, service, file_name in (
+        (stack.gateway_addresses[0], "manaforge.v1.Gateway", "manaforge/v1/gateway.proto"),
+        (stack.rules_address, "manaforge.v1.RulesService", "manaforge/v1/rules.proto"),
+    ):
+        served_path = tmp_path / f"{service}.protoset"
+        command = [GRPCURL, "-plaintext", "-protoset-out", str(served_path), address, "describe", service]
+        described = subprocess.run(command, capture_output=True, text=True, timeout=60, check=True).stdout
+        served = {file.name: file for file in FileDescriptorSet.FromString(served_path.read_bytes()).file}
+        ours = [file for file in built.file if file.name.startswith("manaforge/") and file.name in served]
+        assert file_name in served and len(ours) >= 2, sorted(served)  # the service's file and what it imports
+        for file in ours:
+            written = {
+                tuple(place.path): place.leading_comments or place.trailing_comments
+                for place in file.source_code_info.location
+                if place.leading_comments or place.trailing_comments
+            }
+            shown = {tuple(place.path): place.leading_comments for place in served[file.name].source_code_info.location}
+            missing = {path: text for path, text in written.items() if shown.get(path) != text}
+            assert written and not missing, (file.name, missing)
+            if file.name == file_name:  # the service's own comments, as `describe` prints them
+                for path, text in written.items():
+                    if path[0] == 6:  # FileDescriptorProto.service
+                        assert f"// {text.strip().splitlines()[0]}" in described, (text, described)
