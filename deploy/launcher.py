@@ -386,6 +386,13 @@ LOOPBACK_LIMITS = {
 }
 
 
+def play_commands(gateway: str) -> list[str]:
+    """The terminal client's commands the banner of `make run` suggests (--gateway only off the default port)."""
+    client = ".venv/bin/manaforge" + ("" if gateway == "127.0.0.1:50051" else f" --gateway {gateway}")
+    suggested = [("games", "the games and their options"), ("play manufactory --seats 3", "you and two bots")]
+    return [f"{client} {arguments:<27}  # {what}" for arguments, what in [*suggested, ("--help", "every command")]]
+
+
 class Stopping(Exception):
     """SIGTERM or SIGHUP: stop the stack as Ctrl-C does."""
 
@@ -414,8 +421,9 @@ def run() -> None:
             f"  gateway:       {stack.gateway_addresses[0]}\n"
             f"  rules service: {stack.rules_address}\n  redis:         {stack.redis_url}\n"
             f"  metrics:       {', '.join(f'{n} :{p}' for n, p in stack.metrics_ports.items())}\n\n"
-            f"Play from another terminal:  .venv/bin/manaforge --gateway {stack.gateway_addresses[0]} play\n"
-            "Stop with Ctrl-C.\n",
+            "Play from another terminal:\n"
+            + "".join(f"  {command}\n" for command in play_commands(stack.gateway_addresses[0]))
+            + "Stop with Ctrl-C.\n",
             flush=True,
         )
         while True:

@@ -6,6 +6,7 @@ import contextlib
 import io
 import os
 import re
+import shlex
 import socket
 import subprocess
 import sys
@@ -14,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from deploy.launcher import Stack
+from deploy.launcher import Stack, play_commands
 from gateway import cli
 
 # A client's tests: one storage layout is enough (the shared stack also runs on a Redis Cluster for the server's tests).
@@ -145,3 +146,14 @@ def test_a_registered_player_plays_is_rated_and_sees_the_leaderboard(stack: Stac
     board = run_cli(stack, "leaderboard", "cardbench", "--seats", "2", env=env)
     assert "Cleo" in board and "bot (heuristic)" in board
     assert "cardbench" in run_cli(stack, "mine", env=env)
+
+
+@one_layout
+def test_the_commands_make_run_suggests_work(stack: Stack) -> None:
+    for command in play_commands(stack.gateway_addresses[0]):
+        words = shlex.split(command, comments=True)
+        assert words[0] == ".venv/bin/manaforge"
+        done = run(*words[1:], typed="q\n")
+        assert done.returncode == 0 and "Traceback" not in done.stderr, (command, done.stderr)
+        assert done.stdout.strip(), command
+    assert "--gateway" not in play_commands("127.0.0.1:50051")[0]  # the client's own default needs no flag
