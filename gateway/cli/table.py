@@ -357,8 +357,8 @@ def play(client: Client, table_id: str, token: str, read: Read = input, out: Out
             _move(client, table_id, token, view, read, out, names)
     except Leave:
         out(
-            f"\nyou left table {table_id}; the game goes on (your clock decides for you). A registered player comes "
-            f"back with `manaforge rejoin {table_id}`."
+            f"\nyou left table {table_id}; the game goes on (when your seat's clock runs out, a bot decides for it). "
+            f"A registered player comes back with `manaforge rejoin {table_id}`."
         )
         return
     show_verdict(client, table_id, out)
