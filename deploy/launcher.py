@@ -249,9 +249,10 @@ class Stack:
             wait_for_http(self.web_address)
 
     def start_web(self) -> None:
-        """The web edge: the browser client, and its gRPC-Web calls carried to the first gateway."""
+        """The web edge: the browser client, and its gRPC-Web calls carried to the first gateway (and the rules
+        service, for replays)."""
         edge = [sys.executable, "-m", "gateway.web_edge", "--address", self.web_address]
-        self._spawn("web", [*edge, "--gateway", self.gateway_addresses[0]])
+        self._spawn("web", [*edge, "--gateway", self.gateway_addresses[0], "--rules", self.rules_address])
 
     def start_redis(self, port: int = 0) -> None:
         """An embedded redis-server. With `redis_dir`, every write is in the append-only file before Redis answers
