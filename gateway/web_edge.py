@@ -1,11 +1,12 @@
-"""The web edge: serves the browser client and carries its gRPC-Web calls to a gateway's gRPC port.
+"""The web edge: serves the browser client and carries its gRPC-Web calls to the platform's gRPC servers.
 
-    python -m gateway.web_edge --address 127.0.0.1:8080 --gateway 127.0.0.1:50051
+    python -m gateway.web_edge --address 127.0.0.1:8080 --gateway 127.0.0.1:50051 --rules 127.0.0.1:50061
 
 The page (gateway/web, built by `make web` into gateway/web/dist) calls the Gateway service itself with gRPC-Web
-(connect-web's transport); this process only reframes: each call is passed on unchanged, as bytes, with grpcio's
-generic calls, so the gateway's API is the one API. Unary and server-streaming methods (Watch) work; a browser
-cannot open a client stream, so Play is refused (a page plays with Watch and SubmitAction).
+(connect-web's transport), and the stateless RulesService to show a finished game's board at each step of its
+replay; this process only reframes: each call is passed on unchanged, as bytes, with grpcio's generic calls, so the
+platform's API is the one API. Unary and server-streaming methods (Watch) work; a browser cannot open a client
+stream, so Play is refused (a page plays with Watch and SubmitAction).
 
 gRPC-Web framing (https://github.com/grpc/grpc/blob/master/doc/PROTOCOL-WEB.md): the body is frames of one flag
 byte and a 4-byte big-endian length; flag 0 carries a message, flag 0x80 the trailers (`grpc-status`, ...).
@@ -22,15 +23,16 @@ from urllib.parse import quote
 
 import grpc
 from aiohttp import web
-from manaforge.v1 import gateway_pb2
+from manaforge.v1 import gateway_pb2, rules_pb2
 
 from services import observability
 
 DIST = Path(__file__).resolve().parent / "web" / "dist"
 CONTENT_TYPE = "application/grpc-web+proto"
 FORWARDED_METADATA = ("x-player-id", "x-player-key")  # what a page sends as call metadata
-SERVICE = gateway_pb2.DESCRIPTOR.services_by_name["Gateway"]
-CHANNEL: web.AppKey[grpc.aio.Channel] = web.AppKey("channel", grpc.aio.Channel)
+GATEWAY = gateway_pb2.DESCRIPTOR.services_by_name["Gateway"]
+RULES = rules_pb2.DESCRIPTOR.services_by_name["RulesService"]
+CHANNELS: web.AppKey[dict[str, grpc.aio.Channel]] = web.AppKey("channels", dict)
 
 
 class BadFrame(ValueError):
@@ -59,22 +61,24 @@ def trailers(code: grpc.StatusCode, message: str = "") -> bytes:
 
 
 async def call(request: web.Request) -> web.StreamResponse:
-    """One gRPC-Web call of /manaforge.v1.Gateway/{method}: framed in, framed out, trailers in the body."""
-    method = SERVICE.methods_by_name.get(request.match_info["method"])
+    """One gRPC-Web call of /{service}/{method}: framed in, framed out, trailers in the body."""
+    service = GATEWAY if request.match_info["service"] == GATEWAY.full_name else RULES
+    method = service.methods_by_name.get(request.match_info["method"])
     if request.content_type not in (CONTENT_TYPE, "application/grpc-web"):
         raise web.HTTPUnsupportedMediaType(text=f"send {CONTENT_TYPE} (binary gRPC-Web)")
     response = web.StreamResponse(headers={"Content-Type": CONTENT_TYPE, "Cache-Control": "no-store"})
     await response.prepare(request)
     try:
         if method is None:
-            raise _Refused(grpc.StatusCode.UNIMPLEMENTED, f"no method {request.match_info['method']} in Gateway")
+            raise _Refused(grpc.StatusCode.UNIMPLEMENTED, f"no method {request.match_info['method']} in {service.name}")
         if method.client_streaming:
             raise _Refused(grpc.StatusCode.UNIMPLEMENTED, f"{method.name} needs a client stream: use Watch")
         try:
             payload = unframe(await request.read())
         except BadFrame as exc:
             raise _Refused(grpc.StatusCode.INVALID_ARGUMENT, str(exc)) from None
-        async for message in _forward(request, method.full_name, method.server_streaming, payload):
+        channel = request.app[CHANNELS][service.full_name]
+        async for message in _forward(request, channel, method.full_name, method.server_streaming, payload):
             await response.write(frame(message))
         await response.write(trailers(grpc.StatusCode.OK))
     except _Refused as refused:
@@ -91,8 +95,9 @@ class _Refused(Exception):
         self.code, self.message = code, message
 
 
-async def _forward(request: web.Request, full_name: str, streaming: bool, payload: bytes) -> AsyncIterator[bytes]:
-    channel = request.app[CHANNEL]
+async def _forward(
+    request: web.Request, channel: grpc.aio.Channel, full_name: str, streaming: bool, payload: bytes
+) -> AsyncIterator[bytes]:
     path = "/" + full_name.rsplit(".", 1)[0] + "/" + full_name.rsplit(".", 1)[1]
     metadata = [(key, request.headers[key]) for key in FORWARDED_METADATA if key in request.headers]
     timeout = _timeout(request.headers.get("grpc-timeout", ""))
@@ -119,26 +124,30 @@ async def index(request: web.Request) -> web.FileResponse:
     return web.FileResponse(DIST / "index.html", headers={"Cache-Control": "no-cache"})
 
 
-def build_app(gateway: str, dist: Path = DIST) -> web.Application:
+def build_app(gateway: str, rules: str, dist: Path = DIST) -> web.Application:
     if not (dist / "index.html").is_file():
         raise SystemExit(f"the browser client is not built ({dist}): run `make web`")
     app = web.Application()
 
-    async def channel(app: web.Application) -> AsyncIterator[None]:
-        app[CHANNEL] = grpc.aio.insecure_channel(gateway)
+    async def channels(app: web.Application) -> AsyncIterator[None]:
+        app[CHANNELS] = {
+            GATEWAY.full_name: grpc.aio.insecure_channel(gateway),
+            RULES.full_name: grpc.aio.insecure_channel(rules),
+        }
         yield
-        await app[CHANNEL].close(None)
+        for channel in app[CHANNELS].values():
+            await channel.close(None)
 
-    app.cleanup_ctx.append(channel)
-    app.router.add_post(f"/{SERVICE.full_name}/{{method}}", call)
+    app.cleanup_ctx.append(channels)
+    app.router.add_post(f"/{{service:{GATEWAY.full_name}|{RULES.full_name}}}/{{method}}", call)
     app.router.add_get("/", index)
     app.router.add_static("/", dist)
     return app
 
 
-async def serve(gateway: str, host: str, port: int) -> web.AppRunner:
+async def serve(gateway: str, rules: str, host: str, port: int) -> web.AppRunner:
     """Start the edge; the caller stops it with `await runner.cleanup()`."""
-    runner = web.AppRunner(build_app(gateway), access_log=None)
+    runner = web.AppRunner(build_app(gateway, rules), access_log=None)
     await runner.setup()
     await web.TCPSite(runner, host, port).start()
     return runner
@@ -148,12 +157,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description="Manaforge web edge: the browser client and its gRPC-Web calls")
     parser.add_argument("--address", default="127.0.0.1:8080", help="where to serve the page (host:port)")
     parser.add_argument("--gateway", default="127.0.0.1:50051", help="the gateway's gRPC address")
+    parser.add_argument("--rules", default="127.0.0.1:50061", help="the rules service's gRPC address (replays)")
     args = parser.parse_args()
     observability.configure("web-edge")
     host, port = args.address.rsplit(":", 1)
 
     async def run() -> None:
-        runner = await serve(args.gateway, host, int(port))
+        runner = await serve(args.gateway, args.rules, host, int(port))
         print(f"web client on http://{args.address}/", flush=True)
         try:
             await asyncio.Event().wait()

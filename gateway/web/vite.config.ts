@@ -4,5 +4,8 @@ import { defineConfig } from "vite";
 
 export default defineConfig({
   build: { outDir: "dist", emptyOutDir: true, target: "es2022" },
-  server: { host: "127.0.0.1", proxy: { "/manaforge.v1.Gateway": "http://127.0.0.1:8080" } },
+  server: {
+    host: "127.0.0.1",
+    proxy: { "/manaforge.v1.Gateway": "http://127.0.0.1:8080", "/manaforge.v1.RulesService": "http://127.0.0.1:8080" },
+  },
 });

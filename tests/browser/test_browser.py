@@ -38,10 +38,14 @@ def test_a_whole_game_against_bots(page: Page, client: Client, game: str, seats:
     page.get_by_role("link", name="Replay this game step by step").click()
     log = client.log(table_id)
     expect(page.locator("output")).to_have_text(f"0 of {len(log.actions)}")
+    expect(page.locator(".board")).to_have_attribute("data-version", "0")  # the board as dealt
     page.get_by_role("button", name="Next move").click()
     expect(page.locator(".current")).to_contain_text(log.actions[0].text)
+    expect(page.locator(".board")).to_have_attribute("data-version", "1")
     page.get_by_role("button", name="Last move").click()
     expect(page.locator(".result h2")).to_contain_text(re.compile("winner"))
+    expect(page.locator(".board")).to_have_attribute("data-version", str(len(log.actions)))
+    expect(page.locator(".result")).to_contain_text("Replay check: valid")
 
 
 def test_a_spectator_follows_a_game(context: BrowserContext, web_stack: Stack, client: Client) -> None:

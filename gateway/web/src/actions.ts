@@ -5,6 +5,7 @@ import { anyPack, anyUnpack, type Any } from "@bufbuild/protobuf/wkt";
 import { clone, type DescField, type DescMessage, type Message } from "@bufbuild/protobuf";
 import type { LegalAction } from "./gen/manaforge/v1/rules_pb";
 import { games } from "./api";
+import { enumText, human } from "./board";
 
 export interface Choice {
   text: string;
@@ -73,12 +74,20 @@ function describe(schema: DescMessage, message: Message): string {
       const value = valueOf(f, m);
       if (value === undefined || value === 0 || value === "") continue;
       if (f.fieldKind === "message") walk(f.message, value as Fields);
-      else if (f.fieldKind === "enum") out.push(`${f.name} ${f.enum.values.find((e) => e.number === value)?.localName.toLowerCase().replace(/_/g, " ")}`);
+      else if (f.fieldKind === "enum") out.push(`${f.name} ${enumText(f.enum, value as number)}`);
       else out.push(`${f.name} ${f.name === "design" ? Number(value) + 1 : String(value)}`);
     }
   };
   walk(schema, message as unknown as Fields);
   return out.join(", ");
+}
+
+/** A group's key ("type=6") in words: the enum value or oneof case it stands for. */
+function keyText(choice: Choice, key: string): string {
+  const [name, raw] = key.split("=");
+  const field = choice.schema.fields.find((f) => f.localName === name);
+  if (field?.fieldKind === "enum") return enumText(field.enum, Number(raw));
+  return human(raw.replace(/"/g, ""));
 }
 
 export function grouped(all: Choice[]): Group[] {
@@ -91,7 +100,15 @@ export function grouped(all: Choice[]): Group[] {
   if (list.length <= FLAT_LIMIT || groups.size === list.length || groups.size === 1) {
     return list.map((c) => ({ label: c.text, choices: [c] }));
   }
-  return [...groups.values()].map((cs) => ({ label: cs.length > 1 ? commonPrefix(cs.map((c) => c.text)) || cs[0].text : cs[0].text, choices: cs }));
+  const labelled = [...groups.entries()].map(([key, cs]) => ({
+    key,
+    label: cs.length > 1 ? commonPrefix(cs.map((c) => c.text)) || cs[0].text : cs[0].text,
+    choices: cs,
+  }));
+  // groups whose texts begin alike are told apart by what sets them apart (e.g. which kind of exchange)
+  return labelled.map(({ key, label, choices }) =>
+    labelled.filter((g) => g.label === label).length > 1 ? { label: `${label}: ${keyText(choices[0], key)}`, choices } : { label, choices },
+  );
 }
 
 export interface TextField {

@@ -4,6 +4,7 @@ import { createClient, type Interceptor } from "@connectrpc/connect";
 import { createGrpcWebTransport } from "@connectrpc/connect-web";
 import { createRegistry } from "@bufbuild/protobuf";
 import { Gateway } from "./gen/manaforge/v1/gateway_pb";
+import { RulesService } from "./gen/manaforge/v1/rules_pb";
 import { file_manaforge_v1_games_blueprints } from "./gen/manaforge/v1/games/blueprints_pb";
 import { file_manaforge_v1_games_cardbench } from "./gen/manaforge/v1/games/cardbench_pb";
 import { file_manaforge_v1_games_magicka } from "./gen/manaforge/v1/games/magicka_pb";
@@ -55,10 +56,12 @@ const player: Interceptor = (next) => async (request) => {
   return next(request);
 };
 
-export const gateway = createClient(
-  Gateway,
-  createGrpcWebTransport({ baseUrl: location.origin, interceptors: [player] }),
-);
+const transport = createGrpcWebTransport({ baseUrl: location.origin, interceptors: [player] });
+
+export const gateway = createClient(Gateway, transport);
+
+/** The stateless rules: a finished game's replay re-applies its log from its seed to show the board at each step. */
+export const rules = createClient(RulesService, transport);
 
 export interface SeatHeld {
   seat: number;

@@ -2,7 +2,7 @@
 // `(manaforge.v1.card)` option hold cards (a MagicCard catalogue gives their facts; the other games' names come
 // from the engines, see card_names.py); a list of players is one panel per seat; the rest are the table's facts.
 import { html, nothing, type TemplateResult } from "lit-html";
-import { getOption, type DescField, type DescMessage, type Message } from "@bufbuild/protobuf";
+import { getOption, type DescEnum, type DescField, type DescMessage, type Message } from "@bufbuild/protobuf";
 import { card as cardOption } from "./gen/manaforge/v1/common_pb";
 import type { MagicCard } from "./gen/manaforge/v1/cards_pb";
 import cardNames from "./gen/card_names.json";
@@ -26,6 +26,16 @@ type Fields = Record<string, Value>;
 
 export function human(name: string): string {
   return name.replace(/_/g, " ").replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase();
+}
+
+/** An enum value in words, without the prefix its values share ("MAGICKA_ACTION_END_TURN": "end turn"). */
+export function enumText(desc: DescEnum, value: number): string {
+  const names = desc.values.map((v) => v.name);
+  let prefix = names[0] ?? "";
+  for (const name of names) while (!name.startsWith(prefix)) prefix = prefix.slice(0, -1);
+  prefix = prefix.slice(0, prefix.lastIndexOf("_") + 1);
+  const found = desc.values.find((v) => v.number === value);
+  return found ? human(found.name.slice(prefix.length)) : String(value);
 }
 
 function isCards(field: DescField): boolean {
@@ -102,11 +112,17 @@ function zone(board: Board, title: string, ids: number[], hidden: number | undef
   return html`<section class="zone" aria-label=${title}><h4>${title}</h4>${shown}${down}${empty}</section>`;
 }
 
-function scalarText(field: DescField, value: Value): string | undefined {
+// Fields that name a seat: shown as the seat's player.
+const SEAT_FIELDS = new Set([
+  "seat", "controller", "caster", "owner", "active", "decider", "designer", "artist", "writer", "first_seat",
+  "last_player", "last_bidder", "opponent",
+]);
+
+function scalarText(field: DescField, value: Value, board?: Board): string | undefined {
+  if (typeof value === "number" && value === -1) return undefined; // "none" in the games' messages
+  if (board && SEAT_FIELDS.has(field.name) && typeof value === "number") return seatName(board, value);
   if (field.fieldKind === "enum") {
-    if (value === 0) return undefined;
-    const v = field.enum.values.find((e) => e.number === value);
-    return v ? human(v.localName) : String(value);
+    return value === 0 ? undefined : enumText(field.enum, value as number);
   }
   if (field.fieldKind !== "scalar") return undefined;
   if (typeof value === "boolean") return value ? "yes" : undefined;
@@ -125,7 +141,7 @@ function cardThing(board: Board, schema: DescMessage, value: Fields): TemplateRe
   const extra = schema.fields
     .filter((f) => f !== idField && f.fieldKind !== "list" && f.fieldKind !== "message")
     .map((f) => {
-      const text = scalarText(f, value[f.localName]);
+      const text = value[f.localName] === 0 && !SEAT_FIELDS.has(f.name) ? undefined : scalarText(f, value[f.localName], board);
       return text === undefined ? undefined : `${human(f.name)} ${text}`;
     })
     .filter((t): t is string => t !== undefined);
@@ -208,7 +224,7 @@ function fields(board: Board, schema: DescMessage, value: Fields): TemplateResul
       const list = v as Value[];
       if (list.length) facts.push(html`<dt>${human(field.name)}</dt><dd>${list.join(", ")}</dd>`);
     } else if (!field.localName.endsWith("Size") && !field.localName.endsWith("Count")) {
-      const text = scalarText(field, v);
+      const text = scalarText(field, v, board);
       if (text !== undefined) facts.push(html`<dt>${human(field.name)}</dt><dd>${text}</dd>`);
     } else if (!sizes.has(field.localName.replace(/Size$/, "")) && !sizes.has(field.localName.replace(/Count$/, "s"))) {
       facts.push(html`<dt>${human(field.name)}</dt><dd>${String(v)}</dd>`);

@@ -2,9 +2,9 @@
 // (#/replay/ID). Every call is the Gateway's own API, over gRPC-Web.
 import { html, nothing, render, type TemplateResult } from "lit-html";
 import { ConnectError } from "@connectrpc/connect";
-import { anyUnpack } from "@bufbuild/protobuf/wkt";
+import { anyUnpack, type Any } from "@bufbuild/protobuf/wkt";
 import type { DescMessage, Message } from "@bufbuild/protobuf";
-import { forget, gateway, games, heldSeat, holdSeat, identity, saveIdentity, type SeatHeld } from "./api";
+import { forget, gateway, games, heldSeat, holdSeat, identity, rules, saveIdentity, type SeatHeld } from "./api";
 import { facesOf, human, renderBoard, type Board } from "./board";
 import { choices, grouped, textFields, withTexts, type Choice, type Group } from "./actions";
 import type { GameInfo } from "./gen/manaforge/v1/rules_pb";
@@ -169,12 +169,14 @@ class Lobby implements Page {
 
   /** A ticket's answer: the seat token comes once, in the first answer that finds the ticket matched. */
   matched(ticket: QueueTicket): void {
-    if (this.closed || !this.ticket || this.ticket.matched) return;
-    this.ticket = ticket;
+    if (this.closed || !this.ticket) return;
     if (ticket.matched && ticket.seatToken) {
       holdSeat(ticket.tableId, ticket.seat, ticket.seatToken);
       go(`#/table/${ticket.tableId}`);
-    } else show();
+    } else if (!this.ticket.matched) {
+      this.ticket = ticket; // a tokenless match: the token is in the other answer on its way
+      show();
+    }
   }
 
   fill(): Promise<void> {
@@ -529,26 +531,62 @@ class ReplayPage implements Page {
   log?: GameLog;
   step = 0;
   error = "";
+  states: Any[] = []; // the game's state before each move, then at the end: re-applied from its seed by the rules
+  views = new Map<number, Any>();
+  closed = false;
 
   constructor(readonly tableId: string) {
     void this.load();
   }
 
-  close(): void {}
+  close(): void {
+    this.closed = true;
+  }
 
   async load(): Promise<void> {
     try {
       this.log = await gateway.getLog({ tableId: this.tableId });
-      this.step = 0;
+      show();
+      let state = (await rules.newGame({ config: this.log.table?.config, seed: this.log.seed })).state!;
+      this.states.push(state);
+      for (const action of this.log.actions) {
+        if (this.closed) return;
+        state = (await rules.apply({ state, seat: action.seat, action: action.action })).state!;
+        this.states.push(state);
+        if (this.states.length - 1 === this.step + 1) show();
+      }
+      await this.showStep();
+      // the server re-runs every finished game from its seed and log: its verdict comes a moment after the end
+      for (let tries = 0; tries < 60 && !this.log.table?.replayVerdict && !this.closed; tries++) {
+        await new Promise((r) => setTimeout(r, 1000));
+        this.log.table = await gateway.getTable({ tableId: this.tableId });
+        show();
+      }
     } catch (e) {
       this.error = problem(e);
     }
     show();
   }
 
+  /** The public view of the board at this step (asked of the rules once, then kept). */
+  async showStep(): Promise<void> {
+    const state = this.states[this.step];
+    if (state && !this.views.has(this.step)) this.views.set(this.step, (await rules.view({ state })).view!);
+    show();
+  }
+
   goTo(step: number): void {
     this.step = Math.max(0, Math.min(step, this.log?.actions.length ?? 0));
-    show();
+    void this.showStep();
+  }
+
+  board(names: string[]): TemplateResult {
+    const view = this.views.get(this.step);
+    const config = this.log?.table?.config;
+    if (!view || !config) return html`<p class="muted">${this.states.length <= this.step ? "Re-playing the moves…" : "Loading the board…"}</p>`;
+    const parsed = parse({ view } as SeatView)!;
+    const board = { game: config.game, options: config.options, seats: { names, mine: -1 }, faces: facesOf(parsed.schema, parsed.message) };
+    return renderBoard(board, parsed.schema, parsed.message, BigInt(this.step));
   }
 
   view(): TemplateResult {
@@ -557,7 +595,7 @@ class ReplayPage implements Page {
     const names = seatNames(log.table);
     const total = log.actions.length;
     const version = this.step === 0 ? 0n : log.actions[this.step - 1].version;
-    const events = log.events.filter((e) => e.version <= version);
+    const events = log.events.filter((e) => e.version <= version && e.version > (this.step > 1 ? log.actions[this.step - 2].version : -1n));
     const outcome = log.table?.outcome;
     return html`
       <h1>Replay: ${title(log.table?.config?.game ?? "")} <small class="muted">table ${this.tableId}</small></h1>
@@ -574,20 +612,16 @@ class ReplayPage implements Page {
       ${this.step > 0
         ? html`<p class="current" role="status">Move ${this.step}: <strong>${names[log.actions[this.step - 1].seat]}</strong> — ${log.actions[this.step - 1].text}</p>`
         : html`<p class="current" role="status">The start of the game.</p>`}
+      ${this.step > 0 && events.length ? html`<ul class="step-events">${events.map((e) => html`<li>${e.text}</li>`)}</ul>` : nothing}
       ${this.step === total && outcome?.finished ? html`<section class="result"><h2>${result(outcome, names, -1)}</h2><p>Replay check: ${log.table?.replayVerdict || "pending"}</p></section>` : nothing}
-      <div class="replay">
-        <section class="panel" aria-label="Moves">
-          <h2>Moves</h2>
-          <ol class="moves">${log.actions.map(
-            (a, i) => html`<li class=${i + 1 === this.step ? "now" : i + 1 > this.step ? "later" : ""}>
-              <button class="link" @click=${() => this.goTo(i + 1)}>${names[a.seat]}: ${a.text}</button></li>`,
-          )}</ol>
-        </section>
-        <section class="panel" aria-label="Events so far">
-          <h2>Events so far</h2>
-          <ol>${events.slice(-15).map((e) => html`<li>${e.text}</li>`)}</ol>
-        </section>
-      </div>`;
+      ${this.board(names)}
+      <section class="panel" aria-label="Moves">
+        <h2>Moves</h2>
+        <ol class="moves">${log.actions.map(
+          (a, i) => html`<li class=${i + 1 === this.step ? "now" : i + 1 > this.step ? "later" : ""}>
+            <button class="link" @click=${() => this.goTo(i + 1)}>${names[a.seat]}: ${a.text}</button></li>`,
+        )}</ol>
+      </section>`;
   }
 }
 
