@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 PROTOS := $(shell find proto/manaforge -name '*.proto')
 GEN_STAMP := proto/manaforge/.generated
 
-.PHONY: install proto run demo test lint typecheck unit stack bench arena golden clean check-proto soak web chromium
+.PHONY: install proto run demo test lint typecheck unit stack bench arena golden clean check-proto soak web chromium screenshots
 
 install: $(STAMP)
 
@@ -52,6 +52,10 @@ chromium: /usr/bin/chromium
 /usr/bin/chromium:
 	$(if $(filter 0,$(shell id -u)),,sudo) apt-get install -y chromium || \
 		{ $(if $(filter 0,$(shell id -u)),,sudo) apt-get update && $(if $(filter 0,$(shell id -u)),,sudo) apt-get install -y chromium; }
+
+# docs/screenshots: a board of every game in the browser client (a stack of its own, headless Chromium).
+screenshots: proto web chromium
+	$(PY) -m tests.browser.screenshots
 
 check-proto: $(GEN_STAMP)
 	$(PY) -m deploy.protogen --check proto

@@ -119,7 +119,7 @@ const SEAT_FIELDS = new Set([
 ]);
 
 function scalarText(field: DescField, value: Value, board?: Board): string | undefined {
-  if (typeof value === "number" && value === -1) return undefined; // "none" in the games' messages
+  if (value === undefined || value === -1) return undefined; // an unset optional field, or "none" in the games' messages
   if (board && SEAT_FIELDS.has(field.name) && typeof value === "number") return seatName(board, value);
   if (field.fieldKind === "enum") {
     return value === 0 ? undefined : enumText(field.enum, value as number);
