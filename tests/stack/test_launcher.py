@@ -18,6 +18,7 @@ from deploy.launcher import ROOT, free_port
 def launch(tmp: Path, gateway: int, rules: int) -> subprocess.Popen[str]:
     env = dict(os.environ, MANAFORGE_GATEWAY_PORT=str(gateway), MANAFORGE_RULES_PORT=str(rules))
     env["MANAFORGE_RUN_DIR"] = str(tmp)
+    env["MANAFORGE_WEB_PORT"] = str(free_port())  # the browser client's edge, never the default 8080 here
     return subprocess.Popen(
         [sys.executable, "-m", "deploy.launcher", "run"],
         cwd=ROOT,
