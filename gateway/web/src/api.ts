@@ -35,7 +35,9 @@ const IDENTITY = "manaforge.identity";
 export function identity(): Identity {
   const saved = localStorage.getItem(IDENTITY);
   if (saved) return JSON.parse(saved) as Identity;
-  return { name: `guest-${Math.random().toString(36).slice(2, 7)}` };
+  const guest = { name: `guest-${Math.random().toString(36).slice(2, 7)}` };
+  saveIdentity(guest);
+  return guest;
 }
 
 export function saveIdentity(who: Identity): void {

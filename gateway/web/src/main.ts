@@ -9,7 +9,15 @@ import { facesOf, human, renderBoard, type Board } from "./board";
 import { choices, grouped, textFields, withTexts, type Choice, type Group } from "./actions";
 import type { GameInfo } from "./gen/manaforge/v1/rules_pb";
 import { DecisionKind, type Event, type Outcome } from "./gen/manaforge/v1/common_pb";
-import { SeatKind, type GameLog, type Player, type QueueTicket, type SeatView, type Table } from "./gen/manaforge/v1/gateway_pb";
+import {
+  SeatKind,
+  type GameLog,
+  type LeaderboardEntry,
+  type Player,
+  type QueueTicket,
+  type SeatView,
+  type Table,
+} from "./gen/manaforge/v1/gateway_pb";
 import "./style.css";
 
 const app = document.getElementById("app")!;
@@ -61,6 +69,7 @@ class Lobby implements Page {
   open: Table[] = [];
   playing: Table[] = [];
   mine: Table[] = [];
+  leaders: LeaderboardEntry[] = [];
   player?: Player;
   error = "";
   game = "";
@@ -94,6 +103,8 @@ class Lobby implements Page {
       this.open = (await gateway.listTables({ pageSize: 20 })).tables;
       this.playing = (await gateway.listTables({ inProgress: true, pageSize: 20 })).tables;
       if (identity().playerId) this.mine = (await gateway.listTables({ mine: true, pageSize: 10 })).tables;
+      const seats = Math.max(this.info()?.minSeats ?? 2, 2);
+      if (this.game) this.leaders = (await gateway.getLeaderboard({ game: this.game, seats, limit: 10 })).entries;
     } catch (e) {
       this.error = problem(e);
     }
@@ -220,7 +231,7 @@ class Lobby implements Page {
       <section class="panel" aria-labelledby="new">
         <h2 id="new">A new game</h2>
         <label>Game
-          <select name="game" @change=${(e: Event & { target: HTMLSelectElement }) => { this.game = e.target.value; show(); }}>
+          <select name="game" @change=${(e: Event & { target: HTMLSelectElement }) => { this.game = e.target.value; void this.refresh(); }}>
             ${this.games.map((g) => html`<option value=${g.name} ?selected=${g.name === this.game}>${g.title}</option>`)}
           </select>
         </label>
@@ -234,6 +245,7 @@ class Lobby implements Page {
               ? html`<a class="button" href=${`#/replay/${t.tableId}`}>Replay</a>`
               : html`<a class="button" href=${`#/table/${t.tableId}`}>Open</a>`)
         : nothing}
+      ${info ? this.leaderboard(info) : nothing}
       <section class="panel" aria-labelledby="replay">
         <h2 id="replay">Replay a finished game</h2>
         <form class="row" @submit=${submit((f) => go(`#/replay/${(new FormData(f).get("table") as string).trim()}`))}>
@@ -249,6 +261,17 @@ class Lobby implements Page {
       <thead><tr><th>game</th><th>seats</th><th>rating</th><th>games</th><th>rank</th></tr></thead>
       <tbody>${ratings.map((r) => html`<tr><td>${r.game}</td><td>${r.seats}</td><td>${r.ordinal.toFixed(1)}</td><td>${r.games}</td><td>${r.rank}</td></tr>`)}</tbody>
     </table>`;
+  }
+
+  leaderboard(info: GameInfo): TemplateResult {
+    const seats = Math.max(info.minSeats, 2);
+    return html`<section class="panel" aria-labelledby="leaders">
+      <h2 id="leaders">Leaderboard: ${info.title}, ${seats} seats</h2>
+      ${this.leaders.length
+        ? html`<table class="list"><thead><tr><th>rank</th><th>player</th><th>rating</th><th>games</th></tr></thead>
+            <tbody>${this.leaders.map((e, i) => html`<tr><td>${e.rating?.rank || i + 1}</td><td>${e.name}</td><td>${e.rating?.ordinal.toFixed(1)}</td><td>${e.rating?.games}</td></tr>`)}</tbody></table>`
+        : html`<p class="empty">No rated games yet.</p>`}
+    </section>`;
   }
 
   createForm(info: GameInfo, submit: (h: (f: HTMLFormElement) => unknown) => (e: SubmitEvent) => void): TemplateResult {
