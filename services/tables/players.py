@@ -15,6 +15,7 @@ from typing import Any
 
 from manaforge.v1.gateway_pb2 import LeaderboardEntry, Player, Rating
 from openskill.models import PlackettLuce
+from redis.asyncio.cluster import RedisCluster
 
 from engine_core.errors import InvalidConfigError
 from services.tables.errors import SeatTokenError, TableNotFoundError, TableStateError
@@ -130,7 +131,8 @@ class Players:
             return False
         before = [await self.rating(p, game, len(seats)) if p else MODEL.rating() for p in seats]
         after = rate([(r.mu, r.sigma) for r in before], ranks)
-        pipe = self.redis.pipeline(transaction=True)
+        # one step on a single Redis; on a cluster each player's keys are written on their own node
+        pipe = self.redis.pipeline(transaction=not isinstance(self.redis, RedisCluster))
         for player_id, (mu, sigma) in zip(seats, after, strict=True):
             if not player_id or player_id.startswith("bot:"):
                 continue  # guests are not rated; bots keep their published ratings

@@ -82,7 +82,7 @@ class Tables:
         self.store = store
         self.committer = Committer(store, rules)
         self.players = Players(store.redis)
-        self.hub = hub or Hub(store.redis, self.decode)
+        self.hub = hub or Hub(store.pubsub_connection, self.decode)
         self.hub.decode = self.decode
         self.response_timeout = response_timeout
         self.bot_delay = bot_delay
@@ -257,8 +257,7 @@ class Tables:
         if player_id:  # the player's own tables
             found = await self.players.tables(player_id, before, page_size)
         else:
-            key = self.store.listing("playing" if in_progress else "open", game_name)
-            found = await self.store.page(key, before, page_size)
+            found = await self.store.page("playing" if in_progress else "open", game_name, before, page_size)
         tables = []
         for table_id, _ in found:
             try:

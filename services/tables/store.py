@@ -18,14 +18,16 @@ import redis.asyncio as aioredis
 from manaforge.v1.common_pb2 import Event
 from manaforge.v1.gateway_pb2 import LoggedAction, Seat, SeatKind
 from manaforge.v1.storage_pb2 import GameArchive, TableRecord
+from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import ConnectionError, RedisError
 
-from services.tables.followups import LIVE_TABLES, OUTBOX, WAKE, FollowUp, script_args
-from services.tables.multiplex import Multiplexed
+from services.tables import keys as k
+from services.tables.followups import FollowUp, script_args
+from services.tables.keys import SHARDS, channel, shard_of
+from services.tables.multiplex import ClusterMultiplexed, Multiplexed
 
 LIVE_FIELDS = ["version", "seq", "state", "started", "finished", "deadlines"]
 HOT_RETRIES = 6
-TICKET_PREFIX = "mf:ticket:"
 TICKET_TTL = 60.0  # seconds a waiting ticket lives without a WaitForMatch (its player is gone)
 MATCHED_TICKET_TTL = 3600.0  # seconds a matched ticket keeps its table for its player
 
@@ -80,28 +82,7 @@ def occupant_of(seat: Seat) -> str:
     return f"player:{seat.player_id}:{seat.name}" if seat.player_id else f"human:{seat.name}"
 
 
-def channel(table_id: str) -> str:
-    return f"mf:{{{table_id}}}:channel"
-
-
-def table_of_channel(name: bytes) -> str:
-    return name.decode()[4:-9]  # "mf:{" table id "}:channel"
-
-
-def _keys(table_id: str) -> dict[str, str]:
-    tag = f"mf:{{{table_id}}}"
-    return {
-        "record": f"{tag}:record",
-        "live": f"{tag}:live",
-        "log": f"{tag}:log",
-        "events": f"{tag}:events",
-        "done": f"{tag}:done",
-        "seats": f"{tag}:seats",
-        "tokens": f"{tag}:tokens",
-        "armed": f"{tag}:armed",
-        "archive": f"{tag}:archive",
-        "spectators": f"{tag}:spectators",
-    }
+_keys = k.table_keys
 
 
 def _result(detail: bytes, status: str) -> CommitResult:
@@ -112,18 +93,13 @@ def _result(detail: bytes, status: str) -> CommitResult:
 class RedisStore:
     """Tables, live states and logs in Redis: one client (connection pool) per process, made in bootstrap."""
 
-    OPEN_TABLES = "mf:tables:open"  # tables with an open seat, by creation time (and one index per game)
-    PLAYING = "mf:tables:playing"  # games under way, by creation time (and one index per game)
-
-    @staticmethod
-    def listing(kind: str, game: str = "") -> str:
-        base = RedisStore.OPEN_TABLES if kind == "open" else RedisStore.PLAYING
-        return f"{base}:{game}" if game else base
+    # Listings: tables with an open seat ("open") and games under way ("playing"), by creation time, each for all
+    # games and per game, each split over the shards (keys.py).
 
     def __init__(
         self,
         client: aioredis.Redis,
-        hot: Multiplexed | None = None,
+        hot: Multiplexed | ClusterMultiplexed | None = None,
         blocking: aioredis.Redis | None = None,
         replicas: int = 0,
         replica_wait: float = 0.1,
@@ -134,6 +110,7 @@ class RedisStore:
         # loss of the primary; otherwise the caller is told to retry (its id makes the retry safe).
         self.replicas = replicas
         self.replica_wait = replica_wait
+        self._pubsub_turn = 0
         self.blocking: Any = blocking or client  # for commands that wait in Redis up to MAX_BLOCK seconds
         self._commit = client.register_script(_lua("commit.lua"))
         self._claim = client.register_script(_lua("claim_seat.lua"))
@@ -141,6 +118,21 @@ class RedisStore:
         self._queue_take = client.register_script(_lua("queue_take.lua"))
         self._claim_due = client.register_script(_lua("claim_due.lua"))
         self._present = client.register_script(_lua("present.lua"))
+
+    @property
+    def is_cluster(self) -> bool:
+        return isinstance(self.redis, RedisCluster)
+
+    def pubsub_connection(self) -> aioredis.Connection:
+        """A new connection for the fan-out hub's subscriptions. On a cluster a published message reaches every node,
+        so any node will do: each new connection goes to the next node, which moves the hub off a node that died."""
+        if not self.is_cluster:
+            return aioredis.Connection(**self.redis.connection_pool.connection_kwargs)
+        nodes = self.redis.get_nodes()
+        self._pubsub_turn += 1
+        node = nodes[self._pubsub_turn % len(nodes)]
+        connection: aioredis.Connection = node.connection_class(**node.connection_kwargs)
+        return connection
 
     async def close(self) -> None:
         if self.hot is not None:
@@ -161,6 +153,7 @@ class RedisStore:
     ) -> None:
         """Store a new table; `first`: the follow-ups of its first state, armed when every seat is a bot's."""
         keys = _keys(record.table_id)
+        shard = shard_of(record.table_id)
         started = len(occupants) == record.config.seats
         pipe = self.redis.pipeline(transaction=True)
         pipe.set(keys["record"], record.SerializeToString())
@@ -171,18 +164,18 @@ class RedisStore:
             pipe.hset(keys["seats"], mapping={str(k): v for k, v in occupants.items()})
         entry = {record.table_id: record.created_at}
         if listed:
-            pipe.zadd(self.listing("open"), entry)
-            pipe.zadd(self.listing("open", record.config.game), entry)
+            pipe.zadd(k.listing("open", "", shard), entry)
+            pipe.zadd(k.listing("open", record.config.game, shard), entry)
         if started:
-            pipe.zadd(self.listing("playing"), entry)
-            pipe.zadd(self.listing("playing", record.config.game), entry)
-        pipe.zadd(LIVE_TABLES, entry)
+            pipe.zadd(k.listing("playing", "", shard), entry)
+            pipe.zadd(k.listing("playing", record.config.game, shard), entry)
+        pipe.zadd(k.live_tables(shard), entry)
         if started and first:
             now = time.time()
-            pipe.zadd(OUTBOX, {item.format(): int((now + delay) * 1000) for item, delay in first})
+            pipe.zadd(k.outbox(shard), {item.format(): int((now + delay) * 1000) for item, delay in first})
             pipe.sadd(keys["armed"], *(item.format() for item, _ in first))
-            pipe.lpush(WAKE, 1)
-            pipe.ltrim(WAKE, 0, 63)
+            pipe.lpush(k.wake(shard), 1)
+            pipe.ltrim(k.wake(shard), 0, 63)
         await pipe.execute()
 
     # An archived game (retention.py) is served from its archive wherever its live keys are gone: every read below
@@ -213,8 +206,9 @@ class RedisStore:
     ) -> tuple[str, int]:
         """Take a seat; the seat that fills the table starts play and arms `first` (the first state's follow-ups)."""
         keys = _keys(table_id)
-        status, seat, *rest = await self._claim(
-            keys=[keys["seats"], keys["tokens"], keys["live"], keys["armed"], OUTBOX, WAKE],
+        status, seat, *rest = await self._script(
+            self._claim,
+            keys=[keys["seats"], keys["tokens"], keys["live"], keys["armed"], *self._outbox(table_id)],
             args=[seats, wanted, occupant, token_digest, bank, *script_args(first)],
         )
         if rest and int(rest[0]):
@@ -227,24 +221,37 @@ class RedisStore:
         if record is None:
             return
         entry = {table_id: record.created_at}
+        shard = shard_of(table_id)
         pipe = self.redis.pipeline(transaction=True)
-        pipe.zrem(OUTBOX, FollowUp("abandon", table_id, 0).format())  # it started: nobody abandoned it
-        pipe.zrem(self.listing("open"), table_id)
-        pipe.zrem(self.listing("open", record.config.game), table_id)
-        pipe.zadd(self.listing("playing"), entry)
-        pipe.zadd(self.listing("playing", record.config.game), entry)
+        pipe.zrem(k.outbox(shard), FollowUp("abandon", table_id, 0).format())  # it started: nobody abandoned it
+        pipe.zrem(k.listing("open", "", shard), table_id)
+        pipe.zrem(k.listing("open", record.config.game, shard), table_id)
+        pipe.zadd(k.listing("playing", "", shard), entry)
+        pipe.zadd(k.listing("playing", record.config.game, shard), entry)
         await pipe.execute()
 
-    def unlist(self, pipe: Any, table_id: str, game: str) -> None:
+    @staticmethod
+    def unlist(pipe: Any, table_id: str, game: str) -> None:
+        shard = shard_of(table_id)
         for kind in ("open", "playing"):
-            pipe.zrem(self.listing(kind), table_id)
-            pipe.zrem(self.listing(kind, game), table_id)
+            pipe.zrem(k.listing(kind, "", shard), table_id)
+            pipe.zrem(k.listing(kind, game, shard), table_id)
 
-    async def page(self, key: str, before: float | None, count: int) -> list[tuple[str, float]]:
-        """Up to `count` entries of a listing, newest first, created before `before` (None: from the newest)."""
+    async def page(self, kind: str, game: str, before: float | None, count: int) -> list[tuple[str, float]]:
+        """Up to `count` entries of a listing ("open" or "playing", all games or one), newest first, created before
+        `before` (None: from the newest): the newest of every shard's part."""
         top = f"({before}" if before is not None else "+inf"
-        found = await self.redis.zrevrangebyscore(key, top, "-inf", start=0, num=count, withscores=True)
-        return [(t.decode(), float(score)) for t, score in found]
+        pipe = self.redis.pipeline(transaction=False)
+        for shard in range(SHARDS):
+            pipe.zrevrangebyscore(k.listing(kind, game, shard), top, "-inf", start=0, num=count, withscores=True)
+        found = [(t.decode(), float(score)) for part in await pipe.execute() for t, score in part]
+        return sorted(found, key=lambda entry: (-entry[1], entry[0]))[:count]
+
+    @staticmethod
+    def _outbox(table_id: str) -> list[str]:
+        """The outbox and wake list of the table's shard."""
+        shard = shard_of(table_id)
+        return [k.outbox(shard), k.wake(shard)]
 
     async def add_token(self, table_id: str, token_digest: str, seat: int) -> None:
         await self.redis.hset(_keys(table_id)["tokens"], token_digest, seat)
@@ -253,7 +260,8 @@ class RedisStore:
         """The seat's player is here (a call with its token): if it was away, its clock runs at full length again,
         the pending decision's too (`clock` seconds from now), in one atomic step (present.lua)."""
         keys = _keys(table_id)
-        await self._present(keys=[keys["live"], keys["armed"], OUTBOX], args=[seat, int(clock * 1000)])
+        outbox = k.outbox(shard_of(table_id))
+        await self._script(self._present, keys=[keys["live"], keys["armed"], outbox], args=[seat, int(clock * 1000)])
 
     async def absences(self, table_id: str, seats: int) -> list[int]:
         """Decisions each seat let run out in a row."""
@@ -331,6 +339,7 @@ class RedisStore:
         takeover_after: int = 3,
     ) -> CommitResult:
         keys = _keys(table_id)
+        shard = shard_of(table_id)
         names = [
             keys["live"],
             keys["log"],
@@ -338,11 +347,11 @@ class RedisStore:
             keys["done"],
             keys["tokens"],
             keys["armed"],
-            OUTBOX,
-            WAKE,
-            LIVE_TABLES,
-            self.listing("playing"),
-            self.listing("playing", game),
+            k.outbox(shard),
+            k.wake(shard),
+            k.live_tables(shard),
+            k.listing("playing", "", shard),
+            k.listing("playing", game, shard),
         ]
         args: list[Any] = [
             expected_version,
@@ -370,6 +379,14 @@ class RedisStore:
         if status == "conflict":
             return CommitResult(status, live=Live.parse(reply[1:]))
         return CommitResult(status)
+
+    async def _script(self, script: Any, keys: list[str], args: list[Any]) -> Any:
+        """Run one of the scripts on the shared connection(s) when there are (on a cluster, the one of the node
+        that serves the keys' slot), else on the client's pool."""
+        if self.hot is None:
+            return await script(keys=keys, args=args)
+        reply, _ = await self.hot.evalsha(str(script.sha), str(script.script), keys, args)
+        return reply
 
     async def _hot_commit(self, names: list[str], args: list[Any]) -> Any:
         """The commit script on the shared connection, tried again for about 2 s while the connection is down (a
@@ -399,7 +416,7 @@ class RedisStore:
 
     async def arm(self, item: FollowUp, delay: float) -> None:
         """Add one follow-up item due in `delay` seconds (outside a commit: archiving, abandoned tables)."""
-        await self.redis.zadd(OUTBOX, {item.format(): int((time.time() + delay) * 1000)})
+        await self.redis.zadd(k.outbox(shard_of(item.table_id)), {item.format(): int((time.time() + delay) * 1000)})
 
     async def gather(self, table_id: str) -> tuple[TableRecord | None, Live | None, dict[int, str], dict[str, int]]:
         """Everything to archive but the log and events: record, live state, occupants, token digests."""
@@ -424,7 +441,7 @@ class RedisStore:
         pipe.set(keys["archive"], zlib.compress(archive.SerializeToString(), 6), ex=max(1, int(ttl)))
         pipe.delete(*(key for name, key in keys.items() if name != "archive"))
         self.unlist(pipe, table_id, archive.record.config.game)
-        pipe.zrem(LIVE_TABLES, table_id)
+        pipe.zrem(k.live_tables(shard_of(table_id)), table_id)
         await pipe.execute()
 
     async def archived(self, table_id: str) -> GameArchive | None:
@@ -437,45 +454,49 @@ class RedisStore:
         pipe = self.redis.pipeline(transaction=True)
         pipe.delete(*keys.values())
         self.unlist(pipe, table_id, game)
-        pipe.zrem(LIVE_TABLES, table_id)
+        pipe.zrem(k.live_tables(shard_of(table_id)), table_id)
         await pipe.execute()
 
     # ----- follow-up work (see followups.py) ------------------------------------------------------------------
 
-    async def claim_due(self, lease: float, limit: int) -> list[FollowUp]:
-        return [FollowUp.parse(item) for item in await self._claim_due(keys=[OUTBOX], args=[int(lease * 1000), limit])]
+    async def claim_due(self, shard: int, lease: float, limit: int) -> list[FollowUp]:
+        """Claim the due items of one shard's outbox (each leased for `lease` seconds)."""
+        found = await self._script(self._claim_due, keys=[k.outbox(shard)], args=[int(lease * 1000), limit])
+        return [FollowUp.parse(item) for item in found]
 
     async def done_with(self, item: FollowUp) -> None:
-        await self.redis.zrem(OUTBOX, item.format())
+        await self.redis.zrem(k.outbox(shard_of(item.table_id)), item.format())
 
-    async def wait_for_due(self, timeout: float) -> None:
-        """Block until a commit arms an item due at once, or `timeout` seconds pass."""
-        await self.blocking.blpop([WAKE], timeout=timeout)
+    async def wait_for_due(self, shard: int, timeout: float) -> None:
+        """Block until a commit arms an item of the shard due at once, or `timeout` seconds pass."""
+        await self.blocking.blpop([k.wake(shard)], timeout=timeout)
 
-    async def live_tables(self, after: float, count: int) -> list[tuple[str, float]]:
-        """Unfinished tables created after `after` (a cursor), oldest first."""
-        found = await self.redis.zrangebyscore(LIVE_TABLES, f"({after}", "+inf", start=0, num=count, withscores=True)
+    async def live_tables(self, shard: int, after: float, count: int) -> list[tuple[str, float]]:
+        """A shard's unfinished tables created after `after` (a cursor), oldest first."""
+        key = k.live_tables(shard)
+        found = await self.redis.zrangebyscore(key, f"({after}", "+inf", start=0, num=count, withscores=True)
         return [(t.decode(), float(score)) for t, score in found]
 
     async def arm_missing(self, table_id: str, items: list[tuple[FollowUp, float]], version: int) -> int:
         """Arm follow-ups a table should have and has not (the sweeper's belt and braces), if still at `version`."""
         keys = _keys(table_id)
+        outbox = k.outbox(shard_of(table_id))
         pipe = self.redis.pipeline(transaction=False)
         pipe.hget(keys["live"], "version")
-        pipe.zmscore(OUTBOX, [item.format() for item, _ in items])
+        pipe.zmscore(outbox, [item.format() for item, _ in items])
         current, scores = await pipe.execute()
         missing = [(item, delay) for (item, delay), score in zip(items, scores, strict=True) if score is None]
         if current is None or int(current) != version or not missing:
             return 0
         now = time.time()
         pipe = self.redis.pipeline(transaction=True)
-        pipe.zadd(OUTBOX, {item.format(): int((now + delay) * 1000) for item, delay in missing}, nx=True)
+        pipe.zadd(outbox, {item.format(): int((now + delay) * 1000) for item, delay in missing}, nx=True)
         pipe.sadd(keys["armed"], *(item.format() for item, _ in missing))
         await pipe.execute()
         return len(missing)
 
     async def forget_table(self, table_id: str) -> None:
-        await self.redis.zrem(LIVE_TABLES, table_id)
+        await self.redis.zrem(k.live_tables(shard_of(table_id)), table_id)
 
     # ----- logs and events -----------------------------------------------------------------------------------
 
@@ -510,17 +531,18 @@ class RedisStore:
         await self.redis.lset(_keys(table_id)["log"], index, logged.SerializeToString())
 
     # ----- matchmaking ---------------------------------------------------------------------------------------
+    # A queue (keys.queue) and its tickets share a hash tag: the scripts read the tickets of their queue.
 
     async def queue_join(
         self, queue: str, ticket_id: str, needed: int, window: float = 5.0, widen: float = 0.5
     ) -> tuple[list[str], int]:
         """Queue `ticket_id` ("": only look for a match) and take out a match if the queue has one."""
-        args: list[Any] = [ticket_id, needed, TICKET_PREFIX, window, widen]
-        matched, waiting = await self._queue_join(keys=[queue], args=args)
+        args: list[Any] = [ticket_id, needed, k.tickets_of(queue), window, widen]
+        matched, waiting = await self._script(self._queue_join, keys=[queue], args=args)
         return [t.decode() for t in matched or []], int(waiting)
 
     async def queue_take(self, queue: str, ticket_id: str, seats: int) -> list[str]:
-        taken = await self._queue_take(keys=[queue], args=[ticket_id, seats, TICKET_PREFIX])
+        taken = await self._script(self._queue_take, keys=[queue], args=[ticket_id, seats, k.tickets_of(queue)])
         return [t.decode() for t in taken or []]
 
     async def queue_length(self, queue: str) -> int:
@@ -528,37 +550,41 @@ class RedisStore:
 
     async def save_ticket(self, ticket_id: str, fields: dict[str, Any], ttl: float = TICKET_TTL) -> None:
         pipe = self.redis.pipeline(transaction=True)
-        pipe.hset(f"{TICKET_PREFIX}{ticket_id}", mapping=fields)
-        pipe.expire(f"{TICKET_PREFIX}{ticket_id}", int(ttl))
+        pipe.hset(k.ticket(ticket_id), mapping=fields)
+        pipe.expire(k.ticket(ticket_id), int(ttl))
         await pipe.execute()
 
     async def keep_ticket(self, ticket_id: str) -> bool:
         """A waiting player is still there: its ticket lives TICKET_TTL seconds more. False: it is gone."""
-        return bool(await self.redis.expire(f"{TICKET_PREFIX}{ticket_id}", int(TICKET_TTL)))
+        return bool(await self.redis.expire(k.ticket(ticket_id), int(TICKET_TTL)))
 
     async def leave_queue(self, queue: str, ticket_id: str) -> None:
         pipe = self.redis.pipeline(transaction=True)
         pipe.lrem(queue, 0, ticket_id)
-        pipe.delete(f"{TICKET_PREFIX}{ticket_id}")
+        pipe.delete(k.ticket(ticket_id))
         await pipe.execute()
 
     async def ticket(self, ticket_id: str) -> dict[str, str]:
-        return {k.decode(): v.decode() for k, v in (await self.redis.hgetall(f"{TICKET_PREFIX}{ticket_id}")).items()}
+        """A ticket's fields ({} for an unknown or expired ticket, or an id that is no ticket's)."""
+        if not k.is_ticket_id(ticket_id):
+            return {}
+        found = await self.redis.hgetall(k.ticket(ticket_id))
+        return {name.decode(): value.decode() for name, value in found.items()}
 
     async def take_ticket_token(self, ticket_id: str) -> str:
         """A matched ticket's seat token, handed over once: it is removed as it is read."""
         pipe = self.redis.pipeline(transaction=True)
-        pipe.hget(f"{TICKET_PREFIX}{ticket_id}", "token")
-        pipe.hdel(f"{TICKET_PREFIX}{ticket_id}", "token")
+        pipe.hget(k.ticket(ticket_id), "token")
+        pipe.hdel(k.ticket(ticket_id), "token")
         token, _ = await pipe.execute()
         return token.decode() if token else ""
 
     async def notify_ticket(self, ticket_id: str) -> None:
-        key = f"mf:ticket:{ticket_id}:ready"
+        key = k.ticket_ready(ticket_id)
         pipe = self.redis.pipeline(transaction=True)
         pipe.rpush(key, 1)
         pipe.expire(key, 3600)
         await pipe.execute()
 
     async def wait_ticket(self, ticket_id: str, timeout: float) -> None:
-        await self.blocking.blpop([f"mf:ticket:{ticket_id}:ready"], timeout=min(timeout, MAX_BLOCK))
+        await self.blocking.blpop([k.ticket_ready(ticket_id)], timeout=min(timeout, MAX_BLOCK))

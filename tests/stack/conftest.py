@@ -1,5 +1,8 @@
 """The real stack for the tests: a redis-server, the rules service, two gateway processes and a Celery worker,
-all started here on free loopback ports (deploy.launcher.Stack, the same launcher `make run` uses)."""
+all started here on free loopback ports (deploy.launcher.Stack, the same launcher `make run` uses).
+
+The tests of the shared `stack` run twice: with the game data on one Redis, and on a Redis Cluster of three primaries
+with a replica each (Celery's broker then stays a plain Redis)."""
 
 from __future__ import annotations
 
@@ -10,15 +13,16 @@ import pytest
 
 from deploy.launcher import LOOPBACK_LIMITS, Stack
 from gateway.client import Client
-from services.bootstrap import redis_client
+from services.bootstrap import data_client
 from services.tables.portal import Blocking, Portal
 from services.tables.service import Tables
 from services.tables.store import RedisStore
 
 
-@pytest.fixture(scope="session")
-def stack() -> Iterator[Stack]:
-    with Stack(gateways=2, response_timeout=1.0, settings=LOOPBACK_LIMITS) as running:
+@pytest.fixture(scope="session", params=["redis", "cluster"])
+def stack(request: pytest.FixtureRequest) -> Iterator[Stack]:
+    cluster = 3 if request.param == "cluster" else 0
+    with Stack(gateways=2, response_timeout=1.0, settings=LOOPBACK_LIMITS, cluster=cluster) as running:
         yield running
 
 
@@ -46,7 +50,7 @@ def portal() -> Iterator[Portal]:
 @pytest.fixture(scope="session")
 def direct_tables(stack: Stack, portal: Portal) -> Tables:
     async def build() -> Tables:
-        return Tables(RedisStore(redis_client(stack.redis_url)))
+        return Tables(RedisStore(data_client(stack.data_settings())))
 
     return portal.run(build())
 

@@ -11,6 +11,7 @@ from manaforge.v1.gateway_pb2 import LoggedAction
 
 from deploy.launcher import LOOPBACK_LIMITS, Stack
 from gateway.client import Client
+from services.tables import keys
 from tests.stack.helpers import cardbench_table, first_legal, rpc_error
 
 
@@ -53,6 +54,6 @@ def test_with_a_replica_every_acknowledged_move_survives_the_loss_of_the_primary
         replica = redis.Redis.from_url(stack.replica_url)
         replica.replicaof("NO", "ONE")  # promoted
         for table_id, version, cid in acked:
-            stored = replica.lindex(f"mf:{{{table_id}}}:log", version - 1)
+            stored = replica.lindex(keys.table_keys(table_id)["log"], version - 1)
             assert stored is not None, f"move {cid} of {table_id} lost with the primary"
             assert LoggedAction.FromString(stored).client_action_id == cid  # type: ignore[arg-type]

@@ -9,7 +9,6 @@ from collections.abc import Callable
 from typing import Any
 
 import grpc
-import redis
 from manaforge.v1 import gateway_pb2 as gw
 from manaforge.v1.games.cardbench_pb2 import CardbenchAction, CardbenchState
 from manaforge.v1.gateway_pb2_grpc import GatewayStub
@@ -98,7 +97,7 @@ def test_watchers_carry_on_when_the_gateways_pubsub_connection_is_killed(stack: 
             loop = asyncio.get_running_loop()
             with Client(stack.gateway_addresses[1]) as mover:
                 await loop.run_in_executor(None, play_moves, mover, table_id, [ann, bob], 10, 0.01)
-                killed = redis.Redis.from_url(stack.redis_url).client_kill_filter(_type="pubsub")
+                killed = stack.kill_redis_clients("pubsub")
                 assert killed >= 2  # both gateways' hubs
                 await loop.run_in_executor(None, play_moves, mover, table_id, [ann, bob], 20, 0.01)
             return list(await asyncio.wait_for(asyncio.gather(*tasks), 60))
@@ -189,7 +188,7 @@ def test_moves_land_once_when_redis_drops_every_client_connection(stack: Stack, 
         tokens = [ann, bob]
         for move in range(20):
             if move % 5 == 4:  # every gateway's pool and commit connection, and the hubs, dropped at once
-                redis.Redis.from_url(stack.redis_url).client_kill_filter(_type="normal", skipme=True)
+                stack.kill_redis_clients("normal")
             seat = move % 2
             done = client.submit(table_id, tokens[seat], first_legal(client, table_id, tokens[seat]), f"drop-{move}")
             assert done.version == move + 1 and not done.duplicate

@@ -13,14 +13,13 @@ from typing import Any
 
 import grpc
 import pytest
-import redis
 from manaforge.v1.gateway_pb2 import LoggedAction
 
 from deploy.launcher import LOOPBACK_LIMITS, Stack
 from engine_core import find_game
 from engine_core.bots import choose_action
 from gateway.client import Client
-from services.tables.followups import OUTBOX
+from services.tables import keys
 from tests.stack.helpers import cardbench_table, first_legal, hand, play
 
 
@@ -35,7 +34,8 @@ def wait_until(check: Callable[[], bool], timeout: float, what: str) -> float:
 
 
 def outbox(stack: Stack) -> list[str]:
-    items: Any = redis.Redis.from_url(stack.redis_url).zrange(OUTBOX, 0, -1)
+    data = stack.data_redis()
+    items: Any = [item for shard in range(keys.SHARDS) for item in data.zrange(keys.outbox(shard), 0, -1)]
     return [item.decode() for item in items]
 
 
@@ -110,7 +110,7 @@ def test_a_response_timer_fires_after_its_worker_and_then_redis_are_killed(own_s
 
 def stored_log(stack: Stack, table_id: str) -> list[LoggedAction]:
     """The stored actions of a game so far, read from Redis (GetLog waits for the end of the game)."""
-    raw: Any = redis.Redis.from_url(stack.redis_url).lrange(f"mf:{{{table_id}}}:log", 0, -1)
+    raw: Any = stack.data_redis().lrange(keys.table_keys(table_id)["log"], 0, -1)
     return [LoggedAction.FromString(x) for x in raw]
 
 

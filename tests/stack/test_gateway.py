@@ -8,7 +8,6 @@ import uuid
 from typing import Any
 
 import grpc
-import redis
 from google.protobuf.any_pb2 import Any as AnyMessage
 from manaforge.v1 import gateway_pb2 as gw
 from manaforge.v1.common_pb2 import GameConfig
@@ -18,6 +17,7 @@ from deploy.launcher import Stack
 from engine_core import find_game
 from engine_core.conformance import card_refs
 from gateway.client import Client
+from services.tables import keys
 from tests.stack.helpers import cardbench_table, first_legal, hand, play, rpc_error
 
 
@@ -325,7 +325,7 @@ def test_a_player_who_leaves_or_vanishes_from_a_queue_is_never_matched(stack: St
     left = client.stub.LeaveQueue(gw.LeaveQueueRequest(ticket_id=gone.ticket_id))
     assert not left.matched
     vanished = join("vanished")  # then never calls WaitForMatch: its ticket lapses (made to lapse now)
-    redis.Redis.from_url(stack.redis_url).expire(f"mf:ticket:{vanished.ticket_id}", 1)
+    stack.data_redis().expire(keys.ticket(vanished.ticket_id), 1)
     time.sleep(1.2)
     stays = join("stays")
     assert not stays.matched and stays.waiting == 1
@@ -346,7 +346,7 @@ def test_queues_match_close_ratings_first_and_widen_the_window_with_waiting(
     from services.tables.portal import Blocking
 
     matchmaker = Blocking(Matchmaker(direct_tables, window=5.0, widen=20.0), portal)
-    board = redis.Redis.from_url(stack.redis_url)
+    board = stack.data_redis()
     ids = []
     for name, mu in (("Strong", 60.0), ("Weak", 10.0)):
         player = direct_tables.players

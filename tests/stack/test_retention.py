@@ -9,12 +9,12 @@ from typing import Any
 
 import grpc
 import pytest
-import redis
 from manaforge.v1 import gateway_pb2 as gw
 
 from deploy.launcher import LOOPBACK_LIMITS, Stack
 from gateway.client import Client
 from services.bootstrap import redis_client
+from services.tables import keys
 from services.tables.portal import Blocking
 from services.tables.service import Tables
 from services.tables.store import RedisStore
@@ -29,7 +29,7 @@ def short() -> Iterator[Stack]:
 
 
 def table_keys(stack: Stack, table_id: str) -> list[str]:
-    found: list[bytes] = redis.Redis.from_url(stack.redis_url).keys(f"mf:{{{table_id}}}:*")  # type: ignore[assignment]
+    found: list[bytes] = stack.data_redis().keys(f"{keys.table_prefix(table_id)}:*")
     return sorted(k.decode() for k in found)
 
 
@@ -46,8 +46,8 @@ def test_a_finished_game_is_archived_and_still_served(short: Stack, portal: Any)
         table_id = created.table.table_id
         finished = client.wait_finished(table_id, 60)
         log_before = client.log(table_id)
-        wait_for(lambda: table_keys(short, table_id) == [f"mf:{{{table_id}}}:archive"], 15)
-        ttl = redis.Redis.from_url(short.redis_url).ttl(f"mf:{{{table_id}}}:archive")
+        wait_for(lambda: table_keys(short, table_id) == [keys.table_keys(table_id)["archive"]], 15)
+        ttl = short.data_redis().ttl(keys.table_keys(table_id)["archive"])
         assert 0 < ttl <= 30 * 24 * 3600  # kept for a while, not for ever
         assert client.table(table_id) == finished  # the same answers as before it was archived
         assert client.log(table_id) == log_before
@@ -59,8 +59,8 @@ def test_a_finished_game_is_archived_and_still_served(short: Stack, portal: Any)
     tables = Blocking(Tables(RedisStore(redis_client(short.redis_url))), portal)
     verdict = tables.validate_replay(table_id)  # the archive alone replays to the same verdict
     assert verdict.ok and finished.replay_verdict == str(verdict)
-    assert table_keys(short, table_id) == [f"mf:{{{table_id}}}:archive"]  # and leaves nothing behind
-    outbox = redis.Redis.from_url(short.redis_url).zrange("mf:outbox", 0, -1)
+    assert table_keys(short, table_id) == [keys.table_keys(table_id)["archive"]]  # and leaves nothing behind
+    outbox = short.data_redis().zrange(keys.outbox(keys.shard_of(table_id)), 0, -1)
     assert not [i for i in outbox if table_id.encode() in i]  # no work left for it
 
 

@@ -1,0 +1,120 @@
+"""Where everything lives in Redis: key names, and the shards that spread them over a Redis Cluster.
+
+A Redis Cluster runs a script, or a transaction, only on keys of one hash slot. A commit stores the move, records
+its follow-up work in the outbox and updates the listings in one atomic step, so the outbox and the listings cannot
+be one global key each: they are split into SHARDS shards, and every table belongs to one shard (by a hash of its
+id). All keys of a table and of its shard share the shard's hash tag, so they sit in one slot of one node.
+
+The shards' tags are chosen so their slots are evenly spaced over the 16,384 slots: a cluster whose primaries take
+even slot ranges (what `redis-cli --cluster create` makes) gets an even share of the shards on each primary. On a
+single Redis the shards cost nothing but a few more keys; a listing reads every shard's part in one pipeline.
+
+Queues and their tickets share their queue's hash tag (a matchmaking script reads the tickets of its queue), and a
+ticket id names its queue's tag. Players' keys are their own (one player's writes are never atomic with another's).
+"""
+
+from __future__ import annotations
+
+import zlib
+from functools import cache
+
+from redis.crc import REDIS_CLUSTER_HASH_SLOTS, key_slot
+
+SHARDS = 16  # fixed for a deployment: a table's shard is a hash of its id, so changing it strands every table
+
+
+@cache
+def shard_tag(shard: int) -> str:
+    """The hash tag of a shard: the first "s<shard>.<n>" whose slot lies in the shard's sixteenth of the slots."""
+    width = REDIS_CLUSTER_HASH_SLOTS // SHARDS
+    n = 0
+    while not shard * width <= key_slot(f"s{shard}.{n}".encode()) < (shard + 1) * width:
+        n += 1
+    return f"s{shard}.{n}"
+
+
+def shard_of(table_id: str) -> int:
+    return zlib.crc32(table_id.encode()) % SHARDS
+
+
+def table_prefix(table_id: str) -> str:
+    return f"mf:{{{shard_tag(shard_of(table_id))}}}:{table_id}"
+
+
+def table_keys(table_id: str) -> dict[str, str]:
+    """Every key of one table (all in its shard's slot)."""
+    prefix = table_prefix(table_id)
+    names = ("record", "live", "log", "events", "done", "seats", "tokens", "armed", "archive", "spectators")
+    return {name: f"{prefix}:{name}" for name in names}
+
+
+def channel(table_id: str) -> str:
+    """The table's pub/sub channel (commits are published there)."""
+    return f"{table_prefix(table_id)}:channel"
+
+
+def table_of_channel(name: bytes) -> str:
+    return name.decode().split(":")[2]  # "mf:{" tag "}:" table id ":channel"
+
+
+def outbox(shard: int) -> str:
+    """The shard's follow-up work: a sorted set of items by due time (followups.py)."""
+    return f"mf:{{{shard_tag(shard)}}}:outbox"
+
+
+def wake(shard: int) -> str:
+    """A list pushed when an item of the shard's outbox is due at once: its dispatcher blocks on it."""
+    return f"mf:{{{shard_tag(shard)}}}:outbox:wake"
+
+
+def live_tables(shard: int) -> str:
+    """The shard's unfinished tables, by creation time (for the sweeper)."""
+    return f"mf:{{{shard_tag(shard)}}}:tables:live"
+
+
+def listing(kind: str, game: str, shard: int) -> str:
+    """The shard's part of a listing: `kind` "open" (tables with an open seat) or "playing", all games or one."""
+    base = f"mf:{{{shard_tag(shard)}}}:tables:{kind}"
+    return f"{base}:{game}" if game else base
+
+
+def queue_tag(game: str, seats: int, options_digest: str) -> str:
+    return f"q.{game}.{seats}.{options_digest}"
+
+
+def queue(tag: str) -> str:
+    return f"mf:{{{tag}}}:queue"
+
+
+def ticket_prefix(tag: str) -> str:
+    return f"mf:{{{tag}}}:ticket:"
+
+
+def tickets_of(queue_key: str) -> str:
+    """The key prefix of a queue's tickets."""
+    return queue_key.removesuffix("queue") + "ticket:"
+
+
+def new_ticket_id(tag: str, random: str) -> str:
+    """A ticket id names its queue's tag: "<queue tag>~<random>"."""
+    return f"{tag}~{random}"
+
+
+def is_ticket_id(ticket_id: str) -> bool:
+    tag, sep, random = ticket_id.rpartition("~")
+    return bool(sep and random and tag.startswith("q.") and "{" not in tag and "}" not in tag)
+
+
+def queue_of_ticket(ticket_id: str) -> str:
+    """The tag of the queue a ticket waits in."""
+    if not is_ticket_id(ticket_id):
+        raise ValueError(f"not a ticket id: {ticket_id!r}")
+    return ticket_id.rpartition("~")[0]
+
+
+def ticket(ticket_id: str) -> str:
+    return f"{ticket_prefix(queue_of_ticket(ticket_id))}{ticket_id}"
+
+
+def ticket_ready(ticket_id: str) -> str:
+    return f"{ticket(ticket_id)}:ready"
