@@ -152,7 +152,7 @@ def test_the_readme_walkthrough_runs_as_written(stack: Stack) -> None:
 @one_layout
 def test_reflection_serves_the_proto_comments(stack: Stack, tmp_path: Path) -> None:
     """Every comment of our proto files reaches a reflection client as the documentation (leading) comment, which
-    `grpcurl describe` shows."""
+    `grpcurl describe` shows; every field of the API's messages has one."""
     built = FileDescriptorSet.FromString((ROOT / "proto" / "manaforge" / "descriptors.binpb").read_bytes())
     for address, service, file_name in (
         (stack.gateway_addresses[0], "manaforge.v1.Gateway", "manaforge/v1/gateway.proto"),
@@ -173,6 +173,14 @@ def test_reflection_serves_the_proto_comments(stack: Stack, tmp_path: Path) -> N
             shown = {tuple(place.path): place.leading_comments for place in served[file.name].source_code_info.location}
             missing = {path: text for path, text in written.items() if shown.get(path) != text}
             assert written and not missing, (file.name, missing)
+            if file.name in (file_name, "manaforge/v1/common.proto"):  # the API's messages: every field documented
+                undocumented = [
+                    f"{message.name}.{field.name}"
+                    for m, message in enumerate(served[file.name].message_type)
+                    for f, field in enumerate(message.field)
+                    if not shown.get((4, m, 2, f))  # FileDescriptorProto.message_type, DescriptorProto.field
+                ]
+                assert not undocumented, (file.name, undocumented)
             if file.name == file_name:  # the service's own comments, as `describe` prints them
                 for path, text in written.items():
                     if path[0] == 6:  # FileDescriptorProto.service
