@@ -51,9 +51,16 @@ def cpu_seconds(process: psutil.Process) -> float:
     return float(times.user + times.system + times.children_user + times.children_system)
 
 
-def redis_calls(url: str) -> dict[str, int]:
-    stats = redis.Redis.from_url(url).info("commandstats")
-    return {name.removeprefix("cmdstat_"): int(v["calls"]) for name, v in stats.items()}
+def redis_calls(stack: Stack) -> dict[str, int]:
+    """Commands the game data's Redis ran so far (every primary's, on a cluster)."""
+    calls: dict[str, int] = {}
+    for url in [f"redis://{node}/0" for node in stack.cluster_nodes] or [stack.redis_url]:
+        client = redis.Redis.from_url(url)
+        if client.info("replication").get("role") != "master":
+            continue
+        for name, v in client.info("commandstats").items():
+            calls[name.removeprefix("cmdstat_")] = calls.get(name.removeprefix("cmdstat_"), 0) + int(v["calls"])
+    return calls
 
 
 def peer_run(
@@ -73,10 +80,10 @@ def peer_run(
     server = {name: psutil.Process(p.pid) for name, p in stack.processes.items()}
     time.sleep(max(0.0, window.start - time.time()))
     before = {name: cpu_seconds(p) for name, p in server.items()}
-    calls_before = redis_calls(stack.redis_url)
+    calls_before = redis_calls(stack)
     time.sleep(max(0.0, window.end - time.time()))
     after = {name: cpu_seconds(p) for name, p in server.items()}
-    calls_after = redis_calls(stack.redis_url)
+    calls_after = redis_calls(stack)
     results: list[LoadResult] = [out.get(timeout=60) for _ in workers]
     for worker in workers:
         worker.join(10)
