@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 PROTOS := $(shell find proto/manaforge -name '*.proto')
 GEN_STAMP := proto/manaforge/.generated
 
-.PHONY: install proto run demo test lint typecheck unit stack bench arena golden clean check-proto soak web chromium screenshots
+.PHONY: install proto run demo test lint typecheck unit stack bench arena golden clean check-proto soak scale web chromium screenshots
 
 install: $(STAMP)
 
@@ -98,3 +98,6 @@ clean:
 
 soak: proto
 	$(PY) -m deploy.soak
+
+scale: proto
+	$(PY) -m deploy.scale
