@@ -27,6 +27,7 @@ BLOCKING_CONNECTIONS = 64  # for calls that wait in Redis (a WaitForMatch, a dis
 class Settings:
     redis_url: str = DEFAULT_REDIS_URL  # the Celery broker, and the game data unless redis_cluster names a cluster
     redis_cluster: tuple[str, ...] = ()  # seed nodes ("host:port") of a Redis Cluster that holds the game data
+    redis_cluster_password: str = ""  # the cluster's password (requirepass), if it has one
     response_timeout: float = 30.0  # seconds a seat has to answer a response window before it passes
     bot_delay: float = 0.0  # seconds a bot waits before moving
     bot_time_cap: float = 2.0  # seconds a bot may think, whatever its level's budget
@@ -45,6 +46,7 @@ class Settings:
         return cls(
             redis_url=env.get("REDIS_URL", DEFAULT_REDIS_URL),
             redis_cluster=tuple(a for a in env.get("MANAFORGE_REDIS_CLUSTER", "").split(",") if a),
+            redis_cluster_password=env.get("MANAFORGE_REDIS_CLUSTER_PASSWORD", ""),
             response_timeout=float(env.get("MANAFORGE_RESPONSE_TIMEOUT", "30")),
             bot_delay=float(env.get("MANAFORGE_BOT_DELAY", "0")),
             bot_time_cap=float(env.get("MANAFORGE_BOT_TIME_CAP", "2")),
@@ -81,7 +83,7 @@ def redis_client(url: str, connections: int = REDIS_CONNECTIONS, socket_timeout:
     return aioredis.Redis(connection_pool=pool)
 
 
-def cluster_client(seeds: tuple[str, ...] | list[str], connections: int = REDIS_CONNECTIONS) -> Any:
+def cluster_client(seeds: tuple[str, ...] | list[str], connections: int = REDIS_CONNECTIONS, password: str = "") -> Any:
     """An asyncio Redis Cluster client: it learns the nodes from any seed, routes each command to the node of its
     key's slot, and reads the slot map again after a failover (MOVED, or a node gone)."""
     nodes = [ClusterNode(host, int(port)) for host, port in (seed.rsplit(":", 1) for seed in seeds)]
@@ -94,13 +96,14 @@ def cluster_client(seeds: tuple[str, ...] | list[str], connections: int = REDIS_
         retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), 20),  # about 10 s: a failover takes a few seconds
         retry_on_error=[ConnectionError, TimeoutError],
         reinitialize_steps=1,
+        password=password or None,
     )
 
 
 def data_client(settings: Settings, connections: int = REDIS_CONNECTIONS, socket_timeout: float = 5.0) -> Any:
     """The client of the game data: the Redis Cluster when one is configured, else the Redis at redis_url."""
     if settings.redis_cluster:
-        return cluster_client(settings.redis_cluster, connections)
+        return cluster_client(settings.redis_cluster, connections, settings.redis_cluster_password)
     return redis_client(settings.redis_url, connections, socket_timeout)
 
 
@@ -108,7 +111,9 @@ def build_store(settings: Settings) -> RedisStore:
     cluster = settings.redis_cluster
     return RedisStore(
         data_client(settings),
-        ClusterMultiplexed(list(cluster)) if cluster else Multiplexed(settings.redis_url),
+        ClusterMultiplexed(list(cluster), settings.redis_cluster_password)
+        if cluster
+        else Multiplexed(settings.redis_url),
         blocking=data_client(settings, BLOCKING_CONNECTIONS, MAX_BLOCK + 5.0),
         replicas=settings.redis_replicas,
         replica_wait=settings.redis_replica_wait,

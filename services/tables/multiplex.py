@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 from collections import deque
 from typing import Any
-from urllib.parse import unquote, urlparse
+from urllib.parse import quote, unquote, urlparse
 
 import hiredis
 from redis.crc import key_slot
@@ -146,7 +146,7 @@ class ClusterMultiplexed:
 
     def __init__(self, seeds: list[str], password: str | None = None) -> None:
         self.seeds = list(seeds)
-        self.auth = f":{password}@" if password else ""
+        self.auth = f":{quote(password, safe='')}@" if password else ""
         self.nodes: dict[str, Multiplexed] = {}
         self.slots: list[str] = []  # slot -> "host:port" of its primary ([] : read the map again)
         self._refreshing: asyncio.Lock | None = None
