@@ -21,7 +21,7 @@ bytes as the message it stands for.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
@@ -72,21 +72,21 @@ class Twin:
         self._into(message)
         return message
 
-    def SerializeToString(self, *, deterministic: bool = False) -> bytes:  # noqa: N802 (the protobuf name)
+    def SerializeToString(self, *, deterministic: bool = False) -> bytes:
         data: bytes = self.to_proto().SerializeToString(deterministic=deterministic)
         return data
 
     def _present(self) -> bool:
         return self._set or not self._is_default()
 
-    def HasField(self, name: str) -> bool:  # noqa: N802
+    def HasField(self, name: str) -> bool:
         if name in self._messages:
             return bool(getattr(self, name)._present())
         if name in self._optional:
             return getattr(self, "_" + name) is not None
         raise ValueError(f"{self.DESCRIPTOR.full_name} has no field {name!r} with presence")
 
-    def ClearField(self, name: str) -> None:  # noqa: N802
+    def ClearField(self, name: str) -> None:
         if name in self._messages:
             setattr(self, name, self._messages[name]())
         elif name in self._optional:
@@ -97,10 +97,10 @@ class Twin:
             field = self.DESCRIPTOR.fields_by_name[name]  # KeyError for an unknown name, as protobuf
             setattr(self, name, {} if _is_map(field) else [] if _is_repeated(field) else field.default_value)
 
-    def SetInParent(self) -> None:  # noqa: N802
+    def SetInParent(self) -> None:
         self._set = True
 
-    def CopyFrom(self, other: Any) -> None:  # noqa: N802
+    def CopyFrom(self, other: Any) -> None:
         source = other.copy() if isinstance(other, Twin) else type(self).from_proto(other)
         for name in self.__slots__:
             setattr(self, name, getattr(source, name))
@@ -156,14 +156,14 @@ def _is_message(field: FieldDescriptor) -> bool:
 
 def twin(message_type: type[Message] | Descriptor) -> type[Any]:
     """The twin class of a message type (made once)."""
-    descriptor = message_type if isinstance(message_type, Descriptor) else message_type.DESCRIPTOR
+    descriptor: Any = message_type if isinstance(message_type, Descriptor) else message_type.DESCRIPTOR
     made = _TWINS.get(descriptor.full_name)
     if made is None:
         made = _TWINS[descriptor.full_name] = _make(descriptor)
     return made
 
 
-def _make(descriptor: Descriptor) -> type[Twin]:
+def _make(descriptor: Any) -> type[Twin]:
     """Generate the twin class: its slots, and its constructor, copy, conversions and comparison as straight-line
     code (a loop over the fields at run time would cost what the twin saves)."""
     env: dict[str, Any] = {"Twin": Twin}
@@ -240,10 +240,10 @@ def _make(descriptor: Descriptor) -> type[Twin]:
             copy.append(f"    n.{name} = s.{name}")
             into.append(f"    m.{name} = s.{name}")
             frm.append(f"    n.{name} = m.{name}")
+        attribute = "_" + name if name in optional else name
         if not _is_message(field) or _is_repeated(field):
-            attribute = "_" + name if name in optional else name
             default.append(f"        or s.{attribute}" + (" is not None" if name in optional else ""))
-        same.append(f"        and s.{'_' + name if name in optional else name} == o.{'_' + name if name in optional else name}")
+        same.append(f"        and s.{attribute} == o.{attribute}")
     init += ["    for name, value in fields.items():", "        _assign(self, name, value)"]
     copy.append("    return n")
     into.append("    return None")
@@ -267,7 +267,7 @@ def _make(descriptor: Descriptor) -> type[Twin]:
     env.update(C=cls, new=object.__new__, _assign=_assign)
     namespace: dict[str, Any] = {}
     for lines in (init, copy, into, frm, same, default):
-        exec("\n".join(lines), env, namespace)  # noqa: S102 (our own generated code, from the descriptors)
+        exec("\n".join(lines), env, namespace)
     for name in ("__init__", "copy", "_into", "_same", "_is_default"):
         setattr(cls, name, namespace[name])
     cls._from = classmethod(namespace["_from"])  # type: ignore[assignment, method-assign]
@@ -300,3 +300,16 @@ def _assign(target: Twin, name: str, value: Any) -> None:
         current.update(value)
     else:
         setattr(target, name, value)
+
+
+M = TypeVar("M")
+
+
+def clone(message: M) -> M:
+    """A copy of a twin or a protobuf message, of the same kind."""
+    if isinstance(message, Twin):
+        copied: M = message.copy()
+        return copied
+    made = type(message)()
+    made.CopyFrom(message)  # type: ignore[attr-defined]
+    return made

@@ -68,6 +68,7 @@ class IsmctsPolicy:
             return heuristic_policy(game, view, seat, legal, seed)
         if len(legal) == 1:
             return legal[0]
+        view = game.live(view)  # the worlds dealt from it are live states: their playouts run at plain-Python speed
         budget = self.budget_for(game)
         if budget.search == "flat":
             return improve(game, view, seat, legal, budget, new_rng(seed), stop)
@@ -107,6 +108,7 @@ def check_level(level: str) -> str:
 
 def choose_action(game: AnyGame, state: Message, seat: int, level: str, seed: int, stop: Stop | None = None) -> Any:
     """The bot's action for `seat`, chosen from its own view only."""
+    state = game.live(state)
     legal = game.legal_actions(state, seat)
     if not legal:
         raise InvalidConfigError("bot turn", f"seat {seat} has no decision pending")

@@ -58,6 +58,7 @@ from engine_core.games.magicka.spells import (
     target_name,
     wizard_target,
 )
+from engine_core.live import clone
 
 A = MagickaActionType
 TRADE_SPELL_FOR_ELEMENTS = A.MAGICKA_ACTION_TRADE_SPELL_FOR_ELEMENTS
@@ -450,6 +451,7 @@ class Magicka(Game[MagickaState, MagickaAction]):
     bot_budget = Budget(
         iterations=1000, actions=600, search="flat", rollout="heuristic", max_rollout_actions=200, evaluate_after=10
     )
+    live_states = True
     state_type = MagickaState
     action_type = MagickaAction
 
@@ -709,7 +711,7 @@ class Magicka(Game[MagickaState, MagickaAction]):
         if spell.type is SpellType.SUMMON:  # 'Summoning Spells CANNOT be Mayhemified.'
             spells.summon(state, seat, card, spell, action.extra, events)
             return events
-        cast = MagickaCast(caster=seat, spell=spell.kind, card=card, target=action.target, damage=damage)
+        cast = spells.LiveCast(caster=seat, spell=spell.kind, card=card, target=action.target, damage=damage)
         cast.extra = action.extra
         self._open_window(state, cast, events)
         return events
@@ -837,15 +839,13 @@ class Magicka(Game[MagickaState, MagickaAction]):
         return events
 
     def _apply_pass(self, state: MagickaState, seat: int, action: MagickaAction) -> list[Event]:
-        cast = MagickaCast()
-        cast.CopyFrom(state.cast)
+        cast = clone(state.cast)
         events = [event("AnswerPassed", f"wizard {seat} let {SPELL_BY_KIND[cast.spell].name} through", actor=seat)]
         self._resolve(state, cast, events)
         return events
 
     def _apply_answer(self, state: MagickaState, seat: int, action: MagickaAction) -> list[Event]:
-        cast = MagickaCast()
-        cast.CopyFrom(state.cast)
+        cast = clone(state.cast)
         spell = SPELL_BY_KIND[cast.spell]
         kind = answer_kind(state, spell, action.element) if action.element in SNAP_NAMES else ""
         if not kind:
@@ -888,8 +888,7 @@ class Magicka(Game[MagickaState, MagickaAction]):
 
     def _reflect(self, state: MagickaState, cast: MagickaCast, seat: int, events: list[Event]) -> None:
         """'The incoming Spell is reflected back to the original Caster' — who may answer it again."""
-        back = MagickaCast()
-        back.CopyFrom(cast)
+        back = clone(cast)
         back.caster = seat
         back.target.CopyFrom(wizard_target(cast.caster))
         back.reflected = True

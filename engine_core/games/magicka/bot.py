@@ -31,8 +31,7 @@ ANSWER, ATTACK, CAST_SPELL, CAST_SNAP, REPAIR, DISCARD, DRAW_REPLACEMENTS, END_T
 
 def sample_world(game: Game[Any, Any], view: MagickaState, seat: int, source: Rng) -> MagickaState:
     """Deal every card `seat` cannot see again at random: other hands (by their public counts), then the decks."""
-    world = MagickaState()
-    world.CopyFrom(view)
+    world: MagickaState = game.copy(view)
     me = world.wizards[seat]
     seen = {*me.elements, *me.spells, *world.element_discard, *world.spell_discard, *world.mayhem_discard}
     seen |= {c.card for c in world.creatures}

@@ -39,6 +39,7 @@ from engine_core.games.magicka.cards import (
     element_name,
     mayhem_card,
 )
+from engine_core.live import clone, twin
 
 STARTING_HEALTH = 20
 Body = MagickaWizard | MagickaCreature
@@ -55,6 +56,10 @@ SNAP_NAMES: dict[Element, str] = {
     LIFE: "Vitality Tonic",
 }
 SNAP_EXTRA: tuple[Element, ...] = (SHIELD, LIFE)  # snaps that take additional Elements
+# The live state's parts (engine_core.live), made by the rules.
+LiveBeam: type[MagickaBeam] = twin(MagickaBeam)
+LiveCast: type[MagickaCast] = twin(MagickaCast)
+LiveCreature: type[MagickaCreature] = twin(MagickaCreature)
 
 
 # ----- targets ------------------------------------------------------------------------------------------------------
@@ -147,7 +152,7 @@ def heal(state: MagickaState, target: MagickaTarget, amount: int, why: str, even
     if hit.barrier:
         events.append(event("HealBlocked", f"{name}'s barrier blocked the healing from {why}"))
         return
-    cap = hit.max_health if isinstance(hit, MagickaCreature) else STARTING_HEALTH
+    cap = getattr(hit, "max_health", STARTING_HEALTH)  # a creature's starting health; a wizard has no max_health
     gained = min(amount, cap - hit.health)
     hit.health += gained
     events.append(event("Healed", f"{name} healed {gained} from {why} ({hit.health} health)"))
@@ -296,7 +301,7 @@ def hit(state: MagickaState, cast: MagickaCast, target: MagickaTarget, scale: Sc
         if spell.wets and not shielded:
             make_wet(state, target, why, events)
     elif spell.type is SpellType.BEAM:
-        beam = MagickaBeam(
+        beam = LiveBeam(
             caster=cast.caster,
             spell=cast.spell,
             target=target,
@@ -327,8 +332,7 @@ def tick_beam(state: MagickaState, beam: MagickaBeam, events: list[Event]) -> No
         )
         state.beams.remove(beam)
         return
-    target = MagickaTarget()
-    target.CopyFrom(beam.target)
+    target = clone(beam.target)
     if beam.turns_left <= 0:
         state.beams.remove(beam)
     amount = elemental_damage(state, target, beam.damage, recipe(spell))
@@ -339,7 +343,7 @@ def tick_beam(state: MagickaState, beam: MagickaBeam, events: list[Event]) -> No
 
 def summon(state: MagickaState, caster: int, card: int, spell: SpellCard, extra: int, events: list[Event]) -> None:
     state.next_creature += 1
-    creature = MagickaCreature(
+    creature = LiveCreature(
         number=state.next_creature,
         card=card,
         kind=spell.kind,

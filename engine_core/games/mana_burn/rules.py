@@ -451,10 +451,7 @@ def _goblin_riot(state: ManaBurnState, events: list[Event]) -> None:
     """Gather every creature in play, shuffle, deal them out one by one starting with the active seat."""
     pool: list[ManaBurnCreature] = []
     for player in state.players:
-        for creature in player.creatures:
-            copy = ManaBurnCreature()
-            copy.CopyFrom(creature)
-            pool.append(copy)
+        pool.extend(player.creatures)
         del player.creatures[:]
     order = list(range(len(pool)))
     rng.shuffle(state.header.rng, order)

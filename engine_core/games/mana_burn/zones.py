@@ -117,9 +117,7 @@ def remove_creature(state: ManaBurnState, card: int) -> ManaBurnCreature:
     if where is None:
         raise ValueError(f"card {card} is not a creature in play")
     seat, i = where
-    creature = ManaBurnCreature()
-    creature.CopyFrom(state.players[seat].creatures[i])
-    del state.players[seat].creatures[i]
+    creature: ManaBurnCreature = state.players[seat].creatures.pop(i)
     return creature
 
 

@@ -70,6 +70,7 @@ class Manasurge(Game[ManasurgeState, ManasurgeAction]):
     )
     # Flat search over the heuristic's own playouts (rollout policy improvement). docs/bots.md has the figures.
     bot_budget = Budget(iterations=1000, actions=1000, search="flat", rollout="heuristic", max_rollout_actions=200)
+    live_states = True
     state_type = ManasurgeState
     action_type = ManasurgeAction
 
@@ -156,7 +157,7 @@ class Manasurge(Game[ManasurgeState, ManasurgeAction]):
         return hidden
 
     def sample_world(self, view: ManasurgeState, seat: int, rng: Rng) -> ManasurgeState:
-        return bots.sample_world(view, seat, rng)
+        return bots.sample_world(self.copy(view), seat, rng)
 
     def heuristic_action(
         self, view: ManasurgeState, seat: int, legal: list[ManasurgeAction], rng: Rng

@@ -18,11 +18,10 @@ from engine_core.games.manasurge.cards import (
 from engine_core.games.manasurge.rules import Move, Step, is_resonant, next_seat, numbers_of
 
 
-def sample_world(view: ManasurgeState, seat: int, rng: Rng) -> ManasurgeState:
-    """Deal every card the seat cannot see (other hands, every penalty pile, the draw pile) again at random."""
-    world = ManasurgeState()
-    world.CopyFrom(view)
-    seen = {*view.players[seat].hand, *view.discard, *(p.id for p in view.table)}
+def sample_world(world: ManasurgeState, seat: int, rng: Rng) -> ManasurgeState:
+    """Deal every card the seat cannot see (other hands, every penalty pile, the draw pile) again at random, in
+    `world`, a copy of the seat's view."""
+    seen = {*world.players[seat].hand, *world.discard, *(p.id for p in world.table)}
     unseen = [c for c in range(DECK_SIZE) if c not in seen]
     rngs.shuffle(rng, unseen)
     for other, player in enumerate(world.players):
@@ -35,9 +34,9 @@ def sample_world(view: ManasurgeState, seat: int, rng: Rng) -> ManasurgeState:
         del unseen[: player.penalty_size]
     del world.deck[:]
     world.deck.extend(unseen)
-    if len(world.deck) != view.deck_size:
+    if len(world.deck) != world.deck_size:
         raise ValueError(
-            f"the view does not add up: {len(world.deck)} unseen cards for a draw pile of {view.deck_size}"
+            f"the view does not add up: {len(world.deck)} unseen cards for a draw pile of {world.deck_size}"
         )
     world.header.rng.CopyFrom(rngs.new_rng(rngs.next_u64(rng)))
     return world

@@ -192,6 +192,7 @@ class Manufactory(Game[ManufactoryState, ManufactoryAction]):
     bot_budget = Budget(
         iterations=1000, actions=300, search="flat", rollout="heuristic", max_rollout_actions=200, evaluate_after=4
     )
+    live_states = True
     state_type = ManufactoryState
     action_type = ManufactoryAction
 
