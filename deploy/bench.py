@@ -82,7 +82,7 @@ def peer_run(
     before = {name: cpu_seconds(p) for name, p in server.items()}
     calls_before = redis_calls(stack)
     time.sleep(max(0.0, window.end - time.time()))
-    after = {name: cpu_seconds(p) for name, p in server.items()}
+    after = {name: cpu_seconds(p) if p.is_running() else before[name] for name, p in server.items()}  # gone: killed
     calls_after = redis_calls(stack)
     results: list[LoadResult] = [out.get(timeout=60) for _ in workers]
     for worker in workers:

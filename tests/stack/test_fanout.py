@@ -98,7 +98,7 @@ def test_watchers_carry_on_when_the_gateways_pubsub_connection_is_killed(stack: 
             with Client(stack.gateway_addresses[1]) as mover:
                 await loop.run_in_executor(None, play_moves, mover, table_id, [ann, bob], 10, 0.01)
                 killed = stack.kill_redis_clients("pubsub")
-                assert killed >= 2  # both gateways' hubs
+                assert killed >= 1  # the hub of the watchers' gateway (and any other gateway's that follows a table)
                 await loop.run_in_executor(None, play_moves, mover, table_id, [ann, bob], 20, 0.01)
             return list(await asyncio.wait_for(asyncio.gather(*tasks), 60))
 
