@@ -30,6 +30,7 @@ import json
 import os
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 import grpc
@@ -45,7 +46,7 @@ DEFAULT_PORT = 50051
 BOT_LEVELS = bot_levels()
 
 
-def default_gateway(environ: dict[str, str] | os._Environ[str] = os.environ) -> str:
+def default_gateway(environ: Mapping[str, str] = os.environ) -> str:
     """MANAFORGE_GATEWAY, else 127.0.0.1 on MANAFORGE_GATEWAY_PORT (the port `make run` serves on)."""
     if environ.get("MANAFORGE_GATEWAY"):
         return environ["MANAFORGE_GATEWAY"]
