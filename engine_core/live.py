@@ -11,7 +11,9 @@ message type, a class with the same fields and the part of the protobuf API the 
 - proto3 `optional` scalars keep their presence (`HasField`, `ClearField`);
 - repeated fields of `SHARED` types (the card catalogue: `MagicCard` messages, never changed during a game) hold the
   protobuf messages themselves, shared between copies;
-- `copy()`, `to_proto()`, `from_proto()`, `SerializeToString()`, `CopyFrom()` and `==` are generated per class.
+- a `FROZEN` part (the game's config, set once by `new_game`) is shared between copies;
+- the constructor (keywords, as protobuf's), `copy()`, `to_proto()`, `from_proto()` and `==` are generated per
+  class as straight-line code; `SerializeToString()` and `CopyFrom()` go through them.
 
 So the rules read and write a live state with the same code as a message, at plain-Python speed; the conversion
 happens at the edges (`Game.live`, `Game.message`): storage, the wire and views. Serializing a twin gives the same
@@ -20,6 +22,7 @@ bytes as the message it stands for.
 
 from __future__ import annotations
 
+import keyword
 from collections.abc import Iterable
 from typing import Any, ClassVar, TypeVar
 
@@ -28,6 +31,7 @@ from google.protobuf.message import Message
 from google.protobuf.message_factory import GetMessageClass
 
 SHARED = frozenset({"manaforge.v1.MagicCard"})  # message types held as (immutable) protobuf messages
+FROZEN = frozenset({"manaforge.v1.GameConfig"})  # twins never changed once set (by new_game): shared by copies
 
 _TWINS: dict[str, type[Twin]] = {}
 
@@ -171,7 +175,8 @@ def _make(descriptor: Any) -> type[Twin]:
     repeated: dict[str, type[Repeated]] = {}
     optional: list[str] = []
     slots: list[str] = []
-    init = ["def __init__(self, **fields):", "    self._set = False"]
+    params: list[str] = []
+    init = ["    self._set = False"]
     copy = ["def copy(s):", "    n = new(C)", "    n._set = s._set"]
     into = ["def _into(s, m):"]
     frm = ["def _from(cls, m, present):", "    n = new(C)", "    n._set = present"]
@@ -182,18 +187,21 @@ def _make(descriptor: Any) -> type[Twin]:
         name = field.name
         if field.containing_oneof is not None and not field.containing_oneof.name.startswith("_"):
             raise TypeError(f"{descriptor.full_name}.{name}: oneof fields are not supported in live states")
+        if keyword.iskeyword(name):
+            raise TypeError(f"{descriptor.full_name}.{name}: a field named as a Python keyword")
+        slots.append(name)
         if _is_map(field):
             value_field = field.message_type.fields_by_name["value"]
             if _is_message(value_field):
                 raise TypeError(f"{descriptor.full_name}.{name}: maps of messages are not supported")
-            slots.append(name)
-            init.append(f"    self.{name} = {{}}")
+            params.append(f"{name}=None")
+            init.append(f"    self.{name} = {{}} if {name} is None else dict({name})")
             copy.append(f"    n.{name} = s.{name}.copy()")
             into.append(f"    if s.{name}: m.{name}.update(s.{name})")
             frm.append(f"    n.{name} = dict(m.{name})")
         elif _is_repeated(field) and _is_message(field) and field.message_type.full_name in SHARED:
-            slots.append(name)
-            init.append(f"    self.{name} = []")
+            params.append(f"{name}=()")
+            init.append(f"    self.{name} = list({name})")
             copy.append(f"    n.{name} = s.{name}[:]")
             into.append(f"    if s.{name}: m.{name}.extend(s.{name})")
             frm.append(f"    n.{name} = m.{name}[:]")
@@ -202,14 +210,15 @@ def _make(descriptor: Any) -> type[Twin]:
             rep = repeated[name] = type(f"Repeated{item.__name__}", (Repeated,), {"item": item})
             env[f"R_{name}"] = rep
             env[f"T_{name}"] = item
-            slots.append(name)
+            params.append(f"{name}=()")
             init.append(f"    self.{name} = R_{name}()")
+            init.append(f"    if {name}: self.{name}.extend({name})")
             copy.append(f"    n.{name} = R_{name}([x.copy() for x in s.{name}])")
             into.append(f"    for x in s.{name}: x._into(m.{name}.add())")
             frm.append(f"    n.{name} = R_{name}([T_{name}._from(x, True) for x in m.{name}])")
         elif _is_repeated(field):
-            slots.append(name)
-            init.append(f"    self.{name} = []")
+            params.append(f"{name}=()")
+            init.append(f"    self.{name} = list({name})")
             copy.append(f"    n.{name} = s.{name}[:]")
             into.append(f"    if s.{name}: m.{name}.extend(s.{name})")
             frm.append(f"    n.{name} = m.{name}[:]")
@@ -218,25 +227,26 @@ def _make(descriptor: Any) -> type[Twin]:
                 raise TypeError(f"{descriptor.full_name}.{name}: a single shared message is not supported")
             sub = messages[name] = twin(field.message_type)
             env[f"T_{name}"] = sub
-            slots.append(name)
-            init.append(f"    self.{name} = T_{name}()")
-            copy.append(f"    n.{name} = s.{name}.copy()")
+            params.append(f"{name}=None")
+            init.append(f"    self.{name} = T_{name}() if {name} is None else _made(T_{name}, {name})")
+            # a FROZEN part (the config) is never changed once set: copies share it
+            copy.append(f"    n.{name} = s.{name}" + ("" if sub.DESCRIPTOR.full_name in FROZEN else ".copy()"))
             into.append(f"    if s.{name}._present(): m.{name}.SetInParent(); s.{name}._into(m.{name})")
             frm.append(f"    n.{name} = T_{name}._from(m.{name}, m.HasField({name!r}))")
             default.append(f"        or s.{name}._present()")
         elif field.has_presence:  # proto3 optional: None when absent
             optional.append(name)
-            slots.append("_" + name)
-            env[f"D_{name}"] = field.default_value
-            init.append(f"    self._{name} = None")
+            slots[-1] = "_" + name
+            params.append(f"{name}=None")
+            init.append(f"    self._{name} = {name}")
             copy.append(f"    n._{name} = s._{name}")
             into.append(f"    if s._{name} is not None: m.{name} = s._{name}")
             frm.append(f"    n._{name} = m.{name} if m.HasField({name!r}) else None")
             properties[name] = _optional_property(name, field.default_value)
         else:
-            slots.append(name)
             env[f"D_{name}"] = field.default_value
-            init.append(f"    self.{name} = D_{name}")
+            params.append(f"{name}=D_{name}")
+            init.append(f"    self.{name} = {name}")
             copy.append(f"    n.{name} = s.{name}")
             into.append(f"    m.{name} = s.{name}")
             frm.append(f"    n.{name} = m.{name}")
@@ -244,7 +254,7 @@ def _make(descriptor: Any) -> type[Twin]:
         if not _is_message(field) or _is_repeated(field):
             default.append(f"        or s.{attribute}" + (" is not None" if name in optional else ""))
         same.append(f"        and s.{attribute} == o.{attribute}")
-    init += ["    for name, value in fields.items():", "        _assign(self, name, value)"]
+    init.insert(0, f"def __init__(self, *, {', '.join(params)}):" if params else "def __init__(self):")
     copy.append("    return n")
     into.append("    return None")
     frm.append("    return n")
@@ -264,7 +274,7 @@ def _make(descriptor: Any) -> type[Twin]:
             **properties,
         },
     )
-    env.update(C=cls, new=object.__new__, _assign=_assign)
+    env.update(C=cls, new=object.__new__, _made=_made)
     namespace: dict[str, Any] = {}
     for lines in (init, copy, into, frm, same, default):
         exec("\n".join(lines), env, namespace)
@@ -287,19 +297,11 @@ def _optional_property(name: str, default: Any) -> property:
     return property(get, put)
 
 
-def _assign(target: Twin, name: str, value: Any) -> None:
-    """A constructor keyword, as protobuf takes it: messages (twins or protobuf) copied, sequences and maps filled."""
-    current = getattr(target, name)
-    if isinstance(current, Twin):
-        current.CopyFrom(value)
-    elif isinstance(current, Repeated):
-        current.extend(value)
-    elif isinstance(current, list):
-        current[:] = value
-    elif isinstance(current, dict):
-        current.update(value)
-    else:
-        setattr(target, name, value)
+def _made(cls: type[Twin], value: Any) -> Twin:
+    """A message given to a constructor (a twin or a protobuf message), as a new twin set in its parent."""
+    made = value.copy() if isinstance(value, Twin) else cls.from_proto(value)
+    made._set = True
+    return made
 
 
 M = TypeVar("M")
