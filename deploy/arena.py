@@ -1,17 +1,21 @@
 """`make arena`: bot levels against each other, N seeded games per pairing, in this process on one core.
 
-    python -m deploy.arena [--games cardbench,magicka] [--n 10] [--levels random,heuristic,ismcts] [--seats 2]
+    python -m deploy.arena [--games cardbench,magicka] [--n 10] [--levels random,heuristic,ismcts] [--seats 2,3,4]
                            [--time-cap-ms 90] [--options mode=spell_vs_spell] [--budget search=flat,actions=600]
 
-For every game and every pair of levels (A, B), A plays one seat and B every other seat, with A's seat rotating
-from game to game (so no level keeps the first-move advantage). With two seats each pair plays once; with more,
-each ordered pair (one A against B's, one B against A's). It reports, per game:
+For every game, every table size given (those the game allows) and every pair of levels (A, B), A plays one seat
+and B every other seat, with A's seat rotating from game to game (so no level keeps the first-move advantage). With
+two seats each pair plays once; with more, each ordered pair (one A against B's, one B against A's). It reports,
+per game and table size:
 - each level's win share against each other level (a draw among k winners gives each 1/k; in a cooperative game,
-  where every seat wins, the share of the outcome scores: R&D's credits), with the share a B seat took in the same
-  games; against random, the ratio of the two is the "times a random seat's share" figure;
-- each level's decision time p50/p95 in milliseconds (time spent in `choose_action`, this process, one core).
+  where every seat wins, the share of the outcome scores: R&D's credits) with its Wilson 95% interval, and the share
+  a B seat took in the same games; against random, the ratio of the two is the "times a random seat's share" figure;
+- each level's decision time p50/p95 in milliseconds: CPU time of this thread in `choose_action`, on one pinned core
+  (on a busy machine CPU time stays close to what a quiet core takes, where wall time would count the waiting);
+and at the end a summary per table size: one default-level seat against heuristic seats, one heuristic seat against
+default-level seats, each share with its interval and its ratio to an even share.
 Without --time-cap-ms searches run to their budget (iterations and simulated actions) and replay exactly; with it,
-each search also stops at the cap, as a worker with a deadline would.
+each search also stops at the cap and is given the cap as its decision time left, as a worker with a clock would.
 Levels a game does not implement (a missing hook) are left out and named. `--budget` replaces every game's ismcts
 budget for the run (tuning: docs/bots.md).
 """
@@ -19,6 +23,7 @@ budget for the run (tuning: docs/bots.md).
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import time
 from collections import defaultdict
@@ -55,15 +60,20 @@ class GameReport:
     pairs: dict[tuple[str, str], Tally] = field(default_factory=dict)
     times: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
 
-    def share(self, a: str, b: str) -> float | None:
-        """A's win share against B (with two seats, also read from the games of B against A)."""
+    def result(self, a: str, b: str) -> tuple[float, int] | None:
+        """One A seat's win share against B seats, and the games it is measured over (with two seats, also read
+        from the games of B against A)."""
         tally = self.pairs.get((a, b))
         if tally and tally.games:
-            return tally.a_share / tally.games
+            return tally.a_share / tally.games, tally.games
         mirror = self.pairs.get((b, a))
         if self.seats == 2 and mirror and mirror.games:
-            return mirror.b_share / mirror.games
+            return mirror.b_share / mirror.games, mirror.games
         return None
+
+    def share(self, a: str, b: str) -> float | None:
+        result = self.result(a, b)
+        return None if result is None else result[0]
 
     def against_random(self, a: str) -> tuple[float, float] | None:
         """In the games of A against random seats: A's share, and a random seat's average share."""
@@ -74,6 +84,17 @@ class GameReport:
         if self.seats == 2 and mirror and mirror.games:
             return mirror.b_share / mirror.games, mirror.a_share / mirror.games
         return None
+
+
+def wilson(share: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval (95% by default) of a share observed over `n` games. A game's share may be a
+    fraction (split wins, R&D's credits); the interval treats the mean share as a proportion, which is conservative
+    for fractional outcomes (their variance is at most that of wins and losses)."""
+    if n == 0:
+        return 0.0, 1.0
+    centre = (share + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * math.sqrt(share * (1 - share) / n + z * z / (4 * n * n))
+    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def percentile(values: Sequence[float], q: float) -> float:
@@ -105,9 +126,9 @@ def play(
         seat = game.pending_seats(state)[0]
         level = seats[seat]
         bot_seed = seed * 1_000_003 + game.header(state).version * 31 + seat
-        start = time.perf_counter()
-        action = choose_action(game, state, seat, level, bot_seed, deadline(cap))
-        times[level].append(time.perf_counter() - start)
+        start = time.thread_time()
+        action = choose_action(game, state, seat, level, bot_seed, deadline(cap), cap)
+        times[level].append(time.thread_time() - start)
         state, _ = game.apply(state, seat, action)
     return shares(game, state)
 
@@ -157,16 +178,25 @@ def run_game(
     return report
 
 
+def with_interval(result: tuple[float, int]) -> str:
+    """`0.62 [0.49-0.74]`: a share and its Wilson 95% interval."""
+    low, high = wilson(*result)
+    return f"{result[0]:.2f} [{low:.2f}-{high:.2f}]"
+
+
 def format_report(report: GameReport) -> str:
-    lines = [f"== {report.game} ({report.seats} seats): win share of the row level against the column level"]
+    lines = [
+        f"== {report.game} ({report.seats} seats): win share of one row-level seat against column-level seats,"
+        " Wilson 95% interval"
+    ]
     if report.missing:
         lines.append(f"   not available (missing hook): {', '.join(report.missing)}")
-    lines.append(" " * 10 + "".join(f"{b:>11}" for b in report.levels) + "   p50 ms   p95 ms")
+    lines.append(" " * 10 + "".join(f"{b:>18}" for b in report.levels) + "   p50 ms   p95 ms")
     for a in report.levels:
         cells = []
         for b in report.levels:
-            share = report.share(a, b)
-            cells.append(f"{'-':>11}" if share is None else f"{share:>11.2f}")
+            result = report.result(a, b)
+            cells.append(f"{'-':>18}" if result is None else f"{with_interval(result):>18}")
         times = report.times.get(a, [])
         lines.append(
             f"{a:<10}" + "".join(cells) + f" {percentile(times, 0.5) * 1e3:8.1f} {percentile(times, 0.95) * 1e3:8.1f}"
@@ -177,6 +207,30 @@ def format_report(report: GameReport) -> str:
             share, theirs = shares
             ratio = f"{share / theirs:.1f}x" if theirs else "random seats won nothing"
             lines.append(f"   {a} vs random: {share:.2f} against a random seat's {theirs:.2f} ({ratio})")
+    return "\n".join(lines)
+
+
+def summary(reports: Sequence[GameReport], strong: str = DEFAULT_LEVEL, weak: str = "heuristic") -> str:
+    """Per table size, a line per game: one `strong` seat against `weak` seats and one `weak` seat against `strong`
+    seats, each share with its interval and its ratio to an even share (1/seats), and `strong`'s decision times."""
+    lines = [f"== summary: one {strong} seat against {weak} seats, and one {weak} seat against {strong} seats"]
+    for seats in sorted({report.seats for report in reports}):
+        lines.append(f"-- {seats} seats (even share {1 / seats:.2f})")
+        lines.append(f"   {'game':<12}{f'{strong} alone':>28}{f'{weak} alone':>28}   {strong} p50/p95 ms")
+        for report in reports:
+            if report.seats != seats or strong not in report.levels or weak not in report.levels:
+                continue
+            cells = []
+            for a, b in ((strong, weak), (weak, strong)):
+                result = report.result(a, b)
+                cells.append(
+                    "-" if result is None else f"{with_interval(result)} {result[0] * seats:.2f}x ({result[1]})"
+                )
+            times = report.times.get(strong, [])
+            lines.append(
+                f"   {report.game:<12}{cells[0]:>28}{cells[1]:>28}"
+                f"   {percentile(times, 0.5) * 1e3:.1f} / {percentile(times, 0.95) * 1e3:.1f}"
+            )
     return "\n".join(lines)
 
 
@@ -197,6 +251,13 @@ def parse_budget(text: str) -> Budget:
     return replace(DEFAULT_BUDGET, **values)
 
 
+def tables(games: Sequence[AnyGame], sizes: Sequence[int]) -> list[tuple[AnyGame, int]]:
+    """(game, seats) to play, table size by table size: each size a game allows (no sizes: each game's minimum)."""
+    if not sizes:
+        return [(game, game.info.min_seats) for game in games]
+    return [(game, seats) for seats in sizes for game in games if game.info.min_seats <= seats <= game.info.max_seats]
+
+
 def pin_one_core() -> None:
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
@@ -207,7 +268,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--games", default="", help="comma-separated game names (default: every registered game)")
     parser.add_argument("--n", type=int, default=10, help="games per ordered pair of levels")
     parser.add_argument("--levels", default=",".join(bot_levels()), help="comma-separated levels")
-    parser.add_argument("--seats", type=int, default=0, help="seats per game (default: the game's minimum)")
+    parser.add_argument(
+        "--seats",
+        default="",
+        help="table sizes, comma-separated (default: each game's minimum); sizes a game does not allow are skipped",
+    )
     parser.add_argument(
         "--time-cap-ms", type=float, default=None, help="stop each search after this long (default: budget only)"
     )
@@ -223,7 +288,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     pin_one_core()
     games = [find_game(name) for name in args.games.split(",")] if args.games else list(GAMES)
     levels = [level for level in args.levels.split(",") if level]
-    plans = [(game, args.seats or game.info.min_seats) for game in games]
+    plans = tables(games, [int(size) for size in args.seats.split(",") if size])
     total = sum(len(pairings([lv for lv in levels if lv in levels_for(g)], s)) * args.n for g, s in plans)
     reports = []
     with tqdm(total=total, unit="game") as bar:
@@ -232,6 +297,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(f"default level: {DEFAULT_LEVEL}" + (f"; options: {args.options}" if options else ""))
     for report in reports:
         print(format_report(report))
+    print(summary(reports))
 
 
 if __name__ == "__main__":

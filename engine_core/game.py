@@ -39,7 +39,7 @@ from engine_core.live import Twin, twin
 from engine_core.rng import new_rng
 
 if TYPE_CHECKING:
-    from engine_core.bots.budget import Budget
+    from engine_core.bots.budget import Budgets
 
 TURN = DecisionKind.DECISION_KIND_TURN
 RESPONSE = DecisionKind.DECISION_KIND_RESPONSE
@@ -101,7 +101,7 @@ class Game(ABC, Generic[S, A]):
     info: ClassVar[GameInfo]
     state_type: type[S]
     action_type: type[A]
-    bot_budget: ClassVar[Budget | None] = None  # the ismcts level's settings for this game, tuned with `make arena`
+    bot_budget: ClassVar[Budgets | None] = None  # the ismcts level's settings, or by seat count (`make arena`)
     live_states: ClassVar[bool] = False  # the rules run on plain-Python twins of the state message (engine_core.live)
     live_type: ClassVar[type[Any] | None] = None
 

@@ -71,3 +71,40 @@ def test_a_budget_given_on_the_command_line_keeps_the_defaults_it_does_not_name(
     assert budget.iterations == DEFAULT_BUDGET.iterations
     with pytest.raises(SystemExit, match="not a Budget field"):
         arena.parse_budget("speed=11")
+
+
+def test_the_wilson_interval_holds_the_share_and_narrows_with_more_games() -> None:
+    low, high = arena.wilson(0.5, 100)
+    assert (round(low, 3), round(high, 3)) == (0.404, 0.596)  # the textbook value for 50 of 100
+    narrow = arena.wilson(0.7, 200)
+    assert narrow[0] < 0.7 < narrow[1] and narrow[1] - narrow[0] < 2 * 0.07  # n = 200: within +-0.07
+    assert arena.wilson(1.0, 10)[1] == 1.0 and arena.wilson(0.0, 10)[0] == 0.0
+    assert arena.wilson(0.3, 0) == (0.0, 1.0)
+
+
+def test_table_sizes_a_game_does_not_allow_are_skipped() -> None:
+    games = [find_game("cardbench"), find_game("manufactory"), find_game("rnd")]
+    plans = [(game.info.name, seats) for game, seats in arena.tables(games, [2, 3, 4])]
+    assert plans == [
+        ("cardbench", 2),
+        ("manufactory", 2),
+        ("manufactory", 3),
+        ("rnd", 3),
+        ("manufactory", 4),
+        ("rnd", 4),
+    ]
+    assert [seats for _, seats in arena.tables(games, [])] == [2, 2, 3]  # each game's minimum
+
+
+def test_the_summary_gives_each_table_size_one_seat_of_each_level_against_the_other() -> None:
+    with tqdm(disable=True) as bar:
+        report = arena.run_game(find_game("manufactory"), ["random", "heuristic"], 3, 3, bar)
+    alone, _ = report.pairs[("heuristic", "random")], report.pairs[("random", "heuristic")]
+    assert alone.games == 3 and 0.0 <= alone.a_share <= 3.0
+    text = arena.summary([report], strong="heuristic", weak="random")
+    share, games = report.result("heuristic", "random") or (None, 0)
+    assert share is not None and games == 3
+    low, high = arena.wilson(share, games)
+    assert "-- 3 seats (even share 0.33)" in text
+    assert f"{share:.2f} [{low:.2f}-{high:.2f}] {share * 3:.2f}x (3)" in text
+    assert "[" in arena.format_report(report).splitlines()[2]  # the matrix carries intervals too

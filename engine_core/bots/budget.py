@@ -1,12 +1,13 @@
 """What one bot decision may spend, and how it searches: the `ismcts` level's settings.
 
-A game may carry its own (`Game.bot_budget`), tuned with `make arena`; otherwise the level's default applies. Plain
-data, importable by game modules without pulling in the search.
+A game may carry its own (`Game.bot_budget`), one for every table size or one per seat count, tuned with `make arena`;
+otherwise the level's default applies. Plain data, importable by game modules without pulling in the search.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from typing import Literal
 
 
@@ -29,7 +30,8 @@ class Budget:
     root gets this fraction of the iterations run (plus one) as extra visits, so the search plays it unless it found
     a move clearly better: a search too small to tell (a long game under a small budget) plays like the heuristic
     instead of at random. `world_cost`: what dealing one world counts against `actions`. `score_weight`: see
-    `ismcts.rewards`.
+    `ismcts.rewards`. `seconds`: the decision time the budget is tuned to stay within (p95, one core); with less
+    time left on the table's clock the search is scaled down in proportion (`within`).
     """
 
     iterations: int
@@ -43,6 +45,35 @@ class Budget:
     score_weight: float = 0.25
     heuristic_prior: float = 0.5
     margin: float = 0.15
+    seconds: float = 0.1
 
 
 DEFAULT_BUDGET = Budget(iterations=200, actions=400, rollout="random", max_rollout_actions=200)
+
+
+Budgets = Budget | Mapping[int, Budget]
+"""What a game declares: one budget for every table size, or budgets by seat count."""
+
+
+def budget_at(budgets: Budgets, seats: int) -> Budget:
+    """The budget for a table of `seats`: the single one, else the one declared for the largest seat count not above
+    `seats` (the smallest declared where `seats` is below them all)."""
+    if isinstance(budgets, Budget):
+        return budgets
+    at_or_below = [count for count in budgets if count <= seats]
+    return budgets[max(at_or_below) if at_or_below else min(budgets)]
+
+
+def within(budget: Budget, time_left: float | None) -> Budget:
+    """`budget`, its iterations and simulated actions scaled down in proportion when the decision time left is below
+    the time it is tuned for (`budget.seconds`); no time left: no search (the level then plays the heuristic's
+    move). None: no clock, the budget as it is."""
+    if time_left is None or time_left >= budget.seconds:
+        return budget
+    part = max(0.0, time_left) / budget.seconds
+    return replace(
+        budget,
+        iterations=int(budget.iterations * part),
+        actions=int(budget.actions * part),
+        seconds=max(0.0, time_left),
+    )

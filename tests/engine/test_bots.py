@@ -17,7 +17,7 @@ from manaforge.v1.common_pb2 import GameConfig
 
 from engine_core import GAMES, Game
 from engine_core.bots import LEVELS, IsmctsPolicy, Policy, choose_action, levels_for
-from engine_core.bots.budget import DEFAULT_BUDGET, Budget
+from engine_core.bots.budget import Budget
 from engine_core.bots.ismcts import has_evaluate, has_heuristic, has_sample_world
 from engine_core.games.cardbench import Cardbench
 from engine_core.registry import find_game
@@ -196,11 +196,3 @@ def test_the_flat_search_plays_the_game_strategy_until_it_has_evidence(game: Gam
         seat = game.pending_seats(state)[0]
         view, legal = game.view(state, seat), game.legal_actions(state, seat)
         assert _data(blind(game, view, seat, legal, seed=7)) == _data(LEVELS["heuristic"](game, view, seat, legal, 7))
-
-
-@pytest.mark.parametrize("game", GAMES, ids=IDS)
-def test_each_game_searches_with_a_budget_the_bots_can_run(game: Game[Any, Any]) -> None:
-    budget = game.bot_budget or DEFAULT_BUDGET
-    assert budget.search in ("tree", "flat") and budget.rollout in ("random", "heuristic")
-    assert budget.evaluate_after is None or has_evaluate(game), "evaluate_after needs Game.evaluate"
-    assert budget.iterations > 0 and budget.actions > 0
