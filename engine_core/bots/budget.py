@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from types import MappingProxyType
 from typing import Literal
 
 
@@ -53,6 +54,12 @@ DEFAULT_BUDGET = Budget(iterations=200, actions=400, rollout="random", max_rollo
 
 Budgets = Budget | Mapping[int, Budget]
 """What a game declares: one budget for every table size, or budgets by seat count."""
+
+
+def by_seats(budgets: Mapping[int, Budget]) -> Mapping[int, Budget]:
+    """A game's budgets by seat count, read-only (a class attribute shared by every table): each applies from its
+    seat count up to the next one declared."""
+    return MappingProxyType(dict(budgets))
 
 
 def budget_at(budgets: Budgets, seats: int) -> Budget:

@@ -27,7 +27,7 @@ from manaforge.v1.games.magicka_pb2 import (
 )
 
 from engine_core import rng
-from engine_core.bots.budget import Budget
+from engine_core.bots.budget import Budget, by_seats
 from engine_core.errors import IllegalActionError, MalformedActionError
 from engine_core.game import RESPONSE, TURN, Game, GameInfo, Option, event, finish, options, set_pending
 from engine_core.games.magicka import bot, spells
@@ -447,9 +447,34 @@ class Magicka(Game[MagickaState, MagickaAction]):
         },
     )
     # Flat search over the heuristic's own playouts, each cut after 10 actions and scored by the evaluation (rollout
-    # policy improvement). docs/bots.md has the figures.
-    bot_budget = Budget(
-        iterations=1000, actions=600, search="flat", rollout="heuristic", max_rollout_actions=200, evaluate_after=10
+    # policy improvement); fewer actions from four seats up, where a step costs more. docs/bots.md has the figures.
+    bot_budget = by_seats(
+        {
+            2: Budget(
+                iterations=1000,
+                actions=600,
+                search="flat",
+                rollout="heuristic",
+                max_rollout_actions=200,
+                evaluate_after=10,
+            ),
+            4: Budget(
+                iterations=1000,
+                actions=500,
+                search="flat",
+                rollout="heuristic",
+                max_rollout_actions=200,
+                evaluate_after=10,
+            ),
+            5: Budget(
+                iterations=1000,
+                actions=400,
+                search="flat",
+                rollout="heuristic",
+                max_rollout_actions=200,
+                evaluate_after=10,
+            ),
+        }
     )
     live_states = True
     state_type = MagickaState

@@ -23,7 +23,7 @@ from manaforge.v1.games.manufactory_pb2 import (
 )
 
 from engine_core import rng as random
-from engine_core.bots.budget import Budget
+from engine_core.bots.budget import Budget, by_seats
 from engine_core.cards import (
     CARD_SET_OPTION,
     catalogue_card,
@@ -188,9 +188,27 @@ class Manufactory(Game[ManufactoryState, ManufactoryAction]):
         max_actions=MAX_CARDS,
     )
     # Flat search over the heuristic's own playouts, each cut after 4 actions (two rounds of two players) and scored
-    # by the evaluation (points if the game ended now). docs/bots.md has the figures.
-    bot_budget = Budget(
-        iterations=1000, actions=300, search="flat", rollout="heuristic", max_rollout_actions=200, evaluate_after=4
+    # by the evaluation (points if the game ended now); fewer actions at four seats, where a step weighs more legal
+    # moves. docs/bots.md has the figures.
+    bot_budget = by_seats(
+        {
+            2: Budget(
+                iterations=1000,
+                actions=300,
+                search="flat",
+                rollout="heuristic",
+                max_rollout_actions=200,
+                evaluate_after=4,
+            ),
+            4: Budget(
+                iterations=1000,
+                actions=180,
+                search="flat",
+                rollout="heuristic",
+                max_rollout_actions=200,
+                evaluate_after=4,
+            ),
+        }
     )
     live_states = True
     state_type = ManufactoryState
