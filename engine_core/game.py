@@ -15,6 +15,12 @@ game is in progress and the seat may act:
 
 plus, for the conformance tests: `cards(state)` (every card id, wherever it is) and `hidden_cards(state, seat)`.
 `apply` never mutates its input: it works on a copy, so a rejected action leaves the state untouched.
+
+Live states (engine_core.live): the hooks work on a plain-Python twin of the state message, with the same fields
+and the same protobuf API, at plain-Python speed. Protobuf stays at the edges: `new_game` and `state_from_bytes` give
+messages, and `apply`, `view` and `legal_actions` take either kind and give back the kind they were given (a message
+is converted on the way in and out). Playouts (bots, benches) convert once: `new_game(..., live=True)` or
+`live(state)`; `message(state)` gives the protobuf message again.
 """
 
 from __future__ import annotations
@@ -102,7 +108,7 @@ class Game(ABC, Generic[S, A]):
     state_type: type[S]
     action_type: type[A]
     bot_budget: ClassVar[Budgets | None] = None  # the ismcts level's settings, or by seat count (`make arena`)
-    live_states: ClassVar[bool] = False  # the rules run on plain-Python twins of the state message (engine_core.live)
+    live_states: ClassVar[bool] = True  # the rules run on plain-Python twins of the state message (engine_core.live)
     live_type: ClassVar[type[Any] | None] = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:

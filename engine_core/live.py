@@ -299,7 +299,7 @@ def _optional_property(name: str, default: Any) -> property:
 
 def _made(cls: type[Twin], value: Any) -> Twin:
     """A message given to a constructor (a twin or a protobuf message), as a new twin set in its parent."""
-    made = value.copy() if isinstance(value, Twin) else cls.from_proto(value)
+    made: Twin = value.copy() if isinstance(value, Twin) else cls.from_proto(value)
     made._set = True
     return made
 

@@ -160,7 +160,6 @@ class Blueprints(Game[BlueprintsState, BlueprintsAction]):
         options=(CARD_SET_OPTION, REVEAL_OPTION, TAKEN_CARD_OPTION, ROUND_LIMIT_OPTION),
         max_actions=3 * MAX_ROUNDS * MAX_SEATS,
     )
-    live_states = True
     state_type = BlueprintsState
     action_type = BlueprintsAction
 

@@ -43,7 +43,6 @@ class Cardbench(Game[CardbenchState, CardbenchAction]):
     # Flat search over the heuristic (the highest card, about optimal): it plays the heuristic's card unless the
     # playouts clearly find better, where the tree search only added noise (0.41 against the heuristic at n=40).
     bot_budget = Budget(iterations=1000, actions=400, search="flat", rollout="heuristic", evaluate_after=4)
-    live_states = True
     state_type = CardbenchState
     action_type = CardbenchAction
 

@@ -476,7 +476,6 @@ class Magicka(Game[MagickaState, MagickaAction]):
             ),
         }
     )
-    live_states = True
     state_type = MagickaState
     action_type = MagickaAction
 

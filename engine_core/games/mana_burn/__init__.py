@@ -56,7 +56,6 @@ class ManaBurn(Game[ManaBurnState, ManaBurnAction]):
     bot_budget = Budget(
         iterations=1000, actions=1000, search="flat", rollout="heuristic", max_rollout_actions=200, evaluate_after=10
     )
-    live_states = True
     state_type = ManaBurnState
     action_type = ManaBurnAction
 

@@ -70,7 +70,6 @@ class Manasurge(Game[ManasurgeState, ManasurgeAction]):
     )
     # Flat search over the heuristic's own playouts (rollout policy improvement). docs/bots.md has the figures.
     bot_budget = Budget(iterations=1000, actions=1000, search="flat", rollout="heuristic", max_rollout_actions=200)
-    live_states = True
     state_type = ManasurgeState
     action_type = ManasurgeAction
 

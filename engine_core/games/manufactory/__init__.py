@@ -210,7 +210,6 @@ class Manufactory(Game[ManufactoryState, ManufactoryAction]):
             ),
         }
     )
-    live_states = True
     state_type = ManufactoryState
     action_type = ManufactoryAction
 

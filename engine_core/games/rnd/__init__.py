@@ -146,7 +146,6 @@ class Rnd(Game[RndState, RndAction]):
         free_text=True,
         extra={"golden": "rnd_5_forbidden,5,self_votes=forbidden"},
     )
-    live_states = True
     state_type = RndState
     action_type = RndAction
 
