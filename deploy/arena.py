@@ -1,7 +1,8 @@
-"""`make arena`: bot levels against each other, N seeded games per pairing, in this process on one core.
+"""`make arena`: bot levels against each other, N seeded games per pairing, each process on one core.
 
     python -m deploy.arena [--games cardbench,magicka] [--n 10] [--levels random,heuristic,ismcts] [--seats 2,3,4]
                            [--time-cap-ms 90] [--options mode=spell_vs_spell] [--budget search=flat,actions=600]
+                           [--jobs 1]
 
 For every game, every table size given (those the game allows) and every pair of levels (A, B), A plays one seat
 and B every other seat, with A's seat rotating from game to game (so no level keeps the first-move advantage). With
@@ -10,25 +11,29 @@ per game and table size:
 - each level's win share against each other level (a draw among k winners gives each 1/k; in a cooperative game,
   where every seat wins, the share of the outcome scores: R&D's credits) with its Wilson 95% interval, and the share
   a B seat took in the same games; against random, the ratio of the two is the "times a random seat's share" figure;
-- each level's decision time p50/p95 in milliseconds: CPU time of this thread in `choose_action`, on one pinned core
-  (on a busy machine CPU time stays close to what a quiet core takes, where wall time would count the waiting);
+- each level's decision time p50/p95 in milliseconds: CPU time of the thread in `choose_action`, on one pinned core
+  (it leaves out the time other processes hold the core, though a busy machine still slows it through shared caches);
 and at the end a summary per table size: one default-level seat against heuristic seats, one heuristic seat against
 default-level seats, each share with its interval and its ratio to an even share.
 Without --time-cap-ms searches run to their budget (iterations and simulated actions) and replay exactly; with it,
 each search also stops at the cap and is given the cap as its decision time left, as a worker with a clock would.
-Levels a game does not implement (a missing hook) are left out and named. `--budget` replaces every game's ismcts
-budget for the run (tuning: docs/bots.md).
+`--jobs J` plays the games in J worker processes, each pinned to a core of its own (the same results: every game is
+seeded). Levels a game does not implement (a missing hook) are left out and named. `--budget` replaces every game's
+ismcts budget for the run (tuning: docs/bots.md).
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import multiprocessing
 import os
 import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from multiprocessing.pool import Pool
+from multiprocessing.queues import Queue
 from typing import Any
 
 from manaforge.v1.common_pb2 import GameConfig
@@ -161,21 +166,44 @@ def run_game(
     bar: tqdm,
     cap: float | None = None,
     options: dict[str, str] | None = None,
+    pool: Pool | None = None,
 ) -> GameReport:
     playable = [level for level in levels if level in levels_for(game)]
     report = GameReport(game.info.name, seats, playable, [level for level in levels if level not in playable])
-    for a, b in pairings(playable, seats):
+    matches = [(a, b, i) for a, b in pairings(playable, seats) for i in range(n)]
+    tasks = [
+        Match(game.info.name, [a if seat == i % seats else b for seat in range(seats)], 10_000 + i, cap, options)
+        for a, b, i in matches
+    ]
+    results = pool.imap(Match.play, tasks) if pool else map(Match.play, tasks)
+    for (a, b, i), (shares, times) in zip(matches, results, strict=True):
+        bar.set_postfix_str(f"{game.info.name} {seats} seats {a} v {b}")
+        a_seat = i % seats
         tally = report.pairs.setdefault((a, b), Tally())
-        for i in range(n):
-            bar.set_postfix_str(f"{game.info.name} {a} v {b}")
-            a_seat = i % seats
-            lineup = [a if seat == a_seat else b for seat in range(seats)]
-            shares = play(game, lineup, seed=10_000 + i, times=report.times, cap=cap, options=options)
-            tally.a_share += shares[a_seat]
-            tally.b_share += (sum(shares) - shares[a_seat]) / (seats - 1)
-            tally.games += 1
-            bar.update()
+        tally.a_share += shares[a_seat]
+        tally.b_share += (sum(shares) - shares[a_seat]) / (seats - 1)
+        tally.games += 1
+        for level, spent in times.items():
+            report.times[level].extend(spent)
+        bar.update()
     return report
+
+
+@dataclass(frozen=True)
+class Match:
+    """One seeded game of the arena, playable in a worker process."""
+
+    game: str
+    lineup: list[str]
+    seed: int
+    cap: float | None
+    options: dict[str, str] | None
+
+    def play(self) -> tuple[list[float], dict[str, list[float]]]:
+        """Each seat's share of the win, and each level's decision times."""
+        times: dict[str, list[float]] = defaultdict(list)
+        shares = play(find_game(self.game), self.lineup, self.seed, times, self.cap, self.options)
+        return shares, dict(times)
 
 
 def with_interval(result: tuple[float, int]) -> str:
@@ -258,9 +286,21 @@ def tables(games: Sequence[AnyGame], sizes: Sequence[int]) -> list[tuple[AnyGame
     return [(game, seats) for seats in sizes for game in games if game.info.min_seats <= seats <= game.info.max_seats]
 
 
-def pin_one_core() -> None:
+def pin_one_core(cores: Queue[int] | None = None) -> None:
+    """Pin this process to one core: the next one from `cores` (a worker), else the first this process may use."""
     if hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+        os.sched_setaffinity(0, {cores.get() if cores else min(os.sched_getaffinity(0))})
+
+
+def workers(jobs: int) -> Pool | None:
+    """`jobs` worker processes, each pinned to a core of its own (None: play in this process, on one core)."""
+    if jobs <= 1:
+        return None
+    available = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else list(range(jobs))
+    cores: Queue[int] = multiprocessing.Queue()
+    for core in available[:jobs]:
+        cores.put(core)
+    return multiprocessing.Pool(min(jobs, len(available)), pin_one_core, (cores,))
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -280,11 +320,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--budget", default="", help="replace every game's ismcts budget: Budget fields as name=value,... (tuning)"
     )
+    parser.add_argument("--jobs", type=int, default=1, help="worker processes, one pinned core each (default 1)")
     args = parser.parse_args(argv)
     options = dict(part.split("=", 1) for part in args.options.split(",") if part)
     if args.budget:
         LEVELS["ismcts"] = IsmctsPolicy(parse_budget(args.budget))
     cap = None if args.time_cap_ms is None else args.time_cap_ms / 1000
+    pool = workers(args.jobs)
     pin_one_core()
     games = [find_game(name) for name in args.games.split(",")] if args.games else list(GAMES)
     levels = [level for level in args.levels.split(",") if level]
@@ -293,7 +335,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     reports = []
     with tqdm(total=total, unit="game") as bar:
         for game, seats in plans:
-            reports.append(run_game(game, levels, args.n, seats, bar, cap, options))
+            reports.append(run_game(game, levels, args.n, seats, bar, cap, options, pool))
+    if pool:
+        pool.close()
     print(f"default level: {DEFAULT_LEVEL}" + (f"; options: {args.options}" if options else ""))
     for report in reports:
         print(format_report(report))

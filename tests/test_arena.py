@@ -108,3 +108,19 @@ def test_the_summary_gives_each_table_size_one_seat_of_each_level_against_the_ot
     assert "-- 3 seats (even share 0.33)" in text
     assert f"{share:.2f} [{low:.2f}-{high:.2f}] {share * 3:.2f}x (3)" in text
     assert "[" in arena.format_report(report).splitlines()[2]  # the matrix carries intervals too
+
+
+def test_worker_processes_play_the_same_seeded_games() -> None:
+    game = find_game("cardbench")
+    with tqdm(disable=True) as bar:
+        alone = arena.run_game(game, ["random", "heuristic"], 4, 2, bar)
+        pool = arena.workers(2)
+        try:
+            shared = arena.run_game(game, ["random", "heuristic"], 4, 2, bar, pool=pool)
+        finally:
+            if pool:
+                pool.close()
+    assert shared.pairs == alone.pairs
+    assert {level: len(times) for level, times in shared.times.items()} == {
+        level: len(times) for level, times in alone.times.items()
+    }
