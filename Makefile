@@ -87,7 +87,7 @@ bench: proto
 	$(PY) -m deploy.bench
 
 arena: proto
-	$(PY) -m deploy.arena
+	$(PY) -m deploy.arena --seats 2,3,4 --levels heuristic,ismcts --n 200 --jobs $$(nproc)
 
 golden: proto
 	$(PY) -m tests.engine.regen_golden
