@@ -10,7 +10,8 @@ message type, a class with the same fields and the part of the protobuf API the 
   by `CopyFrom`/`SetInParent` or when it holds anything but defaults, and `ClearField` empties it;
 - proto3 `optional` scalars keep their presence (`HasField`, `ClearField`);
 - repeated fields of `SHARED` types (the card catalogue: `MagicCard` messages, never changed during a game) hold the
-  protobuf messages themselves, shared between copies;
+  protobuf messages themselves, shared between copies; a message put into one by the rules is `frozen`: a promise
+  that it never changes again, so facts about it may be remembered by identity (`engine_core.cards.memo_by_content`);
 - a `FROZEN` part (the game's config, set once by `new_game`) is shared between copies;
 - the constructor (keywords, as protobuf's), `copy()`, `to_proto()`, `from_proto()` and `==` are generated per
   class as straight-line code; `SerializeToString()` and `CopyFrom()` go through them.
@@ -34,6 +35,19 @@ SHARED = frozenset({"manaforge.v1.MagicCard"})  # message types held as (immutab
 FROZEN = frozenset({"manaforge.v1.GameConfig"})  # twins never changed once set (by new_game): shared by copies
 
 _TWINS: dict[str, type[Twin]] = {}
+_FROZEN: dict[int, Any] = {}  # id -> message, for the messages put into live states' SHARED fields
+FROZEN_LIMIT = 1 << 16  # messages remembered before the record starts again (a forgotten one is simply not frozen)
+
+
+def freeze(message: Any) -> None:
+    """Record that `message` never changes again (it went into a live state, shared by every copy)."""
+    if len(_FROZEN) >= FROZEN_LIMIT:
+        _FROZEN.clear()
+    _FROZEN[id(message)] = message  # the reference keeps the id from being reused
+
+
+def is_frozen(message: Any) -> bool:
+    return _FROZEN.get(id(message)) is message
 
 
 class Twin:
@@ -146,6 +160,24 @@ class Repeated(list[Any]):
         super().insert(index, self._twin(value))
 
 
+class Shared(list[Any]):
+    """A repeated field of SHARED messages: the messages themselves, frozen as the rules put them in."""
+
+    def append(self, value: Any) -> None:
+        freeze(value)
+        super().append(value)
+
+    def extend(self, values: Iterable[Any]) -> None:
+        values = list(values)
+        for value in values:
+            freeze(value)
+        super().extend(values)
+
+    def insert(self, index: Any, value: Any) -> None:
+        freeze(value)
+        super().insert(index, value)
+
+
 def _is_repeated(field: FieldDescriptor) -> bool:
     return bool(field.is_repeated)
 
@@ -170,7 +202,7 @@ def twin(message_type: type[Message] | Descriptor) -> type[Any]:
 def _make(descriptor: Any) -> type[Twin]:
     """Generate the twin class: its slots, and its constructor, copy, conversions and comparison as straight-line
     code (a loop over the fields at run time would cost what the twin saves)."""
-    env: dict[str, Any] = {"Twin": Twin}
+    env: dict[str, Any] = {"Twin": Twin, "Shared": Shared}
     messages: dict[str, type[Twin]] = {}
     repeated: dict[str, type[Repeated]] = {}
     optional: list[str] = []
@@ -201,10 +233,11 @@ def _make(descriptor: Any) -> type[Twin]:
             frm.append(f"    n.{name} = dict(m.{name})")
         elif _is_repeated(field) and _is_message(field) and field.message_type.full_name in SHARED:
             params.append(f"{name}=()")
-            init.append(f"    self.{name} = list({name})")
-            copy.append(f"    n.{name} = s.{name}[:]")
+            init.append(f"    self.{name} = Shared()")
+            init.append(f"    if {name}: self.{name}.extend({name})")
+            copy.append(f"    n.{name} = Shared(s.{name})")
             into.append(f"    if s.{name}: m.{name}.extend(s.{name})")
-            frm.append(f"    n.{name} = m.{name}[:]")
+            frm.append(f"    n.{name} = Shared(m.{name})  # the caller's messages: not frozen")
         elif _is_repeated(field) and _is_message(field):
             item = twin(field.message_type)
             rep = repeated[name] = type(f"Repeated{item.__name__}", (Repeated,), {"item": item})

@@ -8,6 +8,8 @@ from typing import TypeVar
 
 from manaforge.v1.cards_pb2 import MagicCard
 
+from engine_core.live import is_frozen
+
 COLORS = ("W", "U", "B", "R", "G")
 COLOR_NAMES = {"W": "white", "U": "blue", "B": "black", "R": "red", "G": "green"}
 SUPERTYPES = frozenset({"Basic", "Legendary", "Snow", "World", "Host", "Ongoing"})
@@ -98,18 +100,27 @@ def memo_by_content(compute: Callable[[MagicCard], T]) -> Callable[[MagicCard], 
 
     The key is the card's serialized bytes (equal bytes, equal card: exact for any card, a scenario's hand-made ones
     included), which costs less than reading the fields again from protobuf: a repeated field read is about half a
-    microsecond, a card's serialization about a third."""
+    microsecond, a card's serialization about a third. A card of a live state's catalogue (`engine_core.live.freeze`:
+    it never changes again) is also remembered by identity, which costs a dictionary lookup."""
     memo: dict[bytes, T] = {}
+    by_identity: dict[int, tuple[MagicCard, T]] = {}
 
     def lookup(card: MagicCard) -> T:
+        known = by_identity.get(id(card))
+        if known is not None and known[0] is card:
+            return known[1]
         key = card.SerializeToString()
         try:
-            return memo[key]
+            value = memo[key]
         except KeyError:
             if len(memo) >= MEMO_LIMIT:
                 memo.clear()
             value = memo[key] = compute(card)
-            return value
+        if is_frozen(card):
+            if len(by_identity) >= MEMO_LIMIT:
+                by_identity.clear()
+            by_identity[id(card)] = (card, value)  # the reference keeps the id from being reused
+        return value
 
     lookup.__doc__ = compute.__doc__
     return lookup
