@@ -28,7 +28,8 @@ $(GEN_STAMP): $(STAMP) $(PROTOS) deploy/protogen.py
 
 WEB := gateway/web
 WEB_SOURCES := $(shell find $(WEB)/src -path $(WEB)/src/gen -prune -o -type f -print 2>/dev/null) \
-	$(WEB)/index.html $(WEB)/vite.config.ts $(WEB)/tsconfig.json $(WEB)/card_names.py
+	$(WEB)/index.html $(WEB)/vite.config.ts $(WEB)/tsconfig.json $(WEB)/card_names.py \
+	$(wildcard engine_core/games/*/cards.py) engine_core/games/cardbench/__init__.py
 WEB_BUILT := $(WEB)/dist/index.html
 
 web: $(WEB_BUILT)

@@ -45,8 +45,10 @@ function problem(error: unknown): string {
   return error instanceof ConnectError ? error.rawMessage || error.message : String(error);
 }
 
-function notice(text: string): TemplateResult {
-  return text ? html`<p class="error" role="alert">${text}</p>` : nothing as unknown as TemplateResult;
+type Part = TemplateResult | typeof nothing;
+
+function notice(text: string): Part {
+  return text ? html`<p class="error" role="alert">${text}</p>` : nothing;
 }
 
 function go(hash: string): void {
@@ -355,6 +357,11 @@ function result(outcome: Outcome, names: string[], mine: number): string {
   return `${verdict}${scores}${who}${outcome.reason ? ` (${outcome.reason})` : ""}.`;
 }
 
+/** A fresh client action id (crypto.randomUUID needs a secure context; an edge may be served over plain HTTP). */
+function actionId(): string {
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
 class TablePage implements Page {
   table?: Table;
   seatView?: SeatView;
@@ -439,7 +446,7 @@ class TablePage implements Page {
       await gateway.submitAction({
         tableId: this.tableId,
         seatToken: this.held.token,
-        clientActionId: crypto.randomUUID(),
+        clientActionId: actionId(),
         action: texts ? withTexts(choice, texts) : choice.any,
         // a turn is taken on the board as seen; a vote or a response may cross other seats' moves
         expectedVersion: this.seatView.pending?.kind === DecisionKind.TURN ? this.seatView.version : undefined,
@@ -509,9 +516,9 @@ class TablePage implements Page {
     })}</ul>`;
   }
 
-  actions(): TemplateResult {
+  actions(): Part {
     const view = this.seatView;
-    if (!view) return nothing as unknown as TemplateResult;
+    if (!view) return nothing;
     const legal = choices(view.legalActions);
     const prompt = view.pending?.prompt;
     if (!legal.length) {
