@@ -7,7 +7,7 @@ import random
 from manaforge.v1.common_pb2 import GameConfig, Outcome
 
 from engine_core import find_game
-from gateway.cli.table import MENU_SIZE, _kind, menu, result_in_words
+from gateway.cli.table import MENU_SIZE, _kind, as_sentence, menu, result_in_words
 
 
 def test_results_in_words_for_each_seat_and_a_spectator() -> None:
@@ -19,6 +19,8 @@ def test_results_in_words_for_each_seat_and_a_spectator() -> None:
     shared = Outcome(finished=True, winners=[0, 2], scores=[3, 1, 3], reason="")
     assert result_in_words(shared, 2) == "you shared the win with seat 0; scores: seat 0 3, seat 1 1, you 3"
     assert result_in_words(Outcome(finished=True, reason="a draw")) == "nobody won (a draw)"
+    assert as_sentence("you won, 24 to 6") == "You won, 24 to 6."
+    assert as_sentence("ann (seat 0) won") == "ann (seat 0) won."  # a name is written as its player wrote it
 
 
 def first_long_turn(game_name: str, seats: int) -> list[tuple[int, str, object]]:

@@ -39,7 +39,7 @@ from manaforge.v1.common_pb2 import GameConfig
 
 from engine_core import find_game
 from engine_core.bots import bot_levels
-from gateway.cli.table import play, result_in_words, seat_names, show, show_verdict
+from gateway.cli.table import as_sentence, play, result_in_words, seat_names, show, show_verdict
 from gateway.client import Client
 
 DEFAULT_PORT = 50051
@@ -202,8 +202,7 @@ def cmd_replay(client: Client, args: argparse.Namespace) -> None:
         for text in events_by_version.get(logged.version, []):
             print(f"        {text}")
     if log.table.outcome.finished:
-        result = result_in_words(log.table.outcome, names=seat_names(log.table))
-        print(f"{result[0].upper()}{result[1:]}.")
+        print(as_sentence(result_in_words(log.table.outcome, names=seat_names(log.table))))
     else:
         print("the game is not finished")
     print(f"replay validation: {log.table.replay_verdict or 'pending'}")

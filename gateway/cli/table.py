@@ -93,13 +93,18 @@ def result_in_words(outcome: Outcome, me: int = -1, names: Mapping[int, str] | N
     return f"{said} ({outcome.reason})" if outcome.reason else said
 
 
+def as_sentence(words: str) -> str:
+    """A capital for our own first word ("You won", "Seat 1 won"), never for a player's name; a full stop."""
+    first = words.split(" ", 1)[0]
+    return f"{first.capitalize() if first in ('you', 'seat', 'nobody') else first}{words[len(first) :]}."
+
+
 def show(view: SeatView, out: Out = print, names: Mapping[int, str] | None = None) -> None:
     names = names or {}
     out("")
     out(view.text)
     if view.outcome.finished:
-        result = result_in_words(view.outcome, view.seat, names)
-        out(f"\n{result[0].upper()}{result[1:]}.")
+        out(f"\n{as_sentence(result_in_words(view.outcome, view.seat, names))}")
     elif view.pending.seats:
         others = [_who(s, view.seat, names) for s in view.pending.seats if s != view.seat]
         if view.seat in view.pending.seats:

@@ -59,9 +59,9 @@ def test_play_a_whole_game_against_a_bot_from_the_terminal(stack: Stack) -> None
     mine, theirs = int(said.group(2)), int(said.group(3))
     # the spectator's words give the winner's score first, and agree with the player's
     if said.group(1) == "You won":
-        assert f"Seat 0 won, {mine} to {theirs}" in replay
+        assert f"\nann (seat 0) won, {mine} to {theirs}" in replay  # a player's name keeps its spelling
     elif said.group(1).startswith("You lost"):
-        assert f"Seat 1 won, {theirs} to {mine}" in replay
+        assert f"\nSeat 1 won, {theirs} to {mine}" in replay
 
 
 @one_layout
