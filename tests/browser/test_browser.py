@@ -12,7 +12,7 @@ from playwright.sync_api import BrowserContext, Page, expect
 
 from deploy.launcher import Stack
 from gateway.client import Client
-from tests.browser.pages import WRITTEN_NAME, create_table, decide, play_to_the_end
+from tests.browser.pages import WRITTEN_NAME, create_table, decide, play_to_the_end, version
 
 
 @pytest.fixture
@@ -121,3 +121,17 @@ def test_every_game_has_a_board_of_cards(page: Page, game: str) -> None:
     names = page.locator(".card .card-name").all_inner_texts()
     assert names and not [n for n in names if re.fullmatch(r"card \d+", n)], names
     assert decide(page)  # and its actions are things to click
+
+
+def test_a_long_list_of_actions_comes_in_two_steps(page: Page) -> None:
+    create_table(page, "magicka", 2)  # the first wizard's first turn: every exchange of its hand
+    group = page.locator(".actions .choices button").filter(has_text="ways)").first
+    expect(group).to_be_visible()
+    ways = int(re.findall(r"\((\d+) ways\)", group.inner_text())[0])
+    group.click()
+    expect(page.get_by_text("which one?")).to_be_visible()
+    expect(page.locator(".actions .choices button")).to_have_count(ways)
+    before = version(page)
+    page.locator(".actions .choices button").last.click()
+    page.wait_for_function("v => document.querySelector('.board').dataset.version !== v", arg=before)
+    expect(page.locator(".error")).to_have_count(0)
