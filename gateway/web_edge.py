@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import signal
 import struct
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -147,7 +148,7 @@ def build_app(gateway: str, rules: str, dist: Path = DIST) -> web.Application:
 
 async def serve(gateway: str, rules: str, host: str, port: int) -> web.AppRunner:
     """Start the edge; the caller stops it with `await runner.cleanup()`."""
-    runner = web.AppRunner(build_app(gateway, rules), access_log=None)
+    runner = web.AppRunner(build_app(gateway, rules), access_log=None, shutdown_timeout=2.0)  # streams: cut short
     await runner.setup()
     await web.TCPSite(runner, host, port).start()
     return runner
@@ -165,10 +166,11 @@ def main() -> None:
     async def run() -> None:
         runner = await serve(args.gateway, args.rules, host, int(port))
         print(f"web client on http://{args.address}/", flush=True)
-        try:
-            await asyncio.Event().wait()
-        finally:
-            await runner.cleanup()
+        stopping = asyncio.Event()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            asyncio.get_running_loop().add_signal_handler(sig, stopping.set)
+        await stopping.wait()
+        await runner.cleanup()
 
     asyncio.run(run())
 
