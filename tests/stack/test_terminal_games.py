@@ -7,7 +7,7 @@ import io
 import random
 import re
 import sys
-import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -194,16 +194,15 @@ def test_two_people_at_one_table_see_it_while_the_other_decides(stack: Stack, tm
     bob.expect(r"Waiting for ann \(seat 0\): ")  # bob is shown the table while ann decides
     ann.expect(r"Your turn: ")
     players = [Player(ann, random.Random(1), name="ann"), Player(bob, random.Random(2), name="bob")]
-    results: dict[str, tuple[str, str]] = {}
-    threads = [threading.Thread(target=lambda p=p: results.__setitem__(p.name, p.play())) for p in players]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=120)
+    with ThreadPoolExecutor(2) as pool:  # both people answer their prompts at once
+        playing = {player.name: pool.submit(player.play) for player in players}
+        results = {name: future.result(timeout=120) for name, future in playing.items()}
     assert results["ann"][1].startswith("valid") and results["bob"][1].startswith("valid")
     said = {name: line for name, (line, _) in results.items()}
-    if "won" in said["ann"] and said["ann"].startswith("You won"):
+    if said["ann"].startswith("You won"):
         assert said["bob"].startswith("You lost: ann (seat 0) won")
+    elif said["bob"].startswith("You won"):
+        assert said["ann"].startswith("You lost: bob (seat 1) won")
     scores = [re.search(r", (\d+) to (\d+)", said[n]) for n in ("ann", "bob")]
     if scores[0] and scores[1]:
         assert scores[0].groups() == tuple(reversed(scores[1].groups()))  # each sees its own score first
