@@ -41,7 +41,7 @@ from engine_core.errors import (
     MalformedActionError,
     NotYourTurnError,
 )
-from engine_core.live import Twin, twin
+from engine_core.live import Twin, message, twin
 from engine_core.rng import new_rng
 
 if TYPE_CHECKING:
@@ -172,7 +172,9 @@ class Game(ABC, Generic[S, A]):
         new_header.version = version
         for event in events:
             event.version = version
-        return (self.message(new) if edge else new), events
+        if edge:
+            return self.message(new), [message(event) for event in events]
+        return new, events
 
     def view(self, state: S, seat: int | None) -> S:
         """What `seat` may see (None: a spectator). The only way a state leaves the server. A live state gives a
@@ -215,10 +217,7 @@ class Game(ABC, Generic[S, A]):
 
     def message(self, state: S) -> S:
         """The protobuf message of a state (a new message for a live state)."""
-        if isinstance(state, Twin):
-            made: S = state.to_proto()
-            return made
-        return state
+        return message(state)
 
     # ----- parse/format pairs -----------------------------------------------------------------------------------
 
@@ -321,6 +320,9 @@ class Game(ABC, Generic[S, A]):
 # ----- helpers for games ------------------------------------------------------------------------------------------
 
 
+_LiveEvent = twin(Event)
+
+
 def options(state: GameState) -> Mapping[str, str]:
     return state.header.config.options
 
@@ -349,13 +351,11 @@ def finish(state: GameState, winners: Sequence[int], scores: Sequence[float] = (
 def event(
     type_: str, text: str, *, actor: int | None = None, audience: int | None = None, cards: Iterable[int] = ()
 ) -> Event:
-    """A past-tense event. `audience` None: public; otherwise private to that seat."""
-    # An empty `cards` is left out of the constructor: passing one costs as much as the rest of the event.
-    made = Event(type=type_, text=text, cards=cards) if cards else Event(type=type_, text=text)
-    if actor is not None:
-        made.actor = actor
-    if audience is not None:
-        made.audience = audience
+    """A past-tense event. `audience` None: public; otherwise private to that seat.
+
+    The rules make events as twins (engine_core.live), half the cost of an `Event` message; `apply` converts them
+    into messages at the edge, with the state."""
+    made: Event = _LiveEvent(type=type_, text=text, actor=actor, audience=audience, cards=cards)
     return made
 
 

@@ -348,3 +348,11 @@ def clone(message: M) -> M:
     made = type(message)()
     made.CopyFrom(message)  # type: ignore[attr-defined]
     return made
+
+
+def message(value: M) -> M:
+    """The protobuf message of a twin (a new message), or `value` itself when it is one already."""
+    if isinstance(value, Twin):
+        made: M = value.to_proto()
+        return made
+    return value
