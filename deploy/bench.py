@@ -56,9 +56,13 @@ def redis_calls(stack: Stack) -> dict[str, int]:
     calls: dict[str, int] = {}
     for url in [f"redis://{node}/0" for node in stack.cluster_nodes] or [stack.redis_url]:
         client = redis.Redis.from_url(url)
-        if client.info("replication").get("role") != "master":
-            continue
-        for name, v in client.info("commandstats").items():
+        try:
+            if client.info("replication").get("role") != "master":
+                continue
+            stats = client.info("commandstats")
+        except redis.ConnectionError:
+            continue  # a node killed on purpose (make scale's failover)
+        for name, v in stats.items():
             calls[name.removeprefix("cmdstat_")] = calls.get(name.removeprefix("cmdstat_"), 0) + int(v["calls"])
     return calls
 

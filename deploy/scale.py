@@ -53,22 +53,24 @@ def process_kinds(cpu_ms: dict[str, float]) -> dict[str, float]:
 
 
 def check_logs(stack: Stack) -> tuple[int, int, list[str]]:
-    """Every table's stored log: versions 1..n once each and in order, and the live version n. Returns (tables, moves,
-    problems)."""
-    data = stack.data_redis()
+    """Every table's stored log, on every primary: versions 1..n once each and in order, and the live version n.
+    Returns (tables, moves, problems)."""
     problems: list[str] = []
     tables = moves = 0
-    for shard in range(keys.SHARDS):
-        for prefix in ("open", "playing"):
-            for raw in data.zrange(keys.listing(prefix, "", shard), 0, -1):
-                table_id = raw.decode()
-                tables += 1
-                named = keys.table_keys(table_id)
-                versions = [LoggedAction.FromString(x).version for x in data.lrange(named["log"], 0, -1)]
-                live = int(data.hget(named["live"], "version") or 0)
-                moves += len(versions)
-                if versions != list(range(1, len(versions) + 1)) or live != len(versions):
-                    problems.append(f"table {table_id}: log versions {versions[:3]}..., live version {live}")
+    for address in primaries(stack):
+        node = redis.Redis.from_url(f"redis://{address}/0")
+        for live_key in node.scan_iter(match="mf:{s*}:*:live", count=1000):
+            table_id = live_key.decode().split(":")[2]
+            if table_id == "tables":
+                continue  # the shard's live-tables index, not a table
+            named = keys.table_keys(table_id)
+            logged: Any = node.lrange(named["log"], 0, -1)
+            versions = [LoggedAction.FromString(x).version for x in logged]
+            live = int(node.hget(named["live"], "version") or 0)
+            tables += 1
+            moves += len(versions)
+            if versions != list(range(1, len(versions) + 1)) or live != len(versions):
+                problems.append(f"table {table_id}: log versions {versions[:3]}..., live version {live}")
     return tables, moves, problems
 
 
