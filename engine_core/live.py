@@ -246,7 +246,8 @@ def _make(descriptor: Any) -> type[Twin]:
             params.append(f"{name}=()")
             init.append(f"    self.{name} = R_{name}()")
             init.append(f"    if {name}: self.{name}.extend({name})")
-            copy.append(f"    n.{name} = R_{name}([x.copy() for x in s.{name}])")
+            env[f"copy_{name}"] = item.copy
+            copy.append(f"    n.{name} = R_{name}(map(copy_{name}, s.{name})) if s.{name} else R_{name}()")
             into.append(f"    for x in s.{name}: x._into(m.{name}.add())")
             frm.append(f"    n.{name} = R_{name}([T_{name}._from(x, True) for x in m.{name}])")
         elif _is_repeated(field):
