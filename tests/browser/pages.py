@@ -3,6 +3,7 @@ them."""
 
 from __future__ import annotations
 
+from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page
 
 # A choice is there, or the result: what a player waits for.
@@ -19,7 +20,11 @@ def create_table(page: Page, game: str, seats: int, others: str = "random") -> s
     form.get_by_label("Seats", exact=True).fill(str(seats))
     form.get_by_label("The other seats").select_option(others)
     form.get_by_role("button", name="Create and sit down").click()
-    page.wait_for_url("**/#/table/*")
+    try:
+        page.wait_for_url("**/#/table/*")
+    except PlaywrightError:
+        page.screenshot(path=f"/tmp/manaforge-create-{game}.png", full_page=True)
+        raise AssertionError(f"no table page; the lobby says: {page.locator('main').inner_text()[:600]}") from None
     page.wait_for_selector(".board")
     return page.url.rsplit("/", 1)[1]
 

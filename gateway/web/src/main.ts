@@ -146,7 +146,10 @@ class Lobby implements Page {
     const info = this.info()!;
     const seats = Number(data.get("seats"));
     const options: Record<string, string> = {};
-    for (const option of info.options) options[option.name] = data.get(`option-${option.name}`) as string;
+    for (const option of info.options) {
+      const value = data.get(`option-${option.name}`);
+      if (typeof value === "string") options[option.name] = value;
+    }
     const others = data.get("others") as string;
     const clock = Number(data.get("clock"));
     return this.act(async () => {
@@ -233,7 +236,7 @@ class Lobby implements Page {
       <section class="panel" aria-labelledby="new">
         <h2 id="new">A new game</h2>
         <label>Game
-          <select name="game" @change=${(e: Event & { target: HTMLSelectElement }) => { this.game = e.target.value; void this.refresh(); }}>
+          <select name="game" @change=${(e: Event & { target: HTMLSelectElement }) => { this.game = e.target.value; show(); void this.refresh(); }}>
             ${this.games.map((g) => html`<option value=${g.name} ?selected=${g.name === this.game}>${g.title}</option>`)}
           </select>
         </label>
