@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import time
 import zlib
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
@@ -19,6 +20,7 @@ from manaforge.v1.common_pb2 import Event
 from manaforge.v1.gateway_pb2 import LoggedAction, Seat, SeatKind
 from manaforge.v1.storage_pb2 import GameArchive, TableRecord
 from redis.asyncio.cluster import RedisCluster
+from redis.commands.core import CoreCommands
 from redis.exceptions import ConnectionError, RedisError
 
 from services.tables import keys as k
@@ -85,6 +87,27 @@ def occupant_of(seat: Seat) -> str:
 _keys = k.table_keys
 
 
+def pairs(flat: list[Any]) -> list[tuple[Any, Any]]:
+    """A flat reply [k1, v1, k2, v2, ...] (HGETALL, a stream entry's fields) as pairs."""
+    return list(zip(flat[::2], flat[1::2], strict=True))
+
+
+class Batch(CoreCommands):
+    """Commands recorded through redis-py's command methods (`batch.hset(...)`), run by `execute()` as one atomic
+    step: the batch script on the node of their slot. Replies are Redis's own (HGETALL: a flat list)."""
+
+    def __init__(self, run: Callable[[list[tuple[Any, ...]]], Awaitable[list[Any]]]) -> None:
+        self.commands: list[tuple[Any, ...]] = []
+        self._run = run
+
+    def execute_command(self, *args: Any, **options: Any) -> Batch:
+        self.commands.append(args)
+        return self
+
+    async def execute(self) -> list[Any]:
+        return await self._run(self.commands) if self.commands else []
+
+
 def _result(detail: bytes, status: str) -> CommitResult:
     version, first, last = (int(x) for x in detail.split(b":"))
     return CommitResult(status, version, first, last)
@@ -118,6 +141,7 @@ class RedisStore:
         self._queue_take = client.register_script(_lua("queue_take.lua"))
         self._claim_due = client.register_script(_lua("claim_due.lua"))
         self._present = client.register_script(_lua("present.lua"))
+        self._batch_script = client.register_script(_lua("batch.lua"))
 
     @property
     def is_cluster(self) -> bool:
@@ -155,7 +179,7 @@ class RedisStore:
         keys = _keys(record.table_id)
         shard = shard_of(record.table_id)
         started = len(occupants) == record.config.seats
-        pipe = self.redis.pipeline(transaction=True)
+        pipe = self._batch()
         pipe.set(keys["record"], record.SerializeToString())
         pipe.hset(
             keys["live"], mapping={"version": 0, "seq": 0, "state": state, "finished": 0, "started": int(started)}
@@ -222,7 +246,7 @@ class RedisStore:
             return
         entry = {table_id: record.created_at}
         shard = shard_of(table_id)
-        pipe = self.redis.pipeline(transaction=True)
+        pipe = self._batch()
         pipe.zrem(k.outbox(shard), FollowUp("abandon", table_id, 0).format())  # it started: nobody abandoned it
         pipe.zrem(k.listing("open", "", shard), table_id)
         pipe.zrem(k.listing("open", record.config.game, shard), table_id)
@@ -272,7 +296,7 @@ class RedisStore:
         """Count a spectator in (1) or out (-1); the count goes with the table's keys."""
         if not await self.redis.exists(_keys(table_id)["live"]):
             return  # an archived game: nothing to count, and no key to leave behind
-        pipe = self.redis.pipeline(transaction=True)
+        pipe = self._batch()
         pipe.incrby(_keys(table_id)["spectators"], delta)
         pipe.expire(_keys(table_id)["spectators"], 24 * 3600)  # a count left by a crashed gateway fades away
         await pipe.execute()
@@ -380,6 +404,17 @@ class RedisStore:
             return CommitResult(status, live=Live.parse(reply[1:]))
         return CommitResult(status)
 
+    def _batch(self) -> Any:  # a Batch (typed loosely: redis-py types its command methods for its own clients)
+        """Commands to run as one atomic step (keys of one slot): redis-py's command methods, then `execute()`."""
+        return Batch(self._run_batch)  # type: ignore[abstract]
+
+    async def _run_batch(self, commands: list[tuple[Any, ...]]) -> list[Any]:
+        names = list(dict.fromkeys(str(command[1]) for command in commands))
+        args: list[Any] = []
+        for command in commands:
+            args += [len(command), *command]
+        return list(await self._script(self._batch_script, names, args))
+
     async def _script(self, script: Any, keys: list[str], args: list[Any]) -> Any:
         """Run one of the scripts on the shared connection(s) when there are (on a cluster, the one of the node
         that serves the keys' slot), else on the client's pool."""
@@ -421,7 +456,7 @@ class RedisStore:
     async def gather(self, table_id: str) -> tuple[TableRecord | None, Live | None, dict[int, str], dict[str, int]]:
         """Everything to archive but the log and events: record, live state, occupants, token digests."""
         keys = _keys(table_id)
-        pipe = self.redis.pipeline(transaction=True)
+        pipe = self._batch()
         pipe.get(keys["record"])
         pipe.hmget(keys["live"], LIVE_FIELDS)
         pipe.hgetall(keys["seats"])
@@ -430,14 +465,14 @@ class RedisStore:
         return (
             TableRecord.FromString(record) if record is not None else None,
             Live.parse(fields),
-            {int(k): v.decode() for k, v in seats.items()},
-            {k.decode(): int(v) for k, v in tokens.items()},
+            {int(k): v.decode() for k, v in pairs(seats)},
+            {k.decode(): int(v) for k, v in pairs(tokens)},
         )
 
     async def archive(self, table_id: str, archive: GameArchive, ttl: float) -> None:
         """Keep `archive` for `ttl` seconds and remove every live key of the table, in one step."""
         keys = _keys(table_id)
-        pipe = self.redis.pipeline(transaction=True)
+        pipe = self._batch()
         pipe.set(keys["archive"], zlib.compress(archive.SerializeToString(), 6), ex=max(1, int(ttl)))
         pipe.delete(*(key for name, key in keys.items() if name != "archive"))
         self.unlist(pipe, table_id, archive.record.config.game)
@@ -451,7 +486,7 @@ class RedisStore:
     async def discard(self, table_id: str, game: str) -> None:
         """Remove an abandoned table (never started) and its listing entries."""
         keys = _keys(table_id)
-        pipe = self.redis.pipeline(transaction=True)
+        pipe = self._batch()
         pipe.delete(*keys.values())
         self.unlist(pipe, table_id, game)
         pipe.zrem(k.live_tables(shard_of(table_id)), table_id)
@@ -489,7 +524,7 @@ class RedisStore:
         if current is None or int(current) != version or not missing:
             return 0
         now = time.time()
-        pipe = self.redis.pipeline(transaction=True)
+        pipe = self._batch()
         pipe.zadd(outbox, {item.format(): int((now + delay) * 1000) for item, delay in missing}, nx=True)
         pipe.sadd(keys["armed"], *(item.format() for item, _ in missing))
         await pipe.execute()
@@ -511,14 +546,14 @@ class RedisStore:
     async def snapshot(self, table_id: str, after_seq: int) -> tuple[list[Event], Live | None]:
         """The events after `after_seq` and the live state, read atomically (no commit in between)."""
         keys = _keys(table_id)
-        pipe = self.redis.pipeline(transaction=True)
+        pipe = self._batch()
         pipe.xrange(keys["events"], f"0-{after_seq + 1}", "+")
         pipe.hmget(keys["live"], LIVE_FIELDS)
         entries, fields = await pipe.execute()
         live = Live.parse(fields)
         if live is None and (archive := await self.archived(table_id)) is not None:
             return [e for e in archive.events if e.seq > after_seq], await self._archived_live(table_id)
-        return [Event.FromString(f[b"e"]) for _, f in entries], live
+        return [Event.FromString(dict(pairs(f))[b"e"]) for _, f in entries], live
 
     async def action_log(self, table_id: str) -> list[LoggedAction]:
         raw = await self.redis.lrange(_keys(table_id)["log"], 0, -1)
@@ -549,7 +584,7 @@ class RedisStore:
         return int(await self.redis.llen(queue))
 
     async def save_ticket(self, ticket_id: str, fields: dict[str, Any], ttl: float = TICKET_TTL) -> None:
-        pipe = self.redis.pipeline(transaction=True)
+        pipe = self._batch()
         pipe.hset(k.ticket(ticket_id), mapping=fields)
         pipe.expire(k.ticket(ticket_id), int(ttl))
         await pipe.execute()
@@ -559,7 +594,7 @@ class RedisStore:
         return bool(await self.redis.expire(k.ticket(ticket_id), int(TICKET_TTL)))
 
     async def leave_queue(self, queue: str, ticket_id: str) -> None:
-        pipe = self.redis.pipeline(transaction=True)
+        pipe = self._batch()
         pipe.lrem(queue, 0, ticket_id)
         pipe.delete(k.ticket(ticket_id))
         await pipe.execute()
@@ -573,7 +608,7 @@ class RedisStore:
 
     async def take_ticket_token(self, ticket_id: str) -> str:
         """A matched ticket's seat token, handed over once: it is removed as it is read."""
-        pipe = self.redis.pipeline(transaction=True)
+        pipe = self._batch()
         pipe.hget(k.ticket(ticket_id), "token")
         pipe.hdel(k.ticket(ticket_id), "token")
         token, _ = await pipe.execute()
@@ -581,7 +616,7 @@ class RedisStore:
 
     async def notify_ticket(self, ticket_id: str) -> None:
         key = k.ticket_ready(ticket_id)
-        pipe = self.redis.pipeline(transaction=True)
+        pipe = self._batch()
         pipe.rpush(key, 1)
         pipe.expire(key, 3600)
         await pipe.execute()
