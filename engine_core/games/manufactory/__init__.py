@@ -189,7 +189,8 @@ class Manufactory(Game[ManufactoryState, ManufactoryAction]):
     )
     # Flat search over the heuristic's own playouts, each cut after 4 actions (two rounds of two players) and scored
     # by the evaluation (points if the game ended now); fewer actions at four seats, where a step weighs more legal
-    # moves. docs/bots.md has the figures.
+    # moves, and a margin scaled to the even share (2/seats of 0.15: each seat's chance of winning is smaller, and so
+    # are the gains). docs/bots.md has the figures.
     bot_budget = by_seats(
         {
             2: Budget(
@@ -200,6 +201,15 @@ class Manufactory(Game[ManufactoryState, ManufactoryAction]):
                 max_rollout_actions=200,
                 evaluate_after=4,
             ),
+            3: Budget(
+                iterations=1000,
+                actions=300,
+                search="flat",
+                rollout="heuristic",
+                max_rollout_actions=200,
+                evaluate_after=4,
+                margin=0.1,
+            ),
             4: Budget(
                 iterations=1000,
                 actions=180,
@@ -207,6 +217,7 @@ class Manufactory(Game[ManufactoryState, ManufactoryAction]):
                 rollout="heuristic",
                 max_rollout_actions=200,
                 evaluate_after=4,
+                margin=0.075,
             ),
         }
     )
