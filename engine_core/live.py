@@ -60,6 +60,7 @@ class Twin:
     _messages: ClassVar[dict[str, type[Twin]]]  # singular message fields: their twin classes
     _optional: ClassVar[frozenset[str]]  # proto3 optional scalars
     _repeated: ClassVar[dict[str, type[Repeated]]]
+    _shared: ClassVar[frozenset[str]]  # repeated fields of SHARED messages
 
     _set: bool
 
@@ -111,6 +112,8 @@ class Twin:
             setattr(self, "_" + name, None)
         elif name in self._repeated:
             setattr(self, name, self._repeated[name]())
+        elif name in self._shared:
+            setattr(self, name, Shared())
         else:
             field = self.DESCRIPTOR.fields_by_name[name]  # KeyError for an unknown name, as protobuf
             setattr(self, name, {} if _is_map(field) else [] if _is_repeated(field) else field.default_value)
@@ -206,6 +209,7 @@ def _make(descriptor: Any) -> type[Twin]:
     messages: dict[str, type[Twin]] = {}
     repeated: dict[str, type[Repeated]] = {}
     optional: list[str] = []
+    shared: list[str] = []
     slots: list[str] = []
     params: list[str] = []
     init = ["    self._set = False"]
@@ -232,6 +236,7 @@ def _make(descriptor: Any) -> type[Twin]:
             into.append(f"    if s.{name}: m.{name}.update(s.{name})")
             frm.append(f"    n.{name} = dict(m.{name})")
         elif _is_repeated(field) and _is_message(field) and field.message_type.full_name in SHARED:
+            shared.append(name)
             params.append(f"{name}=()")
             init.append(f"    self.{name} = Shared()")
             init.append(f"    if {name}: self.{name}.extend({name})")
@@ -305,6 +310,7 @@ def _make(descriptor: Any) -> type[Twin]:
             "_messages": messages,
             "_optional": frozenset(optional),
             "_repeated": repeated,
+            "_shared": frozenset(shared),
             **properties,
         },
     )

@@ -122,3 +122,15 @@ def test_live_states_play_exactly_as_messages(game: Game[Any, Any]) -> None:
             live, live_events = game.apply(live, seat, action)
             assert [_bytes(e) for e in live_events] == [_bytes(e) for e in events]
         assert isinstance(live, Twin) and not isinstance(message, Twin)
+
+
+def test_a_cleared_field_is_empty_and_of_its_kind() -> None:
+    state = twin(ManufactoryState)()
+    state.catalogue.append(ManufactoryState().catalogue.add(name="Card"))
+    state.players.add()
+    state.belt.append(3)
+    for name in ("catalogue", "players", "belt"):
+        kind = type(getattr(state, name))
+        state.ClearField(name)
+        assert getattr(state, name) == [] and type(getattr(state, name)) is kind
+    assert _bytes(state) == b""
