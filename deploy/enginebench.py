@@ -65,7 +65,8 @@ class Runner:
 
 def game_runner(game: Game[Any, Any]) -> Runner:
     """Random playouts of an engine: per step `pending_seats`, `legal_actions` of a random pending seat, `apply` of a
-    random legal action; new games at the minimum seat count, seeds from one `random.Random(1)`."""
+    random legal action; new games at the minimum seat count, seeds from one `random.Random(1)`. The games are live
+    states (`new_game(..., live=True)`), as bots play them: `apply` copies the state and converts nothing."""
     rand = random.Random(1)
     config = GameConfig(game=game.info.name, seats=game.info.min_seats)
 
