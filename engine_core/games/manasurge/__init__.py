@@ -21,7 +21,7 @@ from manaforge.v1.games.manasurge_pb2 import (
     ManasurgeState,
 )
 
-from engine_core.bots.budget import Budget
+from engine_core.bots.budget import Budget, by_seats
 from engine_core.errors import IllegalActionError, MalformedActionError
 from engine_core.game import Game, GameInfo, Option
 from engine_core.games.manasurge import bots, rules
@@ -68,8 +68,32 @@ class Manasurge(Game[ManasurgeState, ManasurgeAction]):
         max_actions=MAX_ROUNDS * ACTIONS_PER_ROUND,
         extra={"golden": "manasurge_variants,4,numbers=1-12,roles=on"},
     )
-    # Flat search over the heuristic's own playouts (rollout policy improvement). docs/bots.md has the figures.
-    bot_budget = Budget(iterations=1000, actions=1000, search="flat", rollout="heuristic", max_rollout_actions=200)
+    # Flat search over the heuristic's own playouts (rollout policy improvement); from three seats on, where a
+    # playout to the end is long, playouts cut after 10 actions and scored by the evaluation, with a margin scaled
+    # to the even share (2/seats of 0.15). docs/bots.md has the figures.
+    bot_budget = by_seats(
+        {
+            2: Budget(iterations=1000, actions=1000, search="flat", rollout="heuristic", max_rollout_actions=200),
+            3: Budget(
+                iterations=1000,
+                actions=1000,
+                search="flat",
+                rollout="heuristic",
+                max_rollout_actions=200,
+                evaluate_after=10,
+                margin=0.1,
+            ),
+            4: Budget(
+                iterations=1000,
+                actions=1000,
+                search="flat",
+                rollout="heuristic",
+                max_rollout_actions=200,
+                evaluate_after=10,
+                margin=0.075,
+            ),
+        }
+    )
     state_type = ManasurgeState
     action_type = ManasurgeAction
 
