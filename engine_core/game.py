@@ -16,11 +16,12 @@ game is in progress and the seat may act:
 plus, for the conformance tests: `cards(state)` (every card id, wherever it is) and `hidden_cards(state, seat)`.
 `apply` never mutates its input: it works on a copy, so a rejected action leaves the state untouched.
 
-Live states (engine_core.live): the hooks work on a plain-Python twin of the state message, with the same fields
-and the same protobuf API, at plain-Python speed. Protobuf stays at the edges: `new_game` and `state_from_bytes` give
-messages, and `apply`, `view` and `legal_actions` take either kind and give back the kind they were given (a message
-is converted on the way in and out). Playouts (bots, benches) convert once: `new_game(..., live=True)` or
-`live(state)`; `message(state)` gives the protobuf message again.
+Live states (engine_core.live): a plain-Python twin of the state message, with the same fields and the same protobuf
+API, at plain-Python speed. Protobuf stays at the edges: `new_game` and `state_from_bytes` give messages, and `apply`,
+`view` and `legal_actions` take either kind and give back the kind they were given. The hooks are written against
+the protobuf API only, so the same code runs on both: on messages for the services (one move at a time, no
+conversion: a `CopyFrom` as always), on twins for playouts, which convert once (`new_game(..., live=True)` or
+`live(state)`; `message(state)` gives the message again). tests/engine/test_live.py plays every game both ways.
 """
 
 from __future__ import annotations
@@ -149,12 +150,12 @@ class Game(ABC, Generic[S, A]):
         header = self.header(state)
         if header.outcome.finished or seat not in header.pending.seats:
             return []
-        return self._legal_actions(self.live(state), seat)
+        return self._legal_actions(state, seat)  # read-only: a message is read as it is, without converting it
 
     def apply(self, state: S, seat: int, action: A) -> tuple[S, list[Event]]:
         """The state after `seat` takes `action`, and the events it caused. `state` itself is never changed.
 
-        A live state gives a live state, a message gives a message (converted at the edge)."""
+        A live state gives a live state and live events, a message gives a message and `Event` messages."""
         header = self.header(state)
         if header.outcome.finished:
             raise GameOverError()
@@ -164,26 +165,24 @@ class Game(ABC, Generic[S, A]):
             raise MalformedActionError(
                 "action type", f"{self.info.title} takes {self.action_type.DESCRIPTOR.full_name} actions"
             )
-        edge = self.live_type is not None and not isinstance(state, Twin)
-        new = self.live(state) if edge else self.copy(state)  # a message is converted into a new live state
+        new = self.copy(state)
         events = self._apply(new, seat, action)
         new_header = self.header(new)
         version = new_header.version + 1
         new_header.version = version
         for event in events:
             event.version = version
-        if edge:
-            return self.message(new), [message(event) for event in events]
-        return new, events
+        if isinstance(new, Twin):
+            return new, events
+        return new, [message(event) for event in events]  # the rules make events as twins
 
     def view(self, state: S, seat: int | None) -> S:
         """What `seat` may see (None: a spectator). The only way a state leaves the server. A live state gives a
-        live view (for bots' playouts), a message a message."""
-        edge = self.live_type is not None and not isinstance(state, Twin)
-        view = self.live(state) if edge else self.copy(state)
+        live view (for bots' playouts), a message a message (redacted as it is, without converting it)."""
+        view = self.copy(state)
         self.header(view).ClearField("rng")
         self._redact(view, seat)
-        return self.message(view) if edge else view
+        return view
 
     def outcome(self, state: S) -> Outcome:
         return self.header(state).outcome

@@ -735,7 +735,7 @@ class Magicka(Game[MagickaState, MagickaAction]):
         if spell.type is SpellType.SUMMON:  # 'Summoning Spells CANNOT be Mayhemified.'
             spells.summon(state, seat, card, spell, action.extra, events)
             return events
-        cast = spells.LiveCast(caster=seat, spell=spell.kind, card=card, target=action.target, damage=damage)
+        cast = type(state.cast)(caster=seat, spell=spell.kind, card=card, target=action.target, damage=damage)
         cast.extra = action.extra
         self._open_window(state, cast, events)
         return events

@@ -39,7 +39,7 @@ from engine_core.games.magicka.cards import (
     element_name,
     mayhem_card,
 )
-from engine_core.live import clone, twin
+from engine_core.live import clone
 
 STARTING_HEALTH = 20
 Body = MagickaWizard | MagickaCreature
@@ -56,10 +56,6 @@ SNAP_NAMES: dict[Element, str] = {
     LIFE: "Vitality Tonic",
 }
 SNAP_EXTRA: tuple[Element, ...] = (SHIELD, LIFE)  # snaps that take additional Elements
-# The live state's parts (engine_core.live), made by the rules.
-LiveBeam: type[MagickaBeam] = twin(MagickaBeam)
-LiveCast: type[MagickaCast] = twin(MagickaCast)
-LiveCreature: type[MagickaCreature] = twin(MagickaCreature)
 
 
 # ----- targets ------------------------------------------------------------------------------------------------------
@@ -301,14 +297,13 @@ def hit(state: MagickaState, cast: MagickaCast, target: MagickaTarget, scale: Sc
         if spell.wets and not shielded:
             make_wet(state, target, why, events)
     elif spell.type is SpellType.BEAM:
-        beam = LiveBeam(
+        state.beams.add(
             caster=cast.caster,
             spell=cast.spell,
             target=target,
             damage=scale.of_damage(cast.damage),
             turns_left=spell.turns,
         )
-        state.beams.append(beam)
         tick_beam(state, state.beams[-1], events)
     elif spell.type is SpellType.HEAL:
         heal(state, target, (spell.amount + cast.extra) * scale.effect, why, events)
@@ -343,7 +338,7 @@ def tick_beam(state: MagickaState, beam: MagickaBeam, events: list[Event]) -> No
 
 def summon(state: MagickaState, caster: int, card: int, spell: SpellCard, extra: int, events: list[Event]) -> None:
     state.next_creature += 1
-    creature = LiveCreature(
+    creature = state.creatures.add(
         number=state.next_creature,
         card=card,
         kind=spell.kind,
@@ -353,7 +348,6 @@ def summon(state: MagickaState, caster: int, card: int, spell: SpellCard, extra:
         ready=spell.haste,
     )
     creature.max_health = creature.health
-    state.creatures.append(creature)
     events.append(
         event(
             "CreatureSummoned",
