@@ -188,9 +188,9 @@ class Manufactory(Game[ManufactoryState, ManufactoryAction]):
         max_actions=MAX_CARDS,
     )
     # Flat search over the heuristic's own playouts, each cut after 4 actions (two rounds of two players) and scored
-    # by the evaluation (points if the game ended now); fewer actions at four seats, where a step weighs more legal
-    # moves, and a margin scaled to the even share (2/seats of 0.15: each seat's chance of winning is smaller, and so
-    # are the gains). docs/bots.md has the figures.
+    # by the evaluation (points if the game ended now); fewer actions at three and four seats, where a step weighs
+    # more legal moves, and a margin scaled to the even share (2/seats of 0.15: each seat's chance of winning is
+    # smaller, and so are the gains). docs/bots.md has the figures.
     bot_budget = by_seats(
         {
             2: Budget(
@@ -203,7 +203,7 @@ class Manufactory(Game[ManufactoryState, ManufactoryAction]):
             ),
             3: Budget(
                 iterations=1000,
-                actions=300,
+                actions=200,
                 search="flat",
                 rollout="heuristic",
                 max_rollout_actions=200,
@@ -212,7 +212,7 @@ class Manufactory(Game[ManufactoryState, ManufactoryAction]):
             ),
             4: Budget(
                 iterations=1000,
-                actions=180,
+                actions=150,
                 search="flat",
                 rollout="heuristic",
                 max_rollout_actions=200,
