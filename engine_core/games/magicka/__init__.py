@@ -460,14 +460,6 @@ class Magicka(Game[MagickaState, MagickaAction]):
             ),
             4: Budget(
                 iterations=1000,
-                actions=500,
-                search="flat",
-                rollout="heuristic",
-                max_rollout_actions=200,
-                evaluate_after=10,
-            ),
-            5: Budget(
-                iterations=1000,
                 actions=400,
                 search="flat",
                 rollout="heuristic",
