@@ -69,14 +69,14 @@ class Manasurge(Game[ManasurgeState, ManasurgeAction]):
         extra={"golden": "manasurge_variants,4,numbers=1-12,roles=on"},
     )
     # Flat search over the heuristic's own playouts (rollout policy improvement); from three seats on, where a
-    # playout to the end is long, playouts cut after 10 actions and scored by the evaluation (1,600 actions fit the
+    # playout to the end is long, playouts cut after 10 actions and scored by the evaluation (1,200 actions fit the
     # time at three seats), with a margin scaled to the even share (2/seats of 0.15). docs/bots.md has the figures.
     bot_budget = by_seats(
         {
             2: Budget(iterations=1000, actions=1000, search="flat", rollout="heuristic", max_rollout_actions=200),
             3: Budget(
                 iterations=1000,
-                actions=1600,
+                actions=1200,
                 search="flat",
                 rollout="heuristic",
                 max_rollout_actions=200,
