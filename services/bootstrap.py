@@ -83,11 +83,18 @@ def redis_client(url: str, connections: int = REDIS_CONNECTIONS, socket_timeout:
     return aioredis.Redis(connection_pool=pool)
 
 
+class RetryingCluster(RedisCluster):
+    """redis-py's cluster client, also retrying a write to a connection Redis already closed: on uvloop that raises
+    RuntimeError ("the handler is closed"), not the ConnectionError redis-py retries (its connection is dropped)."""
+
+    ERRORS_ALLOW_RETRY = (*RedisCluster.ERRORS_ALLOW_RETRY, RuntimeError)  # type: ignore[assignment]
+
+
 def cluster_client(seeds: tuple[str, ...] | list[str], connections: int = REDIS_CONNECTIONS, password: str = "") -> Any:
     """An asyncio Redis Cluster client: it learns the nodes from any seed, routes each command to the node of its
     key's slot, and reads the slot map again after a failover (MOVED, or a node gone)."""
     nodes = [ClusterNode(host, int(port)) for host, port in (seed.rsplit(":", 1) for seed in seeds)]
-    return RedisCluster(
+    return RetryingCluster(
         startup_nodes=nodes,
         max_connections=connections,  # per node
         # no socket timeout: with one, redis-py 8.1's cluster client loses commands that share a new connection

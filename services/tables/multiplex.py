@@ -64,9 +64,15 @@ class Multiplexed:
             return writer
 
     def _send(self, writer: asyncio.StreamWriter, args: tuple[Any, ...]) -> asyncio.Future[Any]:
+        try:
+            writer.write(encode(args))
+        except RuntimeError as exc:  # uvloop: the transport is closed (Redis dropped us); the reader has not seen it
+            if self._writer is writer:
+                self._writer = None
+            writer.close()
+            raise ConnectionError(f"redis connection lost: {exc}") from exc
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._pending.append(future)
-        writer.write(encode(args))
         return future
 
     async def execute(self, *args: Any) -> Any:
