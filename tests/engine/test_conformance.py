@@ -34,6 +34,7 @@ def _option_sets(game: Game[Any, Any]) -> list[dict[str, str]]:
     return sets
 
 
+@pytest.mark.timeout(900)  # a sweep of every invariant after every action: two minutes alone, more beside other work
 @pytest.mark.parametrize("game", GAMES, ids=[g.info.name for g in GAMES])
 def test_random_playouts_keep_every_invariant(game: Game[Any, Any]) -> None:
     seat_counts, option_sets = _seat_counts(game), _option_sets(game)
