@@ -283,6 +283,8 @@ class Stack:
             self.settings["MANAFORGE_RULES_ADDRESSES"] = ",".join(self.rules_addresses)
         for name, address in zip(self.rules_names(), self.rules_addresses, strict=True):
             self._spawn(name, [sys.executable, "-m", "services.rules.server", "--address", address])
+        if self.web_port is not None:  # the edge on loopback forwards each browser's address to the limits
+            self.settings.setdefault("MANAFORGE_LIMIT_TRUSTED_EDGES", "127.0.0.1")
         for i in range(self.gateways):
             address = f"127.0.0.1:{(i == 0 and self.gateway_port) or free_port()}"
             self.gateway_addresses.append(address)

@@ -83,6 +83,18 @@ class Limits:
     queue_joins_per_minute: float = 120.0
     token_failures_per_minute: float = 60.0
     streams: int = 1000  # concurrent Watch and Play streams
+    # Hosts of edges (the browser client's web edge) whose calls carry their client's address in x-forwarded-for:
+    # the limits count that address instead of the edge's. Comma-separated ("127.0.0.1"); empty: no edge is believed.
+    trusted_edges: str = ""
+
+    def client_address(self, peer: str, metadata: Any) -> str:
+        """The address the limits count: the caller's, or, behind a trusted edge, the one it forwards."""
+        address = address_of(peer)
+        if self.trusted_edges and address.split(":", 1)[-1].strip("[]") in self.trusted_edges.split(","):
+            for key, value in metadata or ():
+                if key == "x-forwarded-for" and value:
+                    return f"forwarded:{value.split(',')[0].strip()[:64]}"
+        return address
 
     @classmethod
     def from_env(cls) -> Limits:

@@ -42,7 +42,6 @@ from gateway.limits import (
     Limits,
     RateLimitedError,
     Streams,
-    address_of,
     check_range,
     check_request,
     check_text,
@@ -130,7 +129,10 @@ class GatewayServicer:
         return gateway_pb2.Leaderboard(entries=entries)
 
     def _rate(self, kind: str, context: Any, per_minute: float) -> None:
-        self.buckets.take(kind, address_of(context.peer()), per_minute)
+        self.buckets.take(kind, self._address(context), per_minute)
+
+    def _address(self, context: Any) -> str:
+        return self.limits.client_address(context.peer(), context.invocation_metadata())
 
     async def _token_checked(self, context: Any, call: Awaitable[T]) -> T:
         """A call that checks a seat token: repeated failures from one address are refused for a while."""
@@ -142,7 +144,7 @@ class GatewayServicer:
 
     @contextlib.contextmanager
     def _stream(self, context: Any) -> Iterator[None]:
-        address = address_of(context.peer())
+        address = self._address(context)
         self.streams.enter(address, self.limits.streams)
         WATCHERS.inc()
         try:

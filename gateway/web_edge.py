@@ -101,6 +101,7 @@ async def _forward(
 ) -> AsyncIterator[bytes]:
     path = "/" + full_name.rsplit(".", 1)[0] + "/" + full_name.rsplit(".", 1)[1]
     metadata = [(key, request.headers[key]) for key in FORWARDED_METADATA if key in request.headers]
+    metadata.append(("x-forwarded-for", request.remote or ""))  # the gateway's per-address limits count the browser
     timeout = _timeout(request.headers.get("grpc-timeout", ""))
     if not streaming:
         yield await channel.unary_unary(path, None, None)(payload, metadata=metadata, timeout=timeout)

@@ -114,3 +114,33 @@ def test_table_creation_is_rate_limited_per_address_with_a_retry_hint(strict: St
                 assert "retry in" in (exc.details() or "")
                 break
         assert 1 <= made <= 3  # the burst is a tenth of a minute's 30 (the other test of this stack made one)
+
+
+def test_behind_a_trusted_edge_each_forwarded_address_has_its_own_limits() -> None:
+    settings = {"MANAFORGE_LIMIT_TABLES_PER_MINUTE": "30", "MANAFORGE_LIMIT_TRUSTED_EDGES": "127.0.0.1"}
+    with Stack(gateways=1, settings=settings) as edged, Client(edged.gateway_addresses[0]) as client:
+
+        def create(forwarded: str) -> grpc.StatusCode:
+            request = gw.CreateTableRequest(config=GameConfig(game="cardbench", seats=2), player_name="ann")
+            try:
+                client.stub.CreateTable(request, metadata=(("x-forwarded-for", forwarded),))
+            except grpc.RpcError as exc:
+                return exc.code()
+            return grpc.StatusCode.OK
+
+        first = [create("203.0.113.7") for _ in range(5)]
+        assert first[:3] == [grpc.StatusCode.OK] * 3 and first[-1] == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert create("198.51.100.2") == grpc.StatusCode.OK  # another browser behind the same edge is not held up
+    with (
+        Stack(gateways=1, settings={"MANAFORGE_LIMIT_TABLES_PER_MINUTE": "30"}) as plain,
+        Client(plain.gateway_addresses[0]) as client,
+    ):
+        request = gw.CreateTableRequest(config=GameConfig(game="cardbench", seats=2), player_name="ann")
+        codes = []
+        for i in range(5):  # an untrusted caller cannot spread itself over made-up addresses
+            try:
+                client.stub.CreateTable(request, metadata=(("x-forwarded-for", f"192.0.2.{i}"),))
+                codes.append(grpc.StatusCode.OK)
+            except grpc.RpcError as exc:
+                codes.append(exc.code())
+        assert codes[-1] == grpc.StatusCode.RESOURCE_EXHAUSTED
