@@ -189,8 +189,8 @@ class Manufactory(Game[ManufactoryState, ManufactoryAction]):
     )
     # Flat search over the heuristic's own playouts, each cut after 4 actions (two rounds of two players) and scored
     # by the evaluation (points if the game ended now); fewer actions at three and four seats, where a step weighs
-    # more legal moves, and a margin scaled to the even share (2/seats of 0.15: each seat's chance of winning is
-    # smaller, and so are the gains). docs/bots.md has the figures.
+    # more legal moves, and a smaller margin (each seat's chance of winning is smaller, and so are the gains).
+    # docs/bots.md has the figures.
     bot_budget = by_seats(
         {
             2: Budget(
@@ -208,7 +208,7 @@ class Manufactory(Game[ManufactoryState, ManufactoryAction]):
                 rollout="heuristic",
                 max_rollout_actions=200,
                 evaluate_after=4,
-                margin=0.1,
+                margin=0.05,
             ),
             4: Budget(
                 iterations=1000,
@@ -217,7 +217,7 @@ class Manufactory(Game[ManufactoryState, ManufactoryAction]):
                 rollout="heuristic",
                 max_rollout_actions=200,
                 evaluate_after=4,
-                margin=0.075,
+                margin=0.05,
             ),
         }
     )
