@@ -348,8 +348,11 @@ def play(client: Client, table_id: str, token: str, read: Read = input, out: Out
             for event in update.events:
                 out(f"  * {event.text}")
             view = update.view
+            if not table.started and view.version > 0:  # the game has begun: every seat is taken, names known
+                table = client.table(table_id)
+                names = seat_names(table)
             if view.outcome.finished:
-                show(view, out, names)
+                show(view, out, seat_names(client.table(table_id)))
                 break
             if not view.legal_actions:
                 humans = [s for s in view.pending.seats if s not in bots and s != view.seat]

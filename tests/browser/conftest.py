@@ -33,8 +33,8 @@ def web_stack() -> Iterator[Stack]:
         yield running
 
 
-@pytest.fixture(scope="session")
-def browser() -> Iterator[Browser]:
+@pytest.fixture(scope="module")  # not longer: Playwright's sync API holds an event loop running on this thread
+def browser() -> Iterator[Browser]:  # while it is open, and other modules' tests call asyncio.run()
     if not CHROMIUM.exists():
         pytest.fail(f"{CHROMIUM} is missing: `make chromium` installs Debian's chromium package")
     with sync_playwright() as playwright:
