@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, MutableSequence
+from dataclasses import replace
 from functools import lru_cache
 from typing import cast
 
@@ -406,6 +407,12 @@ def _answer_actions(spell_kind: int, counter: str, hand: Hand) -> tuple[MagickaA
     return tuple(legal)
 
 
+FLAT = Budget(
+    iterations=1000, actions=600, evaluate_after=10, search="flat", rollout="heuristic", max_rollout_actions=200
+)
+"""The flat search at two seats; the other table sizes change a few of its settings (`bot_budget`)."""
+
+
 class Magicka(Game[MagickaState, MagickaAction]):
     info = GameInfo(
         name="magicka",
@@ -450,22 +457,8 @@ class Magicka(Game[MagickaState, MagickaAction]):
     # policy improvement); fewer actions from four seats up, where a step costs more. docs/bots.md has the figures.
     bot_budget = by_seats(
         {
-            2: Budget(
-                iterations=1000,
-                actions=600,
-                search="flat",
-                rollout="heuristic",
-                max_rollout_actions=200,
-                evaluate_after=10,
-            ),
-            4: Budget(
-                iterations=1000,
-                actions=400,
-                search="flat",
-                rollout="heuristic",
-                max_rollout_actions=200,
-                evaluate_after=10,
-            ),
+            2: FLAT,
+            4: replace(FLAT, actions=400),
         }
     )
     state_type = MagickaState

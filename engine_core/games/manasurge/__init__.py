@@ -14,6 +14,8 @@ hooks in `bots.py`; this module is the Game protocol over them.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from manaforge.v1.common_pb2 import Event, Rng
 from manaforge.v1.games.manasurge_pb2 import (
     ManasurgeAction,
@@ -41,6 +43,10 @@ from engine_core.games.manasurge.rules import MAX_ROUNDS, Move, numbers_of
 
 # Every round ends within 2 actions per card on the table (a play and its follow-up) plus the concession.
 ACTIONS_PER_ROUND = 2 * DECK_SIZE + 2
+
+
+FLAT = Budget(iterations=1000, actions=1000, search="flat", rollout="heuristic", max_rollout_actions=200)
+"""The flat search at two seats; the other table sizes change a few of its settings (`bot_budget`)."""
 
 
 class Manasurge(Game[ManasurgeState, ManasurgeAction]):
@@ -73,25 +79,9 @@ class Manasurge(Game[ManasurgeState, ManasurgeAction]):
     # time at three seats), with a smaller margin (0.05 at three seats, 0.075 from four). docs/bots.md has the figures.
     bot_budget = by_seats(
         {
-            2: Budget(iterations=1000, actions=1000, search="flat", rollout="heuristic", max_rollout_actions=200),
-            3: Budget(
-                iterations=1000,
-                actions=1200,
-                search="flat",
-                rollout="heuristic",
-                max_rollout_actions=200,
-                evaluate_after=10,
-                margin=0.05,
-            ),
-            4: Budget(
-                iterations=1000,
-                actions=1000,
-                search="flat",
-                rollout="heuristic",
-                max_rollout_actions=200,
-                evaluate_after=10,
-                margin=0.075,
-            ),
+            2: FLAT,
+            3: replace(FLAT, actions=1200, evaluate_after=10, margin=0.05),
+            4: replace(FLAT, actions=1000, evaluate_after=10, margin=0.075),
         }
     )
     state_type = ManasurgeState

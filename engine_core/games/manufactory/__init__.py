@@ -11,6 +11,7 @@ Rules, decisions and tests: RULES.md beside this file.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import cache
 
 from manaforge.v1.cards_pb2 import MagicCard
@@ -177,6 +178,12 @@ def points(state: ManufactoryState) -> list[int]:
 # ----- the game ----------------------------------------------------------------------------------------------------
 
 
+FLAT = Budget(
+    iterations=1000, actions=300, evaluate_after=4, search="flat", rollout="heuristic", max_rollout_actions=200
+)
+"""The flat search at two seats; the other table sizes change a few of its settings (`bot_budget`)."""
+
+
 class Manufactory(Game[ManufactoryState, ManufactoryAction]):
     info = GameInfo(
         name="manufactory",
@@ -193,32 +200,9 @@ class Manufactory(Game[ManufactoryState, ManufactoryAction]):
     # docs/bots.md has the figures.
     bot_budget = by_seats(
         {
-            2: Budget(
-                iterations=1000,
-                actions=300,
-                search="flat",
-                rollout="heuristic",
-                max_rollout_actions=200,
-                evaluate_after=4,
-            ),
-            3: Budget(
-                iterations=1000,
-                actions=200,
-                search="flat",
-                rollout="heuristic",
-                max_rollout_actions=200,
-                evaluate_after=4,
-                margin=0.05,
-            ),
-            4: Budget(
-                iterations=1000,
-                actions=150,
-                search="flat",
-                rollout="heuristic",
-                max_rollout_actions=200,
-                evaluate_after=4,
-                margin=0.05,
-            ),
+            2: FLAT,
+            3: replace(FLAT, actions=200, margin=0.05),
+            4: replace(FLAT, actions=150, margin=0.05),
         }
     )
     state_type = ManufactoryState
