@@ -370,6 +370,16 @@ class Stack:
             ],
         )
 
+    def slot_map(self) -> list[tuple[int, int, str]]:
+        """The cluster's slot ranges and their primaries ("host:port"), from any node that answers."""
+        for node in self.cluster_nodes:
+            try:
+                reply: Any = redis.Redis.from_url(f"redis://{node}/0").execute_command("CLUSTER SLOTS")  # type: ignore[no-untyped-call]
+            except redis.RedisError:
+                continue
+            return [(int(start), int(end), f"{p[0].decode()}:{p[1]}") for start, end, p, *_ in reply]
+        raise StackError("no node of the Redis Cluster answered")
+
     def data_redis(self) -> Any:
         """A plain (blocking) client of the game data: redis-py's cluster client when it is on a cluster."""
         if self.cluster_nodes:

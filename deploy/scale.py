@@ -29,14 +29,8 @@ from services.tables import keys
 
 def primaries(stack: Stack) -> dict[str, str]:
     """Primary "host:port" -> the stack's process name, from the live slot map."""
-    for node in stack.cluster_nodes:
-        try:
-            reply: Any = redis.Redis.from_url(f"redis://{node}/0").execute_command("CLUSTER SLOTS")  # type: ignore[no-untyped-call]
-        except redis.RedisError:
-            continue
-        found = {f"{p[0].decode()}:{p[1]}" for _, _, p, *_ in reply}
-        return {address: f"redis-node-{stack.cluster_nodes.index(address)}" for address in sorted(found)}
-    raise RuntimeError("no cluster node answered")
+    found = {primary for _, _, primary in stack.slot_map()}
+    return {address: f"redis-node-{stack.cluster_nodes.index(address)}" for address in sorted(found)}
 
 
 def key_counts(stack: Stack) -> dict[str, int]:

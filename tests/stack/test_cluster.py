@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterator
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import grpc
 import pytest
@@ -30,20 +30,9 @@ def cluster() -> Iterator[Stack]:
         yield running
 
 
-def slot_map(stack: Stack) -> list[tuple[int, int, str]]:
-    """(first slot, last slot, primary "host:port") from any node that answers."""
-    for node in stack.cluster_nodes:
-        try:
-            reply: Any = redis.Redis.from_url(f"redis://{node}/0").execute_command("CLUSTER SLOTS")  # type: ignore[no-untyped-call]
-        except redis.RedisError:
-            continue
-        return [(int(start), int(end), f"{primary[0].decode()}:{primary[1]}") for start, end, primary, *_ in reply]
-    raise AssertionError("no cluster node answered")
-
-
 def primary_of(stack: Stack, key: str) -> str:
     slot = key_slot(key.encode())
-    return next(primary for start, end, primary in slot_map(stack) if start <= slot <= end)
+    return next(primary for start, end, primary in stack.slot_map() if start <= slot <= end)
 
 
 def retried(call: Callable[[], T], seconds: float = 30.0) -> T:
@@ -62,7 +51,7 @@ def test_tables_spread_over_every_primary(cluster: Stack) -> None:
     with Client(cluster.gateway_addresses[0]) as client:
         table_ids = [client.create_table("cardbench", 2, player_name="ann").table.table_id for _ in range(48)]
         listed = client.stub.ListTables(gw.ListTablesRequest(page_size=100))
-    primaries = {primary for _, _, primary in slot_map(cluster)}
+    primaries = {primary for _, _, primary in cluster.slot_map()}
     assert len(primaries) == 3
     holders = {primary_of(cluster, keys.table_keys(t)["live"]) for t in table_ids}
     assert holders == primaries  # 48 tables over 16 shards: every primary holds some
