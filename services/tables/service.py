@@ -333,14 +333,23 @@ class Tables:
     ) -> bool:
         """A bot of `level` decides for `seat` at `version` and the move is submitted once, under the server's id
         `<kind>:<version>`. Its randomness comes from the table's secret seed (revealed only with the finished
-        game's log), so nothing a client sees lets it predict the choice."""
+        game's log), so nothing a client sees lets it predict the choice, and anyone can recompute it afterwards.
+        Its time is the operator's cap (`bot_time_cap`): a cap below the level's tuned time scales the search down
+        (`time_left`), so it still completes; `stop` is the hard bound."""
         secret = record.seed.to_bytes(8, "big")
         digest = hmac.new(secret, f"{kind}:{version}:{seat}".encode(), hashlib.sha256).digest()
         bot_seed = int.from_bytes(digest[:8], "big")
         started = time.monotonic()
         deadline = started + self.bot_time_cap
         action = await asyncio.to_thread(  # the search may be long: the event loop stays free
-            choose_action, game, state, seat, level, bot_seed, stop=lambda: time.monotonic() > deadline
+            choose_action,
+            game,
+            state,
+            seat,
+            level,
+            bot_seed,
+            stop=lambda: time.monotonic() > deadline,
+            time_left=self.bot_time_cap,  # a cap under the level's tuned time scales its search down, whole
         )
         BOT_SECONDS.labels(record.config.game, level).observe(time.monotonic() - started)
         return await self._act_for(record, game, seat, action, f"{kind}:{version}", version)
