@@ -28,6 +28,8 @@ from engine_core.games.mana_burn.cards import (
     BLUE,
     CREATURES,
     DECK_SIZE,
+    INSTANTS,
+    KIND_OF,
     KINDS,
     MAIN_CARDS,
     NAMES,
@@ -39,7 +41,6 @@ from engine_core.games.mana_burn.cards import (
 )
 from engine_core.games.mana_burn.zones import (
     bury,
-    choices,
     count_in_play,
     discard,
     draw,
@@ -97,6 +98,7 @@ LIBRARY_DRAW = 2
 GIANT_GROWTH_BONUS = 3
 HERO_BONUS = 2
 NONE = -1
+MAX_SEATS = 6  # the game's max_seats
 
 
 _ACTIONS: dict[tuple[object, ...], ManaBurnAction] = {}  # every action built so far (finitely many: small ints)
@@ -116,8 +118,30 @@ def act(move: ManaBurnMove.ValueType, **fields: int) -> ManaBurnAction:
 GIANT_GROWTH_KIND, INCINERATE_KIND, COUNTERSPELL_KIND = Kind.GIANT_GROWTH, Kind.INCINERATE, Kind.COUNTERSPELL
 HOLY_ARMOR_KIND, RAISE_DEAD_KIND = Kind.HOLY_ARMOR, Kind.RAISE_DEAD
 PASS_ACTION, YES_ACTION, REROLL_ACTION = act(PASS), act(YES), act(REROLL)
+FALSE_BID_ACTION = act(FALSE_BID)
+# The other shared actions the legal lists use, by their one field (a card id, a seat, a path, a roll index).
+CARD_ACTIONS = tuple(act(CARD, card=c) for c in range(DECK_SIZE))
+CREATURE_ACTIONS = tuple(act(CREATURE, target=c) for c in range(DECK_SIZE))
+PLAY_ACTIONS = tuple(act(PLAY, card=c) for c in range(DECK_SIZE))
+SEAT_ACTIONS = tuple(act(SEAT, seat=s) for s in range(MAX_SEATS))
+PATH_ACTIONS = [act(PATH, path=p) for p in range(len(board.PATH_NAMES))]
+FISH_BACK_ACTIONS = [PASS_ACTION, *(act(NAME, kind=k) for k in KINDS)]
+# Giant Growth on roll i (a roll is one die per rolling seat: at most two, never more than the seats).
+GROW_ACTIONS = {
+    c: tuple(act(PLAY, card=c, roll=i) for i in range(MAX_SEATS))
+    for c in range(DECK_SIZE)
+    if KIND_OF[c] == Kind.GIANT_GROWTH
+}
+# The instants' card ids, for filtering a hand before sorting it.
+IS_INSTANT = tuple(KIND_OF[c] in INSTANTS for c in range(DECK_SIZE))
 
 _AIMED: dict[int, dict[int, ManaBurnAction]] = {}  # card played -> target -> the shared action
+
+
+def aimed(card: int, target: int) -> ManaBurnAction:
+    """`act(PLAY, card=card, target=target)`, the one `play_at` lists."""
+    found = _AIMED.get(card, {}).get(target)
+    return play_at(card, [target])[0] if found is None else found
 
 
 def play_at(card: int, targets: list[int]) -> list[ManaBurnAction]:
@@ -573,34 +597,47 @@ SQUARE_EFFECTS: dict[Effect, Callable[[ManaBurnState, list[Event]], None]] = {
 }
 
 
+# The squares whose question is a card from the hand (Connection Lost adds the jump, the swaps a pass first).
+HAND_SQUARES = frozenset(
+    {
+        Effect.MAJOR_PARTY,
+        Effect.SUITCASE,
+        Effect.DISCARD_ONE,
+        Effect.MANA_BURN,
+        Effect.CONNECTION_LOST,
+        Effect.GAME_STORE,
+        Effect.BLIND_TRADE,
+    }
+)
+
+
 def square_choices(state: ManaBurnState) -> list[ManaBurnAction]:
     """A square's question to `decider` (the active seat)."""
     effect = SQUARES[state.square].effect
     me = state.active
-    hand = choices(_hand(state))
-    cards = [act(CARD, card=c) for c in hand]
-    if effect in (Effect.MAJOR_PARTY, Effect.SUITCASE, Effect.DISCARD_ONE, Effect.MANA_BURN):
+    if effect in HAND_SQUARES:
+        cards = card_choices(state.players[me].hand[:])
+        if effect == Effect.CONNECTION_LOST:
+            cards.append(YES_ACTION)
+        elif effect in (Effect.GAME_STORE, Effect.BLIND_TRADE):
+            cards.insert(0, PASS_ACTION)
         return cards
-    if effect == Effect.CONNECTION_LOST:
-        return [*cards, act(YES)]
-    if effect in (Effect.GAME_STORE, Effect.BLIND_TRADE):
-        return [act(PASS), *cards]
     if effect in (Effect.GRAVEYARD, Effect.CRAZY_ABU):
-        return [act(PASS), act(YES)]
+        return [PASS_ACTION, YES_ACTION]
     if effect in (Effect.TRADE, Effect.ANTE):
-        return [act(SEAT, seat=s) for s in _others_with_cards(state)]
+        return [SEAT_ACTIONS[s] for s in _others_with_cards(state)]
     if effect == Effect.FISHING:
         return [act(SEAT, seat=s, kind=k) for s in order_after(state, me) for k in KINDS]
     if effect == Effect.GREEN_IS_STRONG:
-        blue = choices([c for c in state.graveyard if kind(c) in BLUE])
-        return [act(PASS), *(act(CARD, card=c) for c in blue)]
+        return [PASS_ACTION, *card_choices([c for c in state.graveyard if kind(c) in BLUE])]
+    creatures = CREATURE_ACTIONS
     if effect == Effect.SPOOKY_VIBES:
         skeletons = _creatures(state, order_after(state, me), Kind.DRUDGE_SKELETONS)
-        return [act(PASS), *(act(CREATURE, target=c) for c in skeletons)]
+        return [PASS_ACTION, *(creatures[c] for c in skeletons)]
     if effect == Effect.REFUND:
-        return [act(CREATURE, target=c) for c in _creatures(state, _all_seats(state))]
+        return [creatures[c] for c in _creatures(state, _all_seats(state))]
     if effect == Effect.DISLOYALTY:
-        return [act(CREATURE, target=c) for c in _creatures(state, [me])]
+        return [creatures[c] for c in _creatures(state, [me])]
     # Vesuvan Shift
     theirs = _creatures(state, order_after(state, me))
     return [act(PASS), *(act(CREATURE, target=m, other=t) for m in _creatures(state, [me]) for t in theirs)]
@@ -827,36 +864,59 @@ def bid(state: ManaBurnState, seat: int, action: ManaBurnAction, events: list[Ev
 
 def bid_choices(state: ManaBurnState, seat: int) -> list[ManaBurnAction]:
     player = state.players[seat]
-    acts = [act(PASS), *(act(CARD, card=c) for c in choices(player.hand[:]))]
+    acts = [PASS_ACTION, *card_choices(player.hand[:])]
     if player.false_bids < count_in_play(player, Kind.DRUDGE_SKELETONS):
-        acts.append(act(FALSE_BID))
+        acts.append(FALSE_BID_ACTION)
     return acts
 
 
 # ----- playing cards ------------------------------------------------------------------------------------------------
 
 
-def instant_choices(state: ManaBurnState, seat: int) -> list[ManaBurnAction]:
-    """Incinerate, Giant Growth and Counterspell: at any time, as many as you like."""
-    hand = choices(state.players[seat].hand[:])
-    acts: list[ManaBurnAction] = []
-    for card in hand:
-        k = kind(card)
+def instant_choices(state: ManaBurnState, seat: int, acts: list[ManaBurnAction]) -> list[ManaBurnAction]:
+    """Incinerate, Giant Growth and Counterspell: at any time, as many as you like (added to `acts`)."""
+    is_instant = IS_INSTANT
+    targets: list[int] | None = None
+    for card in sorted([c for c in state.players[seat].hand[:] if is_instant[c]]):
+        k = KIND_OF[card]
         if k == GIANT_GROWTH_KIND:
-            acts += [act(PLAY, card=card, roll=i) for i in range(len(state.rolls))]
+            acts += GROW_ACTIONS[card][: len(state.rolls)]
         elif k == INCINERATE_KIND:
-            acts += play_at(card, incinerate_targets(state))
-        elif k == COUNTERSPELL_KIND and can_counter(state, seat):
-            acts.append(act(PLAY, card=card, target=state.stack[-1].card))
+            if targets is None:
+                targets = incinerate_targets(state)
+            acts += play_at(card, targets)
+        elif can_counter(state, seat):  # Counterspell
+            acts.append(aimed(card, state.stack[-1].card))
     return acts
+
+
+def instant_is_legal(state: ManaBurnState, seat: int, action: ManaBurnAction) -> bool:
+    """`action in instant_choices(...)`, from the one choice it could equal."""
+    card = action.card
+    if card not in state.players[seat].hand:
+        return False
+    k = KIND_OF[card]
+    if k == GIANT_GROWTH_KIND:
+        i = action.roll
+        return 0 <= i < len(state.rolls) and action == GROW_ACTIONS[card][i]
+    if k == INCINERATE_KIND:
+        target = action.target
+        return target in incinerate_targets(state) and action == aimed(card, target)
+    if k == COUNTERSPELL_KIND:
+        return can_counter(state, seat) and action == aimed(card, state.stack[-1].card)
+    return False
 
 
 def incinerate_targets(state: ManaBurnState) -> list[int]:
     """One unarmored creature, or one Holy Armor card."""
     targets: list[int] = []
-    for player in state.players:
-        for creature in player.creatures:
-            targets += list(creature.armor) if creature.armor else [creature.card]
+    for player in state.players[:]:
+        for creature in player.creatures[:]:
+            armor = creature.armor
+            if armor:
+                targets += armor
+            else:
+                targets.append(creature.card)
     return targets
 
 
@@ -868,22 +928,44 @@ def can_counter(state: ManaBurnState, seat: int) -> bool:
     return top.seat != seat and not top.answered and not top.countered
 
 
-def main_choices(state: ManaBurnState, seat: int) -> list[ManaBurnAction]:
-    """After moving: at most one Creature, Sorcery (Raise Dead) or Enchantment (Holy Armor) per turn."""
+def main_choices(state: ManaBurnState, seat: int, acts: list[ManaBurnAction]) -> list[ManaBurnAction]:
+    """After moving: at most one Creature, Sorcery (Raise Dead) or Enchantment (Holy Armor) per turn (added to
+    `acts`)."""
     if state.main_played:
-        return []
-    creatures = _creatures(state, _all_seats(state))
-    graveyard = choices(state.graveyard[:])
-    acts: list[ManaBurnAction] = []
-    for card in choices(state.players[seat].hand[:]):
-        k = kind(card)
+        return acts
+    kinds = KIND_OF
+    creatures: list[int] | None = None
+    graveyard: list[int] | None = None
+    for card in sorted(state.players[seat].hand[:]):
+        k = kinds[card]
         if k in CREATURES:
-            acts.append(act(PLAY, card=card))
+            acts.append(PLAY_ACTIONS[card])
         elif k == HOLY_ARMOR_KIND:
+            if creatures is None:
+                creatures = _creatures(state, _all_seats(state))
             acts += play_at(card, creatures)
         elif k == RAISE_DEAD_KIND:
+            if graveyard is None:
+                graveyard = sorted(state.graveyard[:])
             acts += play_at(card, graveyard)
     return acts
+
+
+def main_is_legal(state: ManaBurnState, seat: int, action: ManaBurnAction) -> bool:
+    """`action in main_choices(...)`, from the one choice it could equal."""
+    card = action.card
+    if state.main_played or card not in state.players[seat].hand:
+        return False
+    k = KIND_OF[card]
+    if k in CREATURES:
+        return action == PLAY_ACTIONS[card]
+    if k == HOLY_ARMOR_KIND:
+        target = action.target
+        return target in _creatures(state, _all_seats(state)) and action == aimed(card, target)
+    if k == RAISE_DEAD_KIND:
+        target = action.target
+        return target in state.graveyard and action == aimed(card, target)
+    return False
 
 
 def play(state: ManaBurnState, seat: int, action: ManaBurnAction, events: list[Event]) -> None:
@@ -986,7 +1068,16 @@ def reroll_choices(state: ManaBurnState, seat: int) -> list[ManaBurnAction]:
 
 
 def window_choices(state: ManaBurnState, seat: int) -> list[ManaBurnAction]:
-    return [PASS_ACTION, *reroll_choices(state, seat), *hero_choices(state, seat), *instant_choices(state, seat)]
+    """Pass, then a re-roll (movement rolls) or the Heroes (Ante rolls), then the instants."""
+    acts = [PASS_ACTION]
+    rolls = state.rolls
+    if rolls:
+        purpose = rolls[0].purpose
+        if purpose == MOVE_ROLL:
+            acts += reroll_choices(state, seat)
+        elif purpose == ANTE_ROLL:
+            acts += hero_choices(state, seat)
+    return instant_choices(state, seat, acts)
 
 
 def window_action(state: ManaBurnState, seat: int, action: ManaBurnAction, events: list[Event]) -> None:
@@ -1016,28 +1107,31 @@ def legal_actions(state: ManaBurnState, seat: int) -> list[ManaBurnAction]:
         return window_choices(state, seat)
     phase = state.phase
     if phase == MAIN_PHASE:
-        return [PASS_ACTION, *main_choices(state, seat), *instant_choices(state, seat)]
+        return instant_choices(state, seat, main_choices(state, seat, [PASS_ACTION]))
     if phase == PATH_PHASE:
-        return [act(PATH, path=p) for p in range(len(board.PATH_NAMES))]
+        return PATH_ACTIONS[:]
     if phase == GOBLIN_PHASE:
         return [PASS_ACTION, YES_ACTION]
     if phase == STEAL_PHASE:
-        return [act(SEAT, seat=s) for s in stealable(state)]
+        return [SEAT_ACTIONS[s] for s in stealable(state)]
     if phase == SQUARE_PHASE:
         return square_choices(state)
     if phase == OFFER_PHASE:
-        return [act(CARD, card=c) for c in choices(state.players[seat].hand[:])]
+        return card_choices(state.players[seat].hand[:])
     if phase == AUCTION_PHASE:
         return bid_choices(state, seat)
     if phase == MUD_PHASE:
         player = state.players[seat]
-        return [
-            *(act(CARD, card=c) for c in choices(player.hand[:])),
-            *(act(CREATURE, target=c.card) for c in player.creatures),
-        ]
+        return [*card_choices(player.hand[:]), *(CREATURE_ACTIONS[c.card] for c in player.creatures)]
     if phase == FISH_BACK_PHASE:
-        return [PASS_ACTION, *(act(NAME, kind=k) for k in KINDS)]
+        return FISH_BACK_ACTIONS[:]
     return []
+
+
+def card_choices(cards: list[int]) -> list[ManaBurnAction]:
+    """`act(CARD, card=c)` for each of `cards`, in id order."""
+    actions = CARD_ACTIONS
+    return [actions[c] for c in sorted(cards)]
 
 
 def is_legal(state: ManaBurnState, seat: int, action: ManaBurnAction) -> bool:
@@ -1046,16 +1140,18 @@ def is_legal(state: ManaBurnState, seat: int, action: ManaBurnAction) -> bool:
     move = action.move
     if state.windows:
         if move == PASS:
-            return action == PASS_ACTION
+            return action is PASS_ACTION or action == PASS_ACTION
+        if move == PLAY:
+            return instant_is_legal(state, seat, action)
         if move == REROLL:
             return action in reroll_choices(state, seat)
         if move == HERO:
             return action in hero_choices(state, seat)
-        return move == PLAY and action in instant_choices(state, seat)
+        return False
     if state.phase == MAIN_PHASE:
         if move == PASS:
-            return action == PASS_ACTION
-        return move == PLAY and (action in main_choices(state, seat) or action in instant_choices(state, seat))
+            return action is PASS_ACTION or action == PASS_ACTION
+        return move == PLAY and (main_is_legal(state, seat, action) or instant_is_legal(state, seat, action))
     return action in legal_actions(state, seat)
 
 
