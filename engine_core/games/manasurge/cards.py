@@ -146,7 +146,10 @@ def magic_of(card: int) -> int:
 
 
 def spell_name(spell: int, number: int) -> str:
-    return f"{SPELL_NAMES[Spell(spell)]} {number}"
+    name = SPELL_NAMES.get(spell)  # type: ignore[call-overload]  # an int finds its Spell key (IntEnum hash)
+    if name is None:
+        name = SPELL_NAMES[Spell(spell)]  # the ValueError of a number that is no spell
+    return f"{name} {number}"
 
 
 def card_name(card: int, numbers: str) -> str:

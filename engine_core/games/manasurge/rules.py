@@ -7,6 +7,7 @@ to the function here and the test that covers it.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, MutableSequence
+from functools import lru_cache
 
 from manaforge.v1.common_pb2 import Event
 from manaforge.v1.games.manasurge_pb2 import (
@@ -63,7 +64,7 @@ TARGET, DECLINE, CONCEDE = Move.MANASURGE_MOVE_TARGET, Move.MANASURGE_MOVE_DECLI
 OPEN_STEP, PLAY_STEP, THUNDER_STEP = Step.MANASURGE_STEP_OPEN, Step.MANASURGE_STEP_PLAY, Step.MANASURGE_STEP_THUNDER
 WILD_STEP, FREEZE_STEP, PURGE_STEP = Step.MANASURGE_STEP_WILD, Step.MANASURGE_STEP_FREEZE, Step.MANASURGE_STEP_PURGE
 TARGET_STEP = Step.MANASURGE_STEP_TARGET
-FLYING_DAGGER = int(Spell.FLYING_DAGGER)
+FLYING_DAGGER, FREEZE, THUNDER = int(Spell.FLYING_DAGGER), int(Spell.FREEZE), int(Spell.THUNDER)
 MAX_SEATS = 5
 MOVES_BY_STEP: dict[int, tuple[int, ...]] = {
     Step.MANASURGE_STEP_UNSPECIFIED: (),
@@ -84,13 +85,14 @@ PROMPTS: dict[int, str] = {
     Step.MANASURGE_STEP_PURGE: "Purge: you may discard one card",
     Step.MANASURGE_STEP_TARGET: "choose another player",
 }
+PLAY_PROMPT = PROMPTS[PLAY_STEP]
 
 
 # ----- small queries ---------------------------------------------------------------------------------------------
 
 
 def numbers_of(state: ManasurgeState) -> str:
-    return options(state).get("numbers", "1-8")
+    return state.header.config.options.get("numbers", "1-8")
 
 
 def winning_stones(state: ManasurgeState) -> int:
@@ -132,21 +134,34 @@ def is_valid_play(state: ManasurgeState, card: int) -> bool:
 
 def is_resonant(state: ManasurgeState, spell: int, number: int) -> bool:
     """Case 2: the round's spell, greater than the card bearing the Caster Token: a stone and the ability."""
-    return spell == state.caster_spell and beats(state, number, state.caster_number)
+    rule = state.caster_spell
+    if spell != rule:
+        return False
+    return number < state.caster_number if rule == FLYING_DAGGER else number > state.caster_number  # beats()
 
 
 def table_stones(state: ManasurgeState) -> int:
     return sum(p.stones for p in state.table)
 
 
-def penalty_count(state: ManasurgeState, seat: int) -> int:
-    """End of round, step 3: the stones on the table, plus the spell rule's bonus, less a Ward."""
-    count = table_stones(state)
-    if not has_role(state, seat, Role.EMBER_SAGE):
-        count += PENALTY_BONUS.get(Spell(state.caster_spell), 0)
+def penalty_count(state: ManasurgeState, seat: int, stones: int | None = None) -> int:
+    """End of round, step 3: the stones on the table (`stones`, when already counted), plus the spell rule's bonus,
+    less a Ward."""
+    count = table_stones(state) if stones is None else stones
+    if state.players[seat].role != Role.EMBER_SAGE:
+        count += spell_bonus(state.caster_spell)
     if seat in state.warded:
         count -= WARD_REDUCTION
     return max(0, count)
+
+
+_BONUS = {int(spell): PENALTY_BONUS.get(spell, 0) for spell in Spell}
+
+
+def spell_bonus(spell: int) -> int:
+    """`PENALTY_BONUS.get(Spell(spell), 0)` without the enum call (a ValueError for no spell, as Spell() gives)."""
+    bonus = _BONUS.get(spell)
+    return PENALTY_BONUS.get(Spell(spell), 0) if bonus is None else bonus
 
 
 # ----- legal actions -----------------------------------------------------------------------------------------------
@@ -156,6 +171,7 @@ def penalty_count(state: ManasurgeState, seat: int) -> int:
 _OPENS = {
     (c, way): ManasurgeAction(move=OPEN, card=c, clockwise=way) for c in range(DECK_SIZE) for way in (True, False)
 }
+_OPEN_PAIRS = [(_OPENS[c, True], _OPENS[c, False]) for c in range(DECK_SIZE)]  # a card's opens, in listing order
 _CARD_ACTIONS = {move: [ManasurgeAction(move=move, card=c) for c in range(DECK_SIZE)] for move in (PLAY, GIVE, DISCARD)}
 _PLAYS = _CARD_ACTIONS[PLAY]
 _TARGETS = [ManasurgeAction(move=TARGET, target=t) for t in range(MAX_SEATS)]
@@ -163,33 +179,44 @@ _DECLINE = ManasurgeAction(move=DECLINE)
 _CONCEDE = ManasurgeAction(move=CONCEDE)
 
 
+@lru_cache(maxsize=1024)
+def _follows(numbers: str, top_spell: int, top_number: int, descending: bool) -> tuple[bool, ...]:
+    """Whether each spell card (by id) follows the top card (is_valid_play): a table per top card and round rule,
+    a few hundred in all, so that a hand is checked with one lookup per card."""
+    values = NUMBERS[numbers]
+    return tuple(
+        values[card % PER_SPELL] == top_number
+        or (
+            card // PER_SPELL + 1 == top_spell
+            and (values[card % PER_SPELL] < top_number if descending else values[card % PER_SPELL] > top_number)
+        )
+        for card in range(SPELL_CARDS)
+    )
+
+
+def follows_top(state: ManasurgeState) -> tuple[bool, ...]:
+    """`_follows` for the state's top card and round rule."""
+    return _follows(numbers_of(state), state.top_spell, state.top_number, state.caster_spell == FLYING_DAGGER)
+
+
 def valid_plays(state: ManasurgeState, hand: Iterable[int]) -> list[int]:
-    """The cards of `hand` that are valid plays (is_valid_play), in hand order."""
-    numbers = NUMBERS[numbers_of(state)]
-    top_spell, top_number = state.top_spell, state.top_number
-    descending = state.caster_spell == FLYING_DAGGER
-    valid: list[int] = []
-    for card in hand:
-        if card >= SPELL_CARDS:  # a Magic card
-            valid.append(card)
-            continue
-        number = numbers[card % PER_SPELL]
-        if number == top_number or (
-            card // PER_SPELL + 1 == top_spell and (number < top_number if descending else number > top_number)
-        ):
-            valid.append(card)
-    return valid
+    """The cards of `hand` that are valid plays (is_valid_play), in hand order: any Magic card, or a spell card
+    that follows the top card."""
+    follows = follows_top(state)
+    return [card for card in hand if card >= SPELL_CARDS or follows[card]]
 
 
 def legal_actions(state: ManasurgeState, seat: int) -> list[ManasurgeAction]:
     hand = state.players[seat].hand[:]  # read once: iterating a slice is faster than the field
     step = state.step
-    if step == OPEN_STEP:
-        return [_OPENS[c, way] for c in hand if not is_magic(c) for way in (True, False)]
     if step == PLAY_STEP:
-        return [_PLAYS[c] for c in valid_plays(state, hand)] or [_CONCEDE]
+        follows = follows_top(state)
+        return [_PLAYS[c] for c in hand if c >= SPELL_CARDS or follows[c]] or [_CONCEDE]
+    if step == OPEN_STEP:
+        return [action for c in hand if c < SPELL_CARDS for action in _OPEN_PAIRS[c]]
     if step == THUNDER_STEP:
-        return [*(_PLAYS[c] for c in valid_plays(state, hand)), _DECLINE]
+        follows = follows_top(state)
+        return [*(_PLAYS[c] for c in hand if c >= SPELL_CARDS or follows[c]), _DECLINE]
     if step == WILD_STEP:
         return [*(_PLAYS[c] for c in hand if not is_magic(c)), _DECLINE]
     if step == FREEZE_STEP:
@@ -204,7 +231,7 @@ def legal_actions(state: ManasurgeState, seat: int) -> list[ManasurgeAction]:
 def is_legal(state: ManasurgeState, seat: int, action: ManasurgeAction) -> bool:
     """`action in legal_actions(state, seat)`, without listing them: the one legal action it could be, compared."""
     expected = _legal_match(state, seat, action)
-    return expected is not None and action == expected
+    return expected is not None and (action is expected or action == expected)  # usually the shared action itself
 
 
 def _legal_match(state: ManasurgeState, seat: int, action: ManasurgeAction) -> ManasurgeAction | None:
@@ -221,7 +248,7 @@ def _legal_match(state: ManasurgeState, seat: int, action: ManasurgeAction) -> M
     if step == OPEN_STEP:
         return _OPENS[card, action.clockwise] if move == OPEN and not is_magic(card) else None
     if move == PLAY and step in (PLAY_STEP, THUNDER_STEP):
-        return _PLAYS[card] if valid_plays(state, (card,)) else None
+        return _PLAYS[card] if card >= SPELL_CARDS or follows_top(state)[card] else None
     if move == PLAY and step == WILD_STEP:
         return None if is_magic(card) else _PLAYS[card]
     if (move, step) in ((GIVE, FREEZE_STEP), (DISCARD, PURGE_STEP)):
@@ -266,14 +293,15 @@ def start_round(state: ManasurgeState, events: list[Event]) -> None:
     state.target_magic = 0
     del state.warded[:]
     seats = seat_count(state)
+    players = state.players[:]
     for offset in range(seats):
-        player = state.players[(state.caster + offset) % seats]
+        player = players[(state.caster + offset) % seats]
         draw_into(state, player.hand, HAND_SIZE - len(player.hand), events)
     redraw_for_caster(state, events)
     numbers = numbers_of(state)
-    for seat, player in enumerate(state.players):
+    for seat, player in enumerate(players):
         hand = player.hand[:]  # a slice: iterating the field itself is slower
-        names = ", ".join(card_name(c, numbers) for c in hand)
+        names = ", ".join([card_name(c, numbers) for c in hand])
         events.append(event("HandDealt", f"round {state.round}: your hand is {names}", audience=seat, cards=hand))
     state.step = OPEN_STEP
     set_pending(state, [state.caster], TURN, PROMPTS[OPEN_STEP])
@@ -284,7 +312,7 @@ def redraw_for_caster(state: ManasurgeState, events: list[Event]) -> None:
     card draws 5 new cards), repeated until a spell card comes, within REDRAW_LIMIT; then the token moves on."""
     for _ in range(REDRAW_LIMIT):
         hand = state.players[state.caster].hand
-        if any(not is_magic(c) for c in hand[:]):
+        if has_spell_card(hand[:]):
             return
         if options(state).get("redraw", "replace") == "replace":
             names = ", ".join(card_name(c, numbers_of(state)) for c in hand)
@@ -300,17 +328,27 @@ def redraw_for_caster(state: ManasurgeState, events: list[Event]) -> None:
         events.append(event("CasterTokenPassed", f"no spell card came: the Caster Token passes to seat {state.caster}"))
 
 
+def has_spell_card(hand: Iterable[int]) -> bool:
+    return min(hand, default=SPELL_CARDS) < SPELL_CARDS  # spell cards have the lowest ids (no generator to run)
+
+
 def draw_into(state: ManasurgeState, pile: MutableSequence[int], count: int, events: list[Event]) -> int:
-    """Draw `count` cards (fewer if the draw and discard piles run out) into `pile`; returns how many came."""
+    """Draw `count` cards (fewer if the draw and discard piles run out) into `pile`, one at a time from the top
+    (the end) of the draw pile; returns how many came."""
+    deck = state.deck
     drawn = 0
-    for _ in range(max(0, count)):
-        if not state.deck:
+    while drawn < count:
+        if not deck:
             if not state.discard:
                 break
-            rng.shuffle_into(state.header.rng, state.deck, state.discard)
+            rng.shuffle_into(state.header.rng, deck, state.discard)
             events.append(event("DiscardReshuffled", "the discard pile was shuffled into a new draw pile"))
-        pile.append(state.deck.pop())
-        drawn += 1
+        take = min(count - drawn, len(deck))  # as many as the pile holds, in one slice
+        cards = deck[-take:]
+        cards.reverse()  # the top card first, as drawing one by one would
+        del deck[-take:]
+        pile.extend(cards)
+        drawn += take
     return drawn
 
 
@@ -326,12 +364,14 @@ def sync_sizes(state: ManasurgeState) -> None:
 
 def apply(state: ManasurgeState, seat: int, action: ManasurgeAction) -> list[Event]:
     """Apply a legal action (checked by the caller), then any ManaSurge it caused."""
-    if action.move == CONCEDE:
+    move = action.move
+    if move == CONCEDE:
         return end_round(state, seat)
-    had_cards = [bool(p.hand) for p in state.players[:]]
+    players = state.players[:]  # the handlers change the players, never the list
+    had_cards = [bool(p.hand) for p in players]
     events: list[Event] = []
-    follow, skip = HANDLERS[action.move](state, seat, action, events)
-    for surger, player in enumerate(state.players[:]):
+    follow, skip = HANDLERS[move](state, seat, action, events)
+    for surger, player in enumerate(players):
         if had_cards[surger] and not player.hand:
             mana_surge(state, surger, events)
     if follow:
@@ -344,7 +384,7 @@ def apply(state: ManasurgeState, seat: int, action: ManasurgeAction) -> list[Eve
 
 def pass_turn(state: ManasurgeState, seat: int, skip: int = 0) -> None:
     state.step = PLAY_STEP
-    set_pending(state, [next_seat(state, seat, 1 + skip)], TURN, PROMPTS[PLAY_STEP])
+    set_pending(state, [next_seat(state, seat, 1 + skip)], TURN, PLAY_PROMPT)
 
 
 Outcome = tuple[ManasurgeStep.ValueType, int]  # (the follow-up step or NO_FOLLOW_UP, seats to skip)
@@ -382,28 +422,28 @@ def do_play(state: ManasurgeState, seat: int, action: ManasurgeAction, events: l
     card = action.card
     take_from_hand(state, seat, card)
     state.last_player = seat
-    events.append(
-        event("CardPlayed", f"seat {seat} played {card_name(card, numbers_of(state))}", actor=seat, cards=[card])
-    )
+    numbers = numbers_of(state)
+    events.append(event("CardPlayed", f"seat {seat} played {card_name(card, numbers)}", actor=seat, cards=[card]))
     if is_magic(card):
         played = state.table.add(id=card, seat=seat, magic=magic_of(card))
         return resolve_magic(state, seat, played, events)
-    played = state.table.add(id=card, seat=seat, spell=spell_of(card), number=number_of(card, numbers_of(state)))
+    played = state.table.add(id=card, seat=seat, spell=spell_of(card), number=number_of(card, numbers))
     return resolve_spell(state, seat, played, events)
 
 
 def resolve_spell(state: ManasurgeState, seat: int, played: Played, events: list[Event]) -> Outcome:
     """Cases 1-3 for a spell card (or a Shadow Mirror acting as one)."""
-    if played.number == state.top_number:
+    spell, number = played.spell, played.number
+    if number == state.top_number:
         reverse(state, seat, events)  # case 3
-    state.top_spell, state.top_number = played.spell, played.number
-    if not is_resonant(state, played.spell, played.number):
+    state.top_spell, state.top_number = spell, number
+    if not is_resonant(state, spell, number):
         return NO_FOLLOW_UP, 0  # case 1 (or a same-spell card not above the Caster card): no stone, no ability
     played.stones += 1  # case 2
-    events.append(event("StoneAdded", f"{spell_name(played.spell, played.number)} resonated: a stone on it"))
-    if played.spell == Spell.THUNDER:
+    events.append(event("StoneAdded", f"{spell_name(spell, number)} resonated: a stone on it"))
+    if spell == THUNDER:
         return THUNDER_STEP, 0
-    if played.spell == Spell.FREEZE:
+    if spell == FREEZE:
         return FREEZE_STEP, 0
     return NO_FOLLOW_UP, 0
 
@@ -577,14 +617,17 @@ def end_round(state: ManasurgeState, loser: int) -> list[Event]:
     """ "Kết thúc vòng", steps 1-8, then the 5-or-more penalty cards rule and the goal."""
     events = [event("RoundLost", f"seat {loser} could not play a valid card", actor=loser)]
     reward_last_player(state, events)
-    penalise(state, loser, events)
+    played = state.table[:]
+    table = [(p.seat, p.stones) for p in played]  # read once: the penalty and the scores go over it
+    penalise(state, loser, events, sum([stones for _, stones in table]))
     if state.caster_spell == Spell.EARTHQUAKE and loser != state.caster:
         earthquake(state, events)
-    collect_stones(state, loser, events)
-    state.discard.extend(p.id for p in state.table)  # step 6
+    collect_stones(state, loser, events, table)
+    state.discard.extend([p.id for p in played])  # step 6
     del state.table[:]
-    for seat in range(seat_count(state)):
-        overflow_penalty(state, seat, events)
+    for seat, player in enumerate(state.players[:]):
+        if len(player.penalty) >= PENALTY_LIMIT:
+            overflow_penalty(state, seat, events)
     if is_game_over(state, events):
         return events
     pass_caster_token(state, events)
@@ -601,9 +644,10 @@ def reward_last_player(state: ManasurgeState, events: list[Event]) -> None:
     events.append(event("StoneAwarded", f"seat {seat} played the last valid card: +1 stone"))
 
 
-def penalise(state: ManasurgeState, loser: int, events: list[Event]) -> None:
-    """Step 3: draw as many cards as there are stones on the spell cards, face down."""
-    count = penalty_count(state, loser)
+def penalise(state: ManasurgeState, loser: int, events: list[Event], stones: int | None = None) -> None:
+    """Step 3: draw as many cards as there are stones on the spell cards (`stones`, when already counted), face
+    down."""
+    count = penalty_count(state, loser, stones)
     came = draw_into(state, state.players[loser].penalty, count, events)
     events.append(event("PenaltyTaken", f"seat {loser} took {came} penalty cards face down", actor=loser))
 
@@ -618,21 +662,26 @@ def earthquake(state: ManasurgeState, events: list[Event]) -> None:
         events.append(event("PenaltyTaken", f"Earthquake: seat {seat} took {came} penalty card"))
 
 
-def collect_stones(state: ManasurgeState, loser: int, events: list[Event]) -> None:
-    """Steps 4 and 5: the loser's stones go back to the supply; everyone else scores the stones on their cards."""
-    table = [(p.seat, p.stones) for p in state.table[:]]  # read once: the sums below go over it for every seat
-    lost = sum(stones for owner, stones in table if owner == loser)
+def collect_stones(
+    state: ManasurgeState, loser: int, events: list[Event], table: list[tuple[int, int]] | None = None
+) -> None:
+    """Steps 4 and 5: the loser's stones go back to the supply; everyone else scores the stones on their cards.
+    `table`: each card's (seat, stones), when already read."""
+    if table is None:
+        table = [(p.seat, p.stones) for p in state.table[:]]
+    players = state.players[:]
+    on_cards = [0] * len(players)  # the stones on each seat's cards, in one pass over the table
+    for owner, stones in table:
+        on_cards[owner] += stones
+    lost = on_cards[loser]
     if lost:
         events.append(event("StonesReturned", f"the {lost} stones on seat {loser}'s cards went back to the supply"))
-    if lost and has_role(state, loser, Role.STONEWARDEN):
-        state.players[loser].stones += 1
+    if lost and players[loser].role == Role.STONEWARDEN:
+        players[loser].stones += 1
         events.append(event("StonesScored", f"Stonewarden: seat {loser} kept one of them"))
-    for seat in range(seat_count(state)):
-        if seat == loser:
-            continue
-        gain = sum(stones for owner, stones in table if owner == seat)
-        if gain:
-            state.players[seat].stones += gain
+    for seat, gain in enumerate(on_cards):
+        if gain and seat != loser:
+            players[seat].stones += gain
             events.append(event("StonesScored", f"seat {seat} scored the {gain} stones on their cards"))
 
 
@@ -676,8 +725,10 @@ def pass_caster_token(state: ManasurgeState, events: list[Event]) -> None:
     """Step 7: "Caster Token sẽ được chuyển cho tới người có số Đá tím ít nhất" (ties: the first after the Caster,
     clockwise; the Caster last)."""
     seats = seat_count(state)
-    order = [(state.caster + k) % seats for k in range(1, seats + 1)]
-    state.caster = min(order, key=lambda s: state.players[s].stones)
+    players = state.players[:]
+    caster = state.caster
+    order = [(caster + k) % seats for k in range(1, seats + 1)]
+    state.caster = min(order, key=lambda s: players[s].stones)
     events.append(event("CasterTokenPassed", f"the Caster Token passed to seat {state.caster} (fewest stones)"))
 
 
