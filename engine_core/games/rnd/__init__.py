@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from functools import cache
+from typing import Any
 
 from manaforge.v1.cards_pb2 import MagicCard
 from manaforge.v1.common_pb2 import Event, Rng
@@ -56,6 +57,8 @@ from engine_core.games.rnd.design import (
     LEAST_FUNCTIONAL,
     MOST_FLAVORFUL,
     MOST_POWERFUL,
+    POWER_TOUGHNESS,
+    TYPE,
     card_categories,
     card_text,
     check_art,
@@ -63,11 +66,11 @@ from engine_core.games.rnd.design import (
     check_name,
     copy_category,
     design_title,
-    has_category,
     offered,
     open_categories,
 )
 from engine_core.games.rnd.frame import card_frame
+from engine_core.live import Twin
 
 DESIGN = RndPhase.RND_PHASE_DESIGN
 ART = RndPhase.RND_PHASE_ART
@@ -129,6 +132,11 @@ _EXPECTED = {DESIGN: ("copy", "draw_another"), ART: ("art",), WRITING: ("writing
 
 
 @cache
+def _turn_prompt(wanted: tuple[RndCategory.ValueType, ...]) -> str:
+    return f"copy one of: {', '.join(CATEGORY_NAMES[c] for c in wanted)} (or draw another)"
+
+
+@cache
 def _vote_action(award: RndAward.ValueType, design: int) -> RndAction:
     return RndAction(vote=RndVote(award=award, design=design))
 
@@ -148,6 +156,12 @@ class Rnd(Game[RndState, RndAction]):
     )
     state_type = RndState
     action_type = RndAction
+
+    def copy(self, state: RndState) -> RndState:
+        """A copy of a live state shares the parts no rule changes again (see `_copy_live`); a message as always."""
+        if isinstance(state, Twin):
+            return _copy_live(state)
+        return super().copy(state)
 
     # ----- setup ------------------------------------------------------------------------------------------------
 
@@ -178,55 +192,63 @@ class Rnd(Game[RndState, RndAction]):
                 "the designers",
             )
         )
-        self._fill_blanks(state, events)
-        self._start_turn(state, events)
+        self._start_turn(state, events, self._fill_blanks(state, design, open_categories(design), events))
 
     # ----- design phase -----------------------------------------------------------------------------------------
+    # The open categories (`wanted`, in `open_categories` order) are worked out once per step and passed along.
 
-    def _start_turn(self, state: RndState, events: list[Event]) -> None:
-        order = designers(seat_count(state), state.round)
-        state.designer = order[state.design_turns % len(order)]
+    def _start_turn(self, state: RndState, events: list[Event], wanted: list[RndCategory.ValueType]) -> None:
+        seats = seat_count(state)
+        designer = state.designer = (state.round + 2 + state.design_turns % (seats - 2)) % seats  # designers()
         state.draws_this_turn = 0
-        wanted = ", ".join(CATEGORY_NAMES[c] for c in self._draw_useful(state, events))
-        set_pending(state, [state.designer], prompt=f"copy one of: {wanted} (or draw another)")
+        self._draw_useful(state, events, wanted)
+        set_pending(state, [designer], prompt=_turn_prompt(tuple(wanted)))
 
     def _draw(self, state: RndState, events: list[Event]) -> MagicCard:
-        self._put_aside(state)
-        if not state.pack:
-            random.shuffle_into(state.header.rng, state.pack, state.discard)
+        drawn, pack = state.drawn, state.pack
+        if drawn:  # _put_aside()
+            state.discard.extend(drawn)
+            del drawn[:]
+        if not pack:
+            random.shuffle_into(state.header.rng, pack, state.discard)
             events.append(event("PackReshuffled", "the pack ran out: the drawn cards were shuffled into a new pack"))
-        card_id = state.pack.pop()
-        state.drawn.append(card_id)
-        state.pack_size = len(state.pack)
+        card_id = pack.pop()
+        drawn.append(card_id)
+        state.pack_size = len(pack)
         state.draws_this_turn += 1
         card = state.faces[card_id]
-        events.append(event("CardDrawn", f"seat {state.designer} drew {_drawn_text(card)}", actor=state.designer))
+        designer = state.designer
+        events.append(event("CardDrawn", f"seat {designer} drew {_drawn_text(card)}", actor=designer))
         return card
 
-    def _draw_useful(self, state: RndState, events: list[Event]) -> list[RndCategory.ValueType]:
-        """Draw until the card offers an open category; returns the open categories. Ends: every open category is
-        on some card of the pack (`_fill_blanks`), and a pass through the pack and then the reshuffled pile sees
-        every card."""
-        wanted = open_categories(state.designs[state.round])  # the design does not change while drawing
+    def _draw_useful(self, state: RndState, events: list[Event], wanted: list[RndCategory.ValueType]) -> None:
+        """Draw until the card offers one of the open categories `wanted`. Ends: every open category is on some
+        card of the pack (`_fill_blanks`), and a pass through the pack and then the reshuffled pile sees every
+        card."""
         card = self._draw(state, events)
-        while not card_categories(card).intersection(wanted):
+        while card_categories(card).isdisjoint(wanted):
             events.append(event("CardPutAside", f"{card.name} has none of the open categories: drew another"))
             card = self._draw(state, events)
-        return wanted
 
     def _put_aside(self, state: RndState) -> None:
         state.discard.extend(state.drawn)
         del state.drawn[:]
 
-    def _fill_blanks(self, state: RndState, events: list[Event]) -> None:
-        """An open category that no card of the pack has can never be drawn: it is left blank."""
-        design = state.designs[state.round]
-        for category in open_categories(design):
-            if not any(category in card_categories(face) for face in state.faces):
+    def _fill_blanks(
+        self, state: RndState, design: RndDesign, wanted: list[RndCategory.ValueType], events: list[Event]
+    ) -> list[RndCategory.ValueType]:
+        """An open category that no card of the pack has can never be drawn: it is left blank. Returns the open
+        categories left."""
+        faces = state.faces
+        left = wanted
+        for category in wanted:
+            if not any(category in card_categories(face) for face in faces):
                 design.copies.add(category=category, designer=-1)
                 events.append(
                     event("CategoryLeftBlank", f"no card in the pack has a {CATEGORY_NAMES[category]}: left blank")
                 )
+                left = [c for c in left if c != category]
+        return left
 
     def _may_draw_another(self, state: RndState, card: MagicCard) -> bool:
         has = card_categories(card)
@@ -238,14 +260,15 @@ class Rnd(Game[RndState, RndAction]):
         card = state.faces[state.drawn[0]]
         if category not in CATEGORIES:
             raise MalformedActionError("category", "copy one of: casting cost, card type, card text, power/toughness")
-        if category not in open_categories(design):
+        wanted = open_categories(design)
+        if category not in wanted:
             raise IllegalActionError(
                 "fill each category once",
                 f"the {CATEGORY_NAMES[category]} is already filled"
                 if category in {c.category for c in design.copies}
                 else "power & toughness only 'if the card has a type that requires it' (copy a creature type first)",
             )
-        if not has_category(card, category):
+        if category not in card_categories(card):  # has_category()
             raise IllegalActionError(
                 "draw another",
                 f"{card.name} has no {CATEGORY_NAMES[category]}: 'if it's missing the category you want, draw another'",
@@ -259,10 +282,14 @@ class Rnd(Game[RndState, RndAction]):
             )
         ]
         self._put_aside(state)
-        self._fill_blanks(state, events)
-        if open_categories(design):
+        # open_categories(design) now: the category is filled, and a type that needs one opens power and toughness
+        wanted = [c for c in wanted if c != category]
+        if category == TYPE and design.needs_power_toughness:
+            wanted.append(POWER_TOUGHNESS)
+        wanted = self._fill_blanks(state, design, wanted, events)
+        if wanted:
             state.design_turns += 1
-            self._start_turn(state, events)
+            self._start_turn(state, events, wanted)
         else:
             design.complete = True
             state.phase = ART
@@ -286,7 +313,7 @@ class Rnd(Game[RndState, RndAction]):
                 f"you have drawn {state.draws_this_turn} cards this turn, the whole pack: copy from {card.name}",
             )
         events = [event("AnotherDrawn", f"seat {seat} put {card.name} aside to draw another", actor=seat)]
-        self._draw_useful(state, events)
+        self._draw_useful(state, events, open_categories(state.designs[state.round]))
         return events
 
     # ----- art and words ----------------------------------------------------------------------------------------
@@ -423,7 +450,7 @@ class Rnd(Game[RndState, RndAction]):
     def _redact(self, view: RndState, seat: int | None) -> None:
         hidden = set(view.pack)
         seen = [face for face in view.faces if face.id not in hidden]
-        del view.faces[:]
+        view.ClearField("faces")  # a new list: copies share the faces' list (`_copy_live`)
         view.faces.extend(seen)
         del view.pack[:]
         if view.phase == VOTING:
@@ -525,14 +552,15 @@ class Rnd(Game[RndState, RndAction]):
         seen = {face.id for face in view.faces}
         unseen = [card_id for card_id in range(view.card_count) if card_id not in seen]
         fresh = open_packs(find_set(opts[CARD_SET_OPTION.name]), rng, int(opts[PACKS_OPTION.name]))
+        faces = world.faces[:]
         for index, card_id in enumerate(unseen):
             face = MagicCard()
             face.CopyFrom(fresh[index % len(fresh)])
             face.id = card_id
-            world.faces.append(face)
-        ordered = sorted(world.faces, key=lambda face: face.id)
-        del world.faces[:]
-        world.faces.extend(ordered)
+            faces.append(face)
+        faces.sort(key=lambda face: face.id)
+        world.ClearField("faces")  # a new list: copies share the faces' list (`_copy_live`)
+        world.faces.extend(faces)
         world.pack.extend(unseen)
         random.shuffle(rng, world.pack)
         if view.phase == VOTING:
@@ -548,4 +576,44 @@ class Rnd(Game[RndState, RndAction]):
             ballot.votes.add(award=award, design=random.choice(rng, eligible))
 
 
+_LIVE_FIELDS = (
+    "header", "faces", "pack", "pack_size", "discard", "drawn", "card_count", "phase", "round", "designs",
+    "designer", "design_turns", "draws_this_turn", "ballots", "results",
+)  # fmt: skip
+_new = object.__new__
+
+
+def _copy_live(state: Any) -> Any:
+    """The generated twin copy, except for two parts no rule changes once made, which copies share: the faces'
+    list (views and sampled worlds replace it, never change it) and the designs of the rounds already played (every
+    design of the vote). The step's design, the ones to come, the ballots and the header are copied."""
+    new = _new(type(state))
+    new._set = state._set
+    new.header = state.header.copy()
+    new.faces = state.faces
+    new.pack = state.pack[:]
+    new.pack_size = state.pack_size
+    new.discard = state.discard[:]
+    new.drawn = state.drawn[:]
+    new.card_count = state.card_count
+    new.phase = state.phase
+    new.round = state.round
+    designs = state.designs
+    if state.phase >= VOTING:
+        new.designs = designs  # never changed again
+    else:
+        done = state.round
+        new.designs = type(designs)([*designs[:done], *(design.copy() for design in designs[done:])])
+    new.designer = state.designer
+    new.design_turns = state.design_turns
+    new.draws_this_turn = state.draws_this_turn
+    ballots = state.ballots
+    new.ballots = type(ballots)([ballot.copy() for ballot in ballots])
+    results = state.results
+    new.results = type(results)([result.copy() for result in results])
+    return new
+
+
 GAME = Rnd()
+if Rnd.live_type is not None and Rnd.live_type.__slots__ != _LIVE_FIELDS:  # a new field must be copied above
+    raise TypeError(f"RndState's fields changed: {Rnd.live_type.__slots__}")
