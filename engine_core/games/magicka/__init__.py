@@ -10,10 +10,10 @@ reflect. Rules, card design (a reconstruction) and every decision: RULES.md besi
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, MutableSequence
+from collections.abc import Callable, Iterable, Mapping, MutableSequence
 from dataclasses import replace
 from functools import lru_cache
-from typing import cast
+from typing import Any, NamedTuple, cast
 
 from manaforge.v1.common_pb2 import Event, Rng
 from manaforge.v1.games.magicka_pb2 import (
@@ -47,7 +47,7 @@ from engine_core.games.magicka.cards import (
     element_name,
     kind_name,
 )
-from engine_core.games.magicka.payment import Payment, is_payment, payments
+from engine_core.games.magicka.payment import Needs, Payment, payment_problem, payments
 from engine_core.games.magicka.spells import (
     HALF,
     SNAP_EXTRA,
@@ -80,22 +80,13 @@ MAIN = MagickaPhase.MAGICKA_PHASE_MAIN
 DISCARDING = MagickaPhase.MAGICKA_PHASE_DISCARD
 RESPONDING = MagickaPhase.MAGICKA_PHASE_RESPONSE
 _STEP_ACTIONS = {RESPONDING: (ANSWER, PASS), DISCARDING: (DISCARD,)}  # the only actions of these steps
-_HANDLERS = {  # the Magicka method applying each action type (the trades: _apply_trade)
-    DRAW_REPLACEMENTS: "_apply_draw_replacements",
-    CAST_SPELL: "_apply_cast_spell",
-    CAST_SNAP: "_apply_cast_snap",
-    REPAIR: "_apply_repair",
-    ATTACK: "_apply_attack",
-    END_TURN: "_apply_end_turn",
-    DISCARD: "_apply_discard",
-    ANSWER: "_apply_answer",
-    PASS: "_apply_pass",
-}
 
 DEAL_ELEMENTS, DEAL_SPELLS = 5, 3
 DRAW_ELEMENTS, DRAW_SPELLS = 2, 1
 HAND_LIMIT = 10
 _KIND_OF = CATALOGUE.kind_of
+_CARD_NAMES = {card: card_name(card) for card in _KIND_OF}
+_CACHE = 1 << 12
 ROUND_LIMITS = ("50", "100", "200")
 # A turn holds at most ~200 actions (13 cards in hand at its start, each trade, cast, answer and discard uses a card,
 # 26 cards at most after trades, 6 creatures); the round limit bounds the turns.
@@ -186,6 +177,47 @@ def _payment_of(action: MagickaAction) -> Payment:
     return tuple(sorted((p.kind, p.element) for p in action.payment))
 
 
+class Move(NamedTuple):
+    """An action's fields, read once from its message (`_move`)."""
+
+    type: int
+    kinds: tuple[int, ...]
+    spell: int
+    element: Element
+    payment: Payment  # sorted
+    extra: int
+    creature: int
+    target: tuple[int, int]  # (seat, creature number)
+
+
+_MOVES: dict[bytes, Move] = {}
+_MOVES_LIMIT = 1 << 15  # moves kept before the table starts again
+
+
+def _move(action: MagickaAction) -> Move:
+    """The action's fields, with its field check passed (MalformedActionError otherwise). Remembered by the message's
+    bytes, which is exact for any message and cheaper than reading its fields (a payment is a repeated message)."""
+    key = action.SerializeToString()
+    found = _MOVES.get(key)
+    if found is None:
+        Magicka._check_fields(action)
+        target = action.target
+        found = Move(
+            action.type,
+            tuple(action.kinds),
+            action.spell,
+            action.element,
+            _payment_of(action),
+            action.extra,
+            action.creature,
+            (target.seat, target.creature),
+        )
+        if len(_MOVES) >= _MOVES_LIMIT:
+            _MOVES.clear()
+        _MOVES[key] = found
+    return found
+
+
 def _payment_message(payment: Payment) -> list[MagickaPayment]:
     return [MagickaPayment(kind=k, element=e) for k, e in payment]
 
@@ -197,6 +229,12 @@ def _needs(cost: tuple[tuple[Element, int], ...], upgrade: Element, extra: int) 
     if extra:
         needs[upgrade] = needs.get(upgrade, 0) + extra
     return needs
+
+
+@lru_cache(maxsize=_CACHE)
+def _cast_needs(kind: int, extra: int) -> Needs:
+    spell = SPELL_BY_KIND[kind]
+    return tuple(sorted(_needs(spell.cost, spell.upgrade, extra).items()))
 
 
 def _max_extra(hand: Mapping[int, int], element: Element) -> int:
@@ -221,12 +259,17 @@ def _answer_kind(spell: SpellCard, element: Element, counter: str) -> str:
 
 
 # ----- legal action messages ----------------------------------------------------------------------------------------
-# Legal actions are built from small hashable keys and cached, so a playout does not rebuild the same messages (or
-# search the same payments) at every step. The messages are shared between calls: never mutate one.
+# Legal actions are built from small keys and remembered, so a playout does not rebuild the same messages (or search
+# the same payments) at every step. The messages are shared between calls: never mutate one.
+#
+# A hand's Element cards are read once per call as one int, `packed`: 4 bits per Element card kind holding its count
+# (no kind has 16 copies). The cards of the kinds that can pay for an Element (or a spell) are then `packed & mask`,
+# a small exact key that is cheap to make and to hash, where a tuple of (kind, count) pairs would cost a loop.
 
 Aim = tuple[int, int]  # a target as (seat, creature number; 0 for the wizard)
 Hand = tuple[tuple[int, int], ...]  # sorted (Element card kind, count) pairs of a hand, or of the kinds that matter
-_CACHE = 1 << 12
+Actions = tuple[MagickaAction, ...]
+_LIMIT = 1 << 14  # lists kept per table before it starts again
 _PASS = MagickaAction(type=PASS)
 _END_TURN = MagickaAction(type=END_TURN)
 _DRAW_REPLACEMENTS = MagickaAction(type=DRAW_REPLACEMENTS)
@@ -238,91 +281,93 @@ _SPELL_KINDS: dict[int, frozenset[int]] = {
     kind: frozenset().union(*(_ELEMENT_KINDS[e] for e, _ in spell.cost), _ELEMENT_KINDS.get(spell.upgrade, ()))
     for kind, spell in SPELL_BY_KIND.items()
 }
+if max(card.count for card in ELEMENT_BY_KIND.values()) > 15:
+    raise ValueError("a packed hand holds at most 15 cards of an Element card kind")
+_NIBBLE: dict[int, int] = {  # Element card id -> 1 in its kind's 4 bits
+    card: 1 << 4 * kind for card, kind in CATALOGUE.kind_of.items() if kind in ELEMENT_BY_KIND
+}
+
+
+def _mask(kinds: frozenset[int]) -> int:
+    return sum(15 << 4 * kind for kind in kinds)
+
+
+_ELEMENT_MASK: dict[Element, int] = {e: _mask(kinds) for e, kinds in _ELEMENT_KINDS.items()}
+_SPELL_MASK: dict[int, int] = {kind: _mask(kinds) for kind, kinds in _SPELL_KINDS.items()}
+_SNAP_MASKS: tuple[tuple[Element, int], ...] = tuple((e, _ELEMENT_MASK[e]) for e in ELEMENTS)
+_SHIELD_MASK = _ELEMENT_MASK[SHIELD]
+_SUMMONS = frozenset(kind for kind, spell in SPELL_BY_KIND.items() if spell.type is SpellType.SUMMON)
+
+
+def _packed(elements: Iterable[int]) -> int:
+    return sum(map(_NIBBLE.__getitem__, elements))
+
+
+def _unpack(packed: int) -> Hand:
+    """The (kind, count) pairs of a packed hand, by kind."""
+    hand: list[tuple[int, int]] = []
+    kind = 0
+    while packed:
+        if packed & 15:
+            hand.append((kind, packed & 15))
+        packed >>= 4
+        kind += 1
+    return tuple(hand)
 
 
 def _hand(state: MagickaState, seat: int) -> Hand:
     return tuple(sorted(element_kinds(state, seat).items()))
 
 
-def _relevant(hand: Hand, kinds: frozenset[int]) -> Hand:
-    """The part of `hand` that can pay for some Element: all that listing those payments looks at."""
-    return tuple(item for item in hand if item[0] in kinds)
-
-
-def _payers(hand: Hand) -> dict[Element, list[tuple[int, int]]]:
-    """_relevant(hand, _ELEMENT_KINDS[e]) for every Element e, in one pass over the hand."""
-    parts: dict[Element, list[tuple[int, int]]] = {e: [] for e in ELEMENTS}
-    for item in hand:
-        for element in ELEMENT_BY_KIND[item[0]].elements:
-            parts[element].append(item)
-    return parts
-
-
 def _aims(state: MagickaState) -> tuple[Aim, ...]:
     """spells.targets as keys: every living wizard and creature, wizards first."""
-    wizards = tuple((s, 0) for s, w in enumerate(state.wizards[:]) if not w.dead)
-    return wizards + tuple((c.controller, c.number) for c in state.creatures[:])
+    wizards = tuple([_WIZARD_AIMS[s] for s, w in enumerate(state.wizards[:]) if not w.dead])
+    creatures = state.creatures[:]
+    return wizards + tuple([(c.controller, c.number) for c in creatures]) if creatures else wizards
+
+
+_WIZARD_AIMS: tuple[Aim, ...] = tuple((seat, 0) for seat in range(MAX_SEATS))
 
 
 def _target(aim: Aim) -> MagickaTarget:
     return MagickaTarget(seat=aim[0], creature=aim[1])
 
 
-@lru_cache(maxsize=_CACHE)
-def _kinds_action(type_: MagickaActionType.ValueType, kinds: tuple[int, ...]) -> MagickaAction:
+def _kinds_message(type_: MagickaActionType.ValueType, *kinds: int) -> MagickaAction:
     return MagickaAction(type=type_, kinds=kinds)
 
 
-def _hand_kinds(wizard: MagickaWizard) -> tuple[Hand, tuple[int, ...]]:
-    """A wizard's Element cards as sorted (kind, count) pairs, and its Spell card kinds, sorted."""
-    kinds = _KIND_OF
-    elements = tuple(sorted(Counter(map(kinds.__getitem__, wizard.elements[:])).items()))
-    return elements, tuple(sorted(set(map(kinds.__getitem__, wizard.spells[:]))))
+# Every exchange and discard message, built once: by the card kind (or the pair of kinds) it names.
+_SPELL_FOR_ELEMENTS = {k: _kinds_message(TRADE_SPELL_FOR_ELEMENTS, k) for k in SPELL_BY_KIND}
+_SPELL_TRADE = {k: _kinds_message(TRADE_SPELL, k) for k in SPELL_BY_KIND}
+_ELEMENT_TRADE = {k: _kinds_message(TRADE_ELEMENT, k) for k in ELEMENT_BY_KIND}
+_PAIR_TRADE = {a: {b: _kinds_message(TRADE_ELEMENTS_FOR_SPELL, a, b) for b in ELEMENT_BY_KIND} for a in ELEMENT_BY_KIND}
+_DISCARD = {k: _kinds_message(DISCARD, k) for k in (*ELEMENT_BY_KIND, *SPELL_BY_KIND)}
 
 
-def _turn_actions(
-    seat: int,
-    hand: Hand,
-    spell_cards: tuple[int, ...],
-    aims: tuple[Aim, ...],
-    exchange_open: bool,
-    hurt: tuple[tuple[Aim, int], ...],
-) -> tuple[MagickaAction, ...]:
-    """A living wizard's exchanges (while the exchange is open), casts, snap spells and repairs, in that order, from
-    its hand, the aims and the barriers to repair (each read once). Not remembered as a whole: in random play almost
-    every such key is new (2% hits), while its parts (`_spell_casts`, `_snap_casts`, ...) repeat."""
-    legal = list(_trade_actions(hand, spell_cards)) if exchange_open else []
-    for kind in spell_cards:
-        cast_aims = ((seat, 0),) if SPELL_BY_KIND[kind].type is SpellType.SUMMON else aims
-        legal += _spell_casts(kind, _relevant(hand, _SPELL_KINDS[kind]), cast_aims)
-    payers = _payers(hand)
-    for element in ELEMENTS:
-        legal += _snap_casts(element, tuple(payers[element]), aims)
-    shields = tuple(payers[SHIELD])
-    for aim, missing in hurt:
-        legal += _repair_actions(aim, missing, shields)
-    return tuple(legal)
+def _hand_kinds(wizard: MagickaWizard) -> tuple[list[int], list[int]]:
+    """A wizard's Element card kinds, sorted (with repeats), and its Spell card kinds, sorted (each once)."""
+    kinds = _KIND_OF.__getitem__
+    return sorted(map(kinds, wizard.elements[:])), sorted(set(map(kinds, wizard.spells[:])))
 
 
-def _trade_actions(elements: Hand, spell_cards: tuple[int, ...]) -> tuple[MagickaAction, ...]:
-    """Every exchange from a hand of Element card kinds (with counts) and Spell card kinds (the messages are cached
-    by `_kinds_action`; the list is not: in random play most hands are new)."""
-    legal = [_kinds_action(t, (k,)) for t in (TRADE_SPELL_FOR_ELEMENTS, TRADE_SPELL) for k in spell_cards]
-    legal += [_kinds_action(TRADE_ELEMENT, (k,)) for k, _ in elements]
-    for i, (first, n) in enumerate(elements):
-        if n >= 2:
-            legal.append(_kinds_action(TRADE_ELEMENTS_FOR_SPELL, (first, first)))
-        legal += [_kinds_action(TRADE_ELEMENTS_FOR_SPELL, (first, k)) for k, _ in elements[i + 1 :]]
-    return tuple(legal)
+def _trade_actions(elements: list[int], spell_cards: list[int]) -> list[MagickaAction]:
+    """Every exchange from a hand's Element card kinds (sorted, with repeats) and Spell card kinds (sorted)."""
+    legal = [_SPELL_FOR_ELEMENTS[k] for k in spell_cards]
+    legal += [_SPELL_TRADE[k] for k in spell_cards]
+    distinct = sorted(set(elements))
+    legal += [_ELEMENT_TRADE[k] for k in distinct]
+    for i, first in enumerate(distinct):
+        row = _PAIR_TRADE[first]
+        if elements.count(first) >= 2:
+            legal.append(row[first])
+        legal += [row[k] for k in distinct[i + 1 :]]
+    return legal
 
 
-@lru_cache(maxsize=_CACHE)
-def _attack_action(creature: int, aim: Aim) -> MagickaAction:
-    return MagickaAction(type=ATTACK, creature=creature, target=_target(aim))
-
-
-# Every paid action message (a cast, a snap spell, a repair) built once and shared: the lists above are cached per hand
-# and aims, and in random play most of those keys are new while the actions they list repeat.
+# Every paid action message (a cast, a snap spell, a repair) built once and shared: the lists below are remembered
+# per spell or Element, the cards that can pay for it and the aims, and in random play many of those keys are new
+# while the actions they list repeat.
 _PAID: dict[tuple[MagickaActionType.ValueType, int, Payment, Aim, int], MagickaAction] = {}
 _PAID_LIMIT = 1 << 16  # messages kept before the table starts again
 
@@ -350,8 +395,31 @@ def _paid_action(
     return found
 
 
-@lru_cache(maxsize=_CACHE)
-def _spell_casts(kind: int, hand: Hand, aims: tuple[Aim, ...]) -> tuple[MagickaAction, ...]:
+_ATTACKS: dict[tuple[int, Aim], MagickaAction] = {}
+
+
+def _attack_action(creature: int, aim: Aim) -> MagickaAction:
+    found = _ATTACKS.get((creature, aim))
+    if found is None:
+        if len(_ATTACKS) >= _LIMIT:
+            _ATTACKS.clear()
+        found = _ATTACKS[creature, aim] = MagickaAction(type=ATTACK, creature=creature, target=_target(aim))
+    return found
+
+
+_CASTS: dict[tuple[int, int, tuple[Aim, ...]], Actions] = {}  # (spell kind, packed payers, aims) -> casts
+_SNAPS: dict[tuple[Element, int, tuple[Aim, ...]], Actions] = {}  # (Element, packed payers, aims) -> snap spells
+_REPAIRS: dict[tuple[Aim, int, int], Actions] = {}  # (aim, points missing, packed Shield payers) -> repairs
+
+
+def _remember(table: dict[Any, Actions], key: Any, actions: Actions) -> Actions:
+    if len(table) >= _LIMIT:
+        table.clear()
+    table[key] = actions
+    return actions
+
+
+def _spell_casts(kind: int, hand: Hand, aims: tuple[Aim, ...]) -> Actions:
     """Every cast of spell `kind`: each upgrade, each payment from `hand`, at each aim."""
     spell = SPELL_BY_KIND[kind]
     counts = dict(hand)
@@ -364,8 +432,7 @@ def _spell_casts(kind: int, hand: Hand, aims: tuple[Aim, ...]) -> tuple[MagickaA
     )
 
 
-@lru_cache(maxsize=_CACHE)
-def _snap_casts(element: Element, hand: Hand, aims: tuple[Aim, ...]) -> tuple[MagickaAction, ...]:
+def _snap_casts(element: Element, hand: Hand, aims: tuple[Aim, ...]) -> Actions:
     """Every snap spell of `element`: two of it (more for the snaps that take extra), each payment, at each aim."""
     counts = dict(hand)
     total = _max_extra(counts, element)
@@ -380,8 +447,7 @@ def _snap_casts(element: Element, hand: Hand, aims: tuple[Aim, ...]) -> tuple[Ma
     )
 
 
-@lru_cache(maxsize=_CACHE)
-def _repair_actions(aim: Aim, missing: int, shields: Hand) -> tuple[MagickaAction, ...]:
+def _repair_actions(aim: Aim, missing: int, shields: Hand) -> Actions:
     counts = dict(shields)
     return tuple(
         _paid_action(REPAIR, 0, p, aim, amount)
@@ -390,8 +456,40 @@ def _repair_actions(aim: Aim, missing: int, shields: Hand) -> tuple[MagickaActio
     )
 
 
+def _paid_actions(
+    seat: int, packed: int, spell_cards: list[int], aims: tuple[Aim, ...], hurt: list[tuple[Aim, int]]
+) -> list[MagickaAction]:
+    """A living wizard's casts, snap spells and repairs, in that order, from its packed Element cards, its Spell card
+    kinds, the aims and the barriers to repair (each read once). Not remembered as a whole: in random play almost
+    every such key is new, while its parts (per spell, per Element) repeat."""
+    legal: list[MagickaAction] = []
+    for kind in spell_cards:
+        cast_aims = (_WIZARD_AIMS[seat],) if kind in _SUMMONS else aims
+        payers = packed & _SPELL_MASK[kind]
+        found = _CASTS.get((kind, payers, cast_aims))
+        if found is None:
+            found = _spell_casts(kind, _unpack(payers), cast_aims)
+            _remember(_CASTS, (kind, payers, cast_aims), found)
+        legal += found
+    for element, mask in _SNAP_MASKS:
+        payers = packed & mask
+        if payers:
+            found = _SNAPS.get((element, payers, aims))
+            if found is None:
+                found = _remember(_SNAPS, (element, payers, aims), _snap_casts(element, _unpack(payers), aims))
+            legal += found
+    if hurt:
+        shields = packed & _SHIELD_MASK
+        for aim, missing in hurt:
+            found = _REPAIRS.get((aim, missing, shields))
+            if found is None:
+                found = _remember(_REPAIRS, (aim, missing, shields), _repair_actions(aim, missing, _unpack(shields)))
+            legal += found
+    return legal
+
+
 @lru_cache(maxsize=_CACHE)
-def _answer_actions(spell_kind: int, counter: str, hand: Hand) -> tuple[MagickaAction, ...]:
+def _answer_actions(spell_kind: int, counter: str, hand: Hand) -> Actions:
     spell = SPELL_BY_KIND[spell_kind]
     counts = dict(hand)
     legal: list[MagickaAction] = []
@@ -570,41 +668,44 @@ class Magicka(Game[MagickaState, MagickaAction]):
     # ----- legal actions ----------------------------------------------------------------------------------------
 
     def _legal_actions(self, state: MagickaState, seat: int) -> list[MagickaAction]:
-        if state.phase == RESPONDING:
+        phase = state.phase
+        if phase == RESPONDING:
             return [*self._answers(state, seat), _PASS]
-        if state.phase == DISCARDING:
-            kinds = sorted(set(element_kinds(state, seat)) | set(spell_kinds(state, seat)))
-            return [_kinds_action(DISCARD, (k,)) for k in kinds]
         wizard = state.wizards[seat]
+        if phase == DISCARDING:
+            elements, spell_cards = _hand_kinds(wizard)
+            return [_DISCARD[k] for k in sorted(set(elements))] + [_DISCARD[k] for k in spell_cards]
         alive = not wizard.dead
-        if alive and state.owed_elements + state.owed_spells:
-            return [*self._trades(state, seat), _DRAW_REPLACEMENTS]
+        if alive and (state.owed_elements or state.owed_spells):
+            legal = _trade_actions(*_hand_kinds(wizard))
+            legal.append(_DRAW_REPLACEMENTS)
+            return legal
         aims = _aims(state)
-        legal: list[MagickaAction] = []
         if alive:
-            hand, spell_cards = _hand_kinds(wizard)
-            hurt = self._repairs(state, aims)
-            legal += _turn_actions(seat, hand, spell_cards, aims, state.exchange_open, hurt)
-        legal += self._attacks(state, seat, aims)
+            elements, spell_cards = _hand_kinds(wizard)
+            legal = _trade_actions(elements, spell_cards) if state.exchange_open else []
+            legal += _paid_actions(seat, _packed(wizard.elements[:]), spell_cards, aims, self._repairs(state))
+        else:
+            legal = []
+        if state.creatures:
+            legal += self._attacks(state, seat, aims)
         legal.append(_END_TURN)
         return legal
 
-    def _trades(self, state: MagickaState, seat: int) -> list[MagickaAction]:
-        return list(_trade_actions(*_hand_kinds(state.wizards[seat])))
-
-    def _repairs(self, state: MagickaState, aims: tuple[Aim, ...]) -> tuple[tuple[Aim, int], ...]:
-        """The aims whose barrier a Shield may repair, with the points it misses (the repairs: `_turn_actions`)."""
-        hurt: list[tuple[Aim, int]] = []
-        for aim in aims:
-            body_ = state.wizards[aim[0]] if not aim[1] else spells.find_creature(state, aim[1])
-            if body_ is not None and body_.barrier:
-                hurt.append((aim, body_.barrier_max - body_.barrier))
-        return tuple(hurt)
+    def _repairs(self, state: MagickaState) -> list[tuple[Aim, int]]:
+        """The aims whose barrier a Shield may repair, in the order of `_aims`, with the points each misses."""
+        hurt = [
+            (_WIZARD_AIMS[s], w.barrier_max - w.barrier)
+            for s, w in enumerate(state.wizards[:])
+            if w.barrier and not w.dead
+        ]
+        hurt += [((c.controller, c.number), c.barrier_max - c.barrier) for c in state.creatures[:] if c.barrier]
+        return hurt
 
     def _attacks(self, state: MagickaState, seat: int, aims: tuple[Aim, ...]) -> list[MagickaAction]:
         return [
             _attack_action(creature.number, aim)
-            for creature in state.creatures
+            for creature in state.creatures[:]
             if creature.controller == seat and creature.ready
             for aim in aims
             if aim[1] != creature.number
@@ -616,8 +717,8 @@ class Magicka(Game[MagickaState, MagickaAction]):
     # ----- applying actions -------------------------------------------------------------------------------------
 
     def _apply(self, state: MagickaState, seat: int, action: MagickaAction) -> list[Event]:
-        self._check_fields(action)
-        phase, type_ = state.phase, action.type
+        move = _move(action)
+        phase, type_ = state.phase, move.type
         expected = _STEP_ACTIONS.get(phase)
         if expected is not None and type_ not in expected:
             raise IllegalActionError(
@@ -628,7 +729,7 @@ class Magicka(Game[MagickaState, MagickaAction]):
             )
         if expected is None and type_ in (ANSWER, PASS, DISCARD):
             raise IllegalActionError("turn step", "there is no spell to answer and no discard is due")
-        events: list[Event] = getattr(self, _HANDLERS.get(type_, "_apply_trade"))(state, seat, action)
+        events = _HANDLERS.get(type_, Magicka._apply_trade)(self, state, seat, action, move)
         self._after_action(state, events)
         return events
 
@@ -641,36 +742,42 @@ class Magicka(Game[MagickaState, MagickaAction]):
         if extra:
             raise MalformedActionError("action fields", f"this action does not take {', '.join(sorted(extra))}")
 
-    def _require_caster(self, state: MagickaState, seat: int, action: MagickaAction) -> None:
+    def _require_caster(self, state: MagickaState, seat: int, type_: int) -> None:
         if state.wizards[seat].dead:
             raise IllegalActionError("dead is dead", "'A Wizard with ZERO Health' cannot cast or exchange")
-        if action.type not in TRADES and state.owed_elements + state.owed_spells:
+        if type_ not in TRADES and (state.owed_elements or state.owed_spells):
             raise IllegalActionError(
                 "no piecemeal exchanging", "'all exchange cards must be Discarded BEFORE drawing replacement cards'"
             )
 
-    def _require_target(self, state: MagickaState, target: MagickaTarget) -> None:
-        found = body(state, target)
-        if found is None or (target.creature and target.seat != controller(state, target)):
+    def _require_target(self, state: MagickaState, aim: Aim) -> None:
+        """A living wizard, or a creature named with its controller's seat."""
+        seat, number = aim
+        if number:
+            creature = spells.find_creature(state, number)
+            standing = creature is not None and creature.controller == seat
+        else:
+            standing = 0 <= seat < len(state.wizards) and not state.wizards[seat].dead
+        if not standing:
             raise IllegalActionError("target", "the target must be a living wizard or creature")
 
-    def _require_payment(self, state: MagickaState, seat: int, payment: Payment, needs: dict[Element, int]) -> None:
-        problem = is_payment(payment, needs, element_kinds(state, seat))
+    def _require_payment(self, state: MagickaState, seat: int, payment: Payment, needs: Needs) -> None:
+        problem = payment_problem(payment, needs, list(map(_KIND_OF.__getitem__, state.wizards[seat].elements[:])))
         if problem:
             raise IllegalActionError("element cost", f"'Combine the listed Elements to Cast the Spell': {problem}")
 
-    def _apply_trade(self, state: MagickaState, seat: int, action: MagickaAction) -> list[Event]:
-        self._require_caster(state, seat, action)
+    def _apply_trade(self, state: MagickaState, seat: int, action: MagickaAction, move: Move) -> list[Event]:
+        type_, kinds = move.type, move.kinds
+        self._require_caster(state, seat, type_)
         if not state.exchange_open:
             raise IllegalActionError(
                 "exchange", "'All Card Exchanges occur at the BEGINNING of a Wizard's Turn', before any casting"
             )
         wizard = state.wizards[seat]
-        type_, kinds = action.type, action.kinds[:]
         gives_spells = type_ in (TRADE_SPELL_FOR_ELEMENTS, TRADE_SPELL)
         want = 1 if type_ != TRADE_ELEMENTS_FOR_SPELL else 2
         hand, pile = (wizard.spells, state.spell_discard) if gives_spells else (wizard.elements, state.element_discard)
-        held = [_KIND_OF[card] for card in hand[:]]  # the kinds in hand, read once
+        held = list(map(_KIND_OF.__getitem__, hand[:]))  # the kinds in hand, read once
         if len(kinds) != want or any(held.count(k) < kinds.count(k) for k in kinds):
             raise IllegalActionError("exchange rate", f"this exchange discards {want} card(s) of kinds in the hand")
         gone = [_take(hand, k) for k in kinds]
@@ -679,10 +786,12 @@ class Magicka(Game[MagickaState, MagickaAction]):
             state.owed_spells += 1
         else:
             state.owed_elements += 2 if type_ == TRADE_SPELL_FOR_ELEMENTS else 1
-        names = ", ".join(card_name(c) for c in gone)
+        names = ", ".join(map(_CARD_NAMES.__getitem__, gone))
         return [event("CardsExchanged", f"wizard {seat} discarded {names} to exchange", actor=seat)]
 
-    def _apply_draw_replacements(self, state: MagickaState, seat: int, action: MagickaAction) -> list[Event]:
+    def _apply_draw_replacements(
+        self, state: MagickaState, seat: int, action: MagickaAction, move: Move
+    ) -> list[Event]:
         if state.wizards[seat].dead or not state.owed_elements + state.owed_spells:
             raise IllegalActionError("exchange", "no exchange is waiting for its replacement cards")
         events: list[Event] = []
@@ -691,22 +800,25 @@ class Magicka(Game[MagickaState, MagickaAction]):
         state.exchange_open = False
         return events
 
-    def _apply_cast_spell(self, state: MagickaState, seat: int, action: MagickaAction) -> list[Event]:
-        self._require_caster(state, seat, action)
-        spell = SPELL_BY_KIND.get(action.spell)
-        if spell is None or spell_kinds(state, seat)[action.spell] == 0:
+    def _apply_cast_spell(self, state: MagickaState, seat: int, action: MagickaAction, move: Move) -> list[Event]:
+        self._require_caster(state, seat, CAST_SPELL)
+        spell = SPELL_BY_KIND.get(move.spell)
+        wizard = state.wizards[seat]
+        if spell is None or move.spell not in map(_KIND_OF.__getitem__, wizard.spells[:]):
             raise IllegalActionError("spell card", "'Spell Card Spells require a Spell card' from your hand")
-        if action.extra < 0 or (action.extra and not spell.upgrade):
+        extra = move.extra
+        if extra < 0 or (extra and not spell.upgrade):
             raise IllegalActionError("upgrade", f"{spell.name} takes no additional Elements")
-        self._require_target(state, action.target)
-        if spell.type is SpellType.SUMMON and action.target != wizard_target(seat):
+        self._require_target(state, move.target)
+        summon = spell.type is SpellType.SUMMON
+        if summon and move.target != _WIZARD_AIMS[seat]:
             raise IllegalActionError("target", "a summoning spell is aimed at its caster: the creature joins them")
-        payment = _payment_of(action)
-        self._require_payment(state, seat, payment, _needs(spell.cost, spell.upgrade, action.extra))
+        payment = move.payment
+        self._require_payment(state, seat, payment, _cast_needs(spell.kind, extra))
         state.exchange_open = False
-        card = _take(state.wizards[seat].spells, spell.kind)
+        card = _take(wizard.spells, spell.kind)
         _pay(state, seat, payment)
-        aim = "" if spell.type is SpellType.SUMMON else f" at {target_name(state, action.target)}"
+        aim = "" if summon else f" at {target_name(state, action.target)}"
         events = [
             event(
                 "SpellCast",
@@ -717,11 +829,11 @@ class Magicka(Game[MagickaState, MagickaAction]):
         damage = spells.cast_damage(state, spell)
         if spell.count_of(FIRE) >= 2:
             state.fire_spells += 1
-        if spell.type is SpellType.SUMMON:  # 'Summoning Spells CANNOT be Mayhemified.'
-            spells.summon(state, seat, card, spell, action.extra, events)
+        if summon:  # 'Summoning Spells CANNOT be Mayhemified.'
+            spells.summon(state, seat, card, spell, extra, events)
             return events
         cast = type(state.cast)(caster=seat, spell=spell.kind, card=card, target=action.target, damage=damage)
-        cast.extra = action.extra
+        cast.extra = extra
         self._open_window(state, cast, events)
         return events
 
@@ -758,18 +870,19 @@ class Magicka(Game[MagickaState, MagickaAction]):
             events.append(event("Mayhemified", f"{spell.name} failed the Mayhem Muster"))
             spells.mayhem_hit(state, cast, cast.target, cast.caster, Scale(), events)
 
-    def _apply_cast_snap(self, state: MagickaState, seat: int, action: MagickaAction) -> list[Event]:
-        self._require_caster(state, seat, action)
-        if action.element not in SNAP_NAMES:
+    def _apply_cast_snap(self, state: MagickaState, seat: int, action: MagickaAction, move: Move) -> list[Event]:
+        self._require_caster(state, seat, CAST_SNAP)
+        element, extra = move.element, move.extra
+        if element not in SNAP_NAMES:
             raise IllegalActionError("snap spell", "'Snap Spells are Cast using two (2) IDENTICAL Elements'")
-        if action.extra < 0 or (action.extra and action.element not in SNAP_EXTRA):
+        if extra < 0 or (extra and element not in SNAP_EXTRA):
             raise IllegalActionError("snap spell", "only Shoddy Shield and Vitality Tonic take additional Elements")
-        self._require_target(state, action.target)
-        payment = _payment_of(action)
-        self._require_payment(state, seat, payment, {action.element: 2 + action.extra})
+        self._require_target(state, move.target)
+        payment = move.payment
+        self._require_payment(state, seat, payment, ((element, 2 + extra),))
         state.exchange_open = False
         _pay(state, seat, payment)
-        name = SNAP_NAMES[action.element]
+        name = SNAP_NAMES[element]
         events = [
             event(
                 "SnapCast",
@@ -777,31 +890,31 @@ class Magicka(Game[MagickaState, MagickaAction]):
                 actor=seat,
             )
         ]
-        if action.element == FIRE:
+        if element == FIRE:
             state.fire_spells += 1
-        spells.snap(state, seat, action.element, action.extra, action.target, events)
+        spells.snap(state, seat, element, extra, action.target, events)
         return events
 
-    def _apply_repair(self, state: MagickaState, seat: int, action: MagickaAction) -> list[Event]:
-        self._require_caster(state, seat, action)
-        self._require_target(state, action.target)
+    def _apply_repair(self, state: MagickaState, seat: int, action: MagickaAction, move: Move) -> list[Event]:
+        self._require_caster(state, seat, REPAIR)
+        self._require_target(state, move.target)
         hurt = body(state, action.target)
         missing = hurt.barrier_max - hurt.barrier if hurt and hurt.barrier else 0
-        amount = action.extra
+        amount = move.extra
         if not 1 <= amount <= missing:
             raise IllegalActionError("barrier repair", "'repairs 1 Damage point up to INITIAL CASTING maximum'")
-        payment = _payment_of(action)
-        self._require_payment(state, seat, payment, {SHIELD: amount})
+        payment = move.payment
+        self._require_payment(state, seat, payment, ((SHIELD, amount),))
         state.exchange_open = False
         _pay(state, seat, payment)
         events = [event("RepairCast", f"wizard {seat} spent {_payment_text(payment)}", actor=seat)]
         spells.repair(state, action.target, amount, events)
         return events
 
-    def _apply_attack(self, state: MagickaState, seat: int, action: MagickaAction) -> list[Event]:
+    def _apply_attack(self, state: MagickaState, seat: int, action: MagickaAction, move: Move) -> list[Event]:
         if state.owed_elements + state.owed_spells:
             raise IllegalActionError("no piecemeal exchanging", "draw the replacement cards first")
-        creature = spells.find_creature(state, action.creature)
+        creature = spells.find_creature(state, move.creature)
         if creature is None or creature.controller != seat:
             raise IllegalActionError("creature attack", "choose one of your own creatures")
         if not creature.ready:
@@ -809,8 +922,8 @@ class Magicka(Game[MagickaState, MagickaAction]):
                 "creature attack",
                 "'Summoned Creatures CANNOT attack on the same Turn in which they are Summoned', nor twice a turn",
             )
-        self._require_target(state, action.target)
-        if action.target.creature == creature.number:
+        self._require_target(state, move.target)
+        if move.target[1] == creature.number:
             raise IllegalActionError("creature attack", "a creature does not attack itself")
         state.exchange_open = False
         creature.ready = False
@@ -819,7 +932,7 @@ class Magicka(Game[MagickaState, MagickaAction]):
         spells.deal_damage(state, action.target, creature.attack, name, events)
         return events
 
-    def _apply_end_turn(self, state: MagickaState, seat: int, action: MagickaAction) -> list[Event]:
+    def _apply_end_turn(self, state: MagickaState, seat: int, action: MagickaAction, move: Move) -> list[Event]:
         if state.owed_elements + state.owed_spells:
             raise IllegalActionError("no piecemeal exchanging", "draw the replacement cards first")
         events = [event("TurnEnded", f"wizard {seat} ended the turn", actor=seat)]
@@ -829,13 +942,13 @@ class Magicka(Game[MagickaState, MagickaAction]):
         self._begin_turn(state, self._next_seat(state, seat), events)
         return events
 
-    def _apply_discard(self, state: MagickaState, seat: int, action: MagickaAction) -> list[Event]:
-        kind = action.kinds[0] if len(action.kinds) == 1 else -1
+    def _apply_discard(self, state: MagickaState, seat: int, action: MagickaAction, move: Move) -> list[Event]:
+        kind = move.kinds[0] if len(move.kinds) == 1 else -1
         wizard = state.wizards[seat]
-        if element_kinds(state, seat)[kind]:
+        if kind in map(_KIND_OF.__getitem__, wizard.elements[:]):
             card = _take(wizard.elements, kind)
             state.element_discard.append(card)
-        elif spell_kinds(state, seat)[kind]:
+        elif kind in map(_KIND_OF.__getitem__, wizard.spells[:]):
             card = _take(wizard.spells, kind)
             state.spell_discard.append(card)
         else:
@@ -847,29 +960,30 @@ class Magicka(Game[MagickaState, MagickaAction]):
             state.phase = DISCARDING
         return events
 
-    def _apply_pass(self, state: MagickaState, seat: int, action: MagickaAction) -> list[Event]:
+    def _apply_pass(self, state: MagickaState, seat: int, action: MagickaAction, move: Move) -> list[Event]:
         cast = clone(state.cast)
         events = [event("AnswerPassed", f"wizard {seat} let {SPELL_BY_KIND[cast.spell].name} through", actor=seat)]
         self._resolve(state, cast, events)
         return events
 
-    def _apply_answer(self, state: MagickaState, seat: int, action: MagickaAction) -> list[Event]:
+    def _apply_answer(self, state: MagickaState, seat: int, action: MagickaAction, move: Move) -> list[Event]:
         cast = clone(state.cast)
         spell = SPELL_BY_KIND[cast.spell]
-        kind = answer_kind(state, spell, action.element) if action.element in SNAP_NAMES else ""
+        element = move.element
+        kind = answer_kind(state, spell, element) if element in SNAP_NAMES else ""
         if not kind:
             raise IllegalActionError(
                 "answer",
                 "counter with an opposing Element, disrupt with the same Element (two of it in the spell), or reflect "
                 "with a counter + Shield",
             )
-        payment = _payment_of(action)
+        payment = move.payment
         reflect = kind == "counter" and any(e == SHIELD for _, e in payment)
-        needs = {action.element: 2, SHIELD: 1} if reflect else {action.element: 2}
+        needs = tuple(sorted({element: 2, SHIELD: 1}.items())) if reflect else ((element, 2),)
         self._require_payment(state, seat, payment, needs)
         _pay(state, seat, payment)
         verb = "reflected" if reflect else "countered" if kind == "counter" else "disrupted"
-        snap = SNAP_NAMES[action.element] + (" + Shield" if reflect else "")
+        snap = SNAP_NAMES[element] + (" + Shield" if reflect else "")
         events = [
             event("SpellAnswered", f"wizard {seat} {verb} {spell.name} with {snap}", actor=seat),
         ]
@@ -975,6 +1089,7 @@ class Magicka(Game[MagickaState, MagickaAction]):
 # ----- text ---------------------------------------------------------------------------------------------------------
 
 
+@lru_cache(maxsize=_CACHE)
 def _payment_text(payment: Payment) -> str:
     return ", ".join(f"{kind_name(k)} as {element_name(e)}" for k, e in payment) or "nothing"
 
@@ -1054,5 +1169,18 @@ def render_view(view: MagickaState, seat: int | None) -> str:
         lines.append(f"exchange owes {view.owed_elements} Element and {view.owed_spells} Spell cards")
     return "\n".join(lines)
 
+
+Handler = Callable[[Magicka, MagickaState, int, MagickaAction, Move], list[Event]]
+_HANDLERS: dict[int, Handler] = {  # the method applying each action type (the trades: _apply_trade)
+    DRAW_REPLACEMENTS: Magicka._apply_draw_replacements,
+    CAST_SPELL: Magicka._apply_cast_spell,
+    CAST_SNAP: Magicka._apply_cast_snap,
+    REPAIR: Magicka._apply_repair,
+    ATTACK: Magicka._apply_attack,
+    END_TURN: Magicka._apply_end_turn,
+    DISCARD: Magicka._apply_discard,
+    ANSWER: Magicka._apply_answer,
+    PASS: Magicka._apply_pass,
+}
 
 GAME = Magicka()

@@ -16,6 +16,7 @@ from functools import lru_cache
 from engine_core.games.magicka.cards import ELEMENT_BY_KIND, Element
 
 Payment = tuple[tuple[int, Element], ...]  # sorted (kind, element) pairs
+Needs = tuple[tuple[Element, int], ...]  # sorted (Element, count) pairs
 
 
 def hand_kinds(element_cards: Sequence[int], kind_of: Mapping[int, int]) -> Counter[int]:
@@ -40,6 +41,26 @@ def is_payment(payment: Sequence[tuple[int, Element]], needs: Mapping[Element, i
         if not _is_minimal(values[element], need):
             return "the Elements paid do not meet the cost, or a card is not needed"
     return ""
+
+
+def payment_problem(payment: Payment, needs: Needs, held: list[int]) -> str:
+    """is_payment for a hand given as the kinds of its cards: the same answer, with the part that does not depend on
+    the hand (the payment against the needs) remembered."""
+    for kind, n in _used(payment):
+        if held.count(kind) < n:
+            return f"the hand holds {held.count(kind)} card(s) of kind {kind}, not {n}"
+    return _problem(payment, needs)
+
+
+@lru_cache(maxsize=1 << 12)
+def _used(payment: Payment) -> tuple[tuple[int, int], ...]:
+    return tuple(Counter(kind for kind, _ in payment).items())
+
+
+@lru_cache(maxsize=1 << 14)
+def _problem(payment: Payment, needs: Needs) -> str:
+    """is_payment from a hand holding every card the payment uses."""
+    return is_payment(payment, dict(needs), Counter(kind for kind, _ in payment))
 
 
 def _is_minimal(values: list[int], need: int) -> bool:
