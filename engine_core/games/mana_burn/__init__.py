@@ -16,14 +16,16 @@ from manaforge.v1.games.mana_burn_pb2 import ManaBurnAction, ManaBurnState
 
 from engine_core import rng
 from engine_core.bots.budget import Budget
-from engine_core.errors import IllegalActionError, MalformedActionError
+from engine_core.errors import GameOverError, IllegalActionError, MalformedActionError, NotYourTurnError
 from engine_core.game import Game, GameInfo, Option, seat_count
 from engine_core.games.mana_burn import board, rules
 from engine_core.games.mana_burn.bots import heuristic
 from engine_core.games.mana_burn.cards import DECK_SIZE, INSTANTS, MAIN_CARDS, NAMES, distinct, kind, name, names
+from engine_core.games.mana_burn.cow import LiveState, step_copy
 from engine_core.games.mana_burn.rules import PASS, Move, Phase
 from engine_core.games.mana_burn.zones import all_cards, sync_sizes
 
+ACTION_NAME = ManaBurnAction.DESCRIPTOR.full_name
 # A random playout's hard stop (never reached in practice): the game ends as at the turn limit.
 ACTION_CAP = 19_000
 
@@ -58,6 +60,26 @@ class ManaBurn(Game[ManaBurnState, ManaBurnAction]):
     )
     state_type = ManaBurnState
     action_type = ManaBurnAction
+
+    def apply(self, state: ManaBurnState, seat: int, action: ManaBurnAction) -> tuple[ManaBurnState, list[Event]]:
+        """`Game.apply`; on a live state its copy shares the players until the rules change one (cow.py)."""
+        if type(state) is not LiveState:
+            return super().apply(state, seat, action)
+        header = state.header
+        if header.outcome.finished:
+            raise GameOverError()
+        if seat not in header.pending.seats:
+            raise NotYourTurnError(seat, list(header.pending.seats))
+        if not isinstance(action, ManaBurnAction):
+            raise MalformedActionError("action type", f"{self.info.title} takes {ACTION_NAME} actions")
+        new = step_copy(state)
+        events = self._apply(new, seat, action)
+        new_header = new.header
+        version = new_header.version + 1
+        new_header.version = version
+        for made in events:
+            made.version = version
+        return new, events
 
     # ----- hooks ----------------------------------------------------------------------------------------------------
 

@@ -39,6 +39,7 @@ from engine_core.games.mana_burn.cards import (
     name,
     names,
 )
+from engine_core.games.mana_burn.cow import own_player
 from engine_core.games.mana_burn.zones import (
     bury,
     count_in_play,
@@ -195,7 +196,7 @@ def next_turn(state: ManaBurnState, events: list[Event]) -> None:
         player = state.players[seat]
         if player.skip_turns == 0:
             break
-        player.skip_turns -= 1
+        own_player(state, seat).skip_turns -= 1
         events.append(event("TurnSkipped", f"seat {seat} skipped a turn (Crazy Abu!)", actor=seat))
     state.active = seat
     state.turns += 1
@@ -365,6 +366,8 @@ def walk(state: ManaBurnState, events: list[Event]) -> None:
         if player.choosing:
             state.phase = PATH_PHASE
             break
+        if not walked:
+            player = own_player(state, seat)
         player.square = board.next_square(player.square, player.path)
         state.steps -= 1
         walked += 1
@@ -419,7 +422,9 @@ def enter_square(state: ManaBurnState, events: list[Event]) -> None:
     state.square = player.square
     square = SQUARES[player.square]
     events.append(event("SquareReached", f"seat {seat} is on {square.name}: {square.text}", actor=seat))
-    player.choosing = player.square in (LIBRARY, GRAVEYARD)
+    choosing = player.square in (LIBRARY, GRAVEYARD)
+    if player.choosing != choosing:
+        own_player(state, seat).choosing = choosing
     to_main(state)
     effect = SQUARE_EFFECTS.get(square.effect)
     if effect is not None:
@@ -474,14 +479,15 @@ def _lace(state: ManaBurnState, events: list[Event]) -> None:
 def _goblin_riot(state: ManaBurnState, events: list[Event]) -> None:
     """Gather every creature in play, shuffle, deal them out one by one starting with the active seat."""
     pool: list[ManaBurnCreature] = []
-    for player in state.players:
+    for seat in range(len(state.players)):
+        player = own_player(state, seat)
         pool.extend(player.creatures)
         del player.creatures[:]
     order = list(range(len(pool)))
     rng.shuffle(state.header.rng, order)
     seats = [state.active, *order_after(state, state.active)]
     for i, index in enumerate(order):
-        state.players[seats[i % len(seats)]].creatures.append(pool[index])
+        own_player(state, seats[i % len(seats)]).creatures.append(pool[index])
     events.append(event("CreaturesShared", f"{len(pool)} creatures were shared out again at random"))
 
 
@@ -515,9 +521,11 @@ def _auction(state: ManaBurnState, events: list[Event]) -> None:
         return
     state.auction.extend(cards)
     events.append(event("AuctionOpened", f"up for auction: {names(cards)}"))
-    for player in state.players:
-        player.passed = False
-        player.false_bids = 0
+    for seat, player in enumerate(state.players[:]):
+        if player.passed or player.false_bids:
+            player = own_player(state, seat)
+            player.passed = False
+            player.false_bids = 0
     state.last_bidder = NONE
     state.decider = left_of(state, state.active)
     state.phase = AUCTION_PHASE
@@ -657,7 +665,7 @@ def square_decision(state: ManaBurnState, action: ManaBurnAction, events: list[E
         discard(state, me, action.card, events)
         _ask_if(state, state.count > 1 and bool(_hand(state)), state.count - 1)
     elif effect == Effect.MANA_BURN:
-        state.players[me].hand.remove(action.card)
+        own_player(state, me).hand.remove(action.card)
         state.mana_burn.append(action.card)
         events.append(event("CardBurned", f"seat {me} put a card face down on the Mana Burn pile", actor=me))
     elif effect == Effect.GAME_STORE:
@@ -665,7 +673,7 @@ def square_decision(state: ManaBurnState, action: ManaBurnAction, events: list[E
         discard(state, me, action.card, events, "swapped away")
         gain(state, me, taken, "took from the Graveyard", events, public=True)
     elif effect == Effect.BLIND_TRADE:
-        state.players[me].hand.remove(action.card)
+        own_player(state, me).hand.remove(action.card)
         taken = take_library(state, 2, events)
         state.library.insert(0, action.card)
         events.append(event("CardSwapped", f"seat {me} put a card under the Library", actor=me))
@@ -673,7 +681,7 @@ def square_decision(state: ManaBurnState, action: ManaBurnAction, events: list[E
     elif effect == Effect.GRAVEYARD:
         take_graveyard(state, me, 1, events)
     elif effect == Effect.CRAZY_ABU:
-        state.players[me].skip_turns += 1
+        own_player(state, me).skip_turns += 1
         take_graveyard(state, me, 3, events)
     elif effect in (Effect.TRADE, Effect.ANTE):
         state.opponent = action.seat
@@ -707,7 +715,7 @@ def square_decision(state: ManaBurnState, action: ManaBurnAction, events: list[E
 
 
 def _jump(state: ManaBurnState, events: list[Event]) -> None:
-    player = state.players[state.active]
+    player = own_player(state, state.active)
     player.square = board.RE_ENTER_SQUARE
     player.path = board.INTERNET
     events.append(event("PawnJumped", f"seat {state.active} jumped to Re-Enter the Internet", actor=state.active))
@@ -721,7 +729,7 @@ def start_offer(state: ManaBurnState, seats: list[int], events: list[Event]) -> 
     """Trading / Ante: both lay a card face down; an opponent's Goblins make you give at random, one per Goblin."""
     pair = len(seats) == 2 and SQUARES[state.square].effect != Effect.SHORT_CIRCUIT
     for seat in seats:
-        player = state.players[seat]
+        player = own_player(state, seat)
         goblins = count_in_play(state.players[seats[1] if seat == seats[0] else seats[0]], Kind.GOBLINS) if pair else 0
         if goblins:
             hand = player.hand
@@ -738,7 +746,7 @@ def start_offer(state: ManaBurnState, seats: list[int], events: list[Event]) -> 
 
 
 def offer(state: ManaBurnState, seat: int, card: int, events: list[Event]) -> None:
-    player = state.players[seat]
+    player = own_player(state, seat)
     player.hand.remove(card)
     player.offer.append(card)
     player.offering = False
@@ -753,7 +761,8 @@ def _offered(state: ManaBurnState) -> list[int]:
 
 def _take_offer(state: ManaBurnState, seat: int) -> list[int]:
     cards = list(state.players[seat].offer)
-    del state.players[seat].offer[:]
+    if cards:
+        del own_player(state, seat).offer[:]
     return cards
 
 
@@ -761,8 +770,9 @@ def reveal(state: ManaBurnState, events: list[Event]) -> None:
     effect = SQUARES[state.square].effect
     to_main(state)
     if effect == Effect.ANTE:
-        for player in state.players:
-            player.heroes_used = 0
+        for seat, player in enumerate(state.players[:]):
+            if player.heroes_used:
+                own_player(state, seat).heroes_used = 0
         roll(state, [state.active, state.opponent], ANTE_ROLL, events)
     elif effect == Effect.TRADE:
         a, b = state.active, state.opponent
@@ -818,6 +828,7 @@ def answer_fishing(state: ManaBurnState, events: list[Event]) -> None:
             state.phase = FISH_BACK_PHASE
         return
     given = matches if count_in_play(state.players[asker], Kind.MERFOLK) else matches[:1]
+    hand = own_player(state, asked).hand
     for card in given:
         hand.remove(card)
     gain(state, asker, given, f"caught from seat {asked}", events, public=True)
@@ -837,12 +848,11 @@ def next_bidder(state: ManaBurnState) -> int | None:
 
 
 def bid(state: ManaBurnState, seat: int, action: ManaBurnAction, events: list[Event]) -> None:
-    player = state.players[seat]
     if action.move == PASS:
-        player.passed = True
+        own_player(state, seat).passed = True
         events.append(event("AuctionPassed", f"seat {seat} passed", actor=seat))
     elif action.move == FALSE_BID:
-        player.false_bids += 1
+        own_player(state, seat).false_bids += 1
         state.last_bidder = seat
         events.append(event("FalseBid", f"seat {seat} made a false bid (Drudge Skeletons)", actor=seat))
     else:
@@ -973,7 +983,7 @@ def play(state: ManaBurnState, seat: int, action: ManaBurnAction, events: list[E
     if state.windows and state.windows[-1].trigger == CARD_WINDOW:
         state.stack[-1].answered = True
     card = action.card
-    state.players[seat].hand.remove(card)
+    own_player(state, seat).hand.remove(card)
     if kind(card) in MAIN_CARDS:
         state.main_played = True
     targeted = kind(card) in (Kind.HOLY_ARMOR, Kind.RAISE_DEAD, Kind.INCINERATE, Kind.COUNTERSPELL)
@@ -1004,7 +1014,7 @@ def resolve(state: ManaBurnState, events: list[Event]) -> None:
         events.append(event("CardCountered", f"seat {seat}'s {name(card)} was countered"))
         return
     if k in CREATURES:
-        state.players[seat].creatures.add(card=card, owner=seat)
+        own_player(state, seat).creatures.add(card=card, owner=seat)
         events.append(event("CreatureEntered", f"seat {seat}'s {name(card)} came into play"))
         return
     state.graveyard.append(card)
@@ -1033,14 +1043,15 @@ def _armor(state: ManaBurnState, target: int, card: int, events: list[Event]) ->
         events.append(event("CardFizzled", "Holy Armor found no creature"))
         return
     state.graveyard.remove(card)
-    state.players[where[0]].creatures[where[1]].armor.append(card)
+    own_player(state, where[0]).creatures[where[1]].armor.append(card)
     events.append(event("ArmorAttached", f"Holy Armor now protects {name(target)}"))
 
 
 def _incinerate(state: ManaBurnState, target: int, events: list[Event]) -> None:
     """Incinerate destroys one unarmored creature or one Holy Armor."""
-    holder = find_armor(state, target)
-    if holder is not None:
+    worn = find_armor(state, target)
+    if worn is not None:
+        holder = own_player(state, worn[0]).creatures[worn[1]]
         holder.armor.remove(target)
         state.graveyard.append(target)
         events.append(event("ArmorDestroyed", f"Incinerate destroyed the Holy Armor on {name(holder.card)}"))
@@ -1090,7 +1101,7 @@ def window_action(state: ManaBurnState, seat: int, action: ManaBurnAction, event
         events.append(event("DieRerolled", f"seat {seat} re-rolled (Scryb Sprites): {value}", actor=seat))
         reopen_roll_window(state)
     elif action.move == HERO:
-        state.players[seat].heroes_used += 1
+        own_player(state, seat).heroes_used += 1
         r = state.rolls[action.roll]
         r.value += HERO_BONUS
         events.append(event("HeroHelped", f"seat {seat}'s Benalish Hero added 2: seat {r.seat}'s roll is {r.value}"))
@@ -1173,7 +1184,7 @@ def _main(state: ManaBurnState, seat: int, action: ManaBurnAction, events: list[
 
 
 def _path(state: ManaBurnState, seat: int, action: ManaBurnAction, events: list[Event]) -> None:
-    player = state.players[seat]
+    player = own_player(state, seat)
     player.path = action.path
     player.choosing = False
     events.append(event("PathChosen", f"seat {seat} took the path of {board.PATH_NAMES[action.path]}", actor=seat))
@@ -1181,7 +1192,7 @@ def _path(state: ManaBurnState, seat: int, action: ManaBurnAction, events: list[
 
 
 def _goblin(state: ManaBurnState, seat: int, action: ManaBurnAction, events: list[Event]) -> None:
-    state.players[seat].grab = False
+    own_player(state, seat).grab = False
     if action.move == YES:
         take_graveyard(state, seat, 1, events)
     state.phase = MOVING_PHASE

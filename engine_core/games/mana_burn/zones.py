@@ -12,6 +12,7 @@ from manaforge.v1.games.mana_burn_pb2 import ManaBurnCreature, ManaBurnPlayer, M
 from engine_core import rng
 from engine_core.game import event, seat_count
 from engine_core.games.mana_burn.cards import KIND_OF, Kind, name, names
+from engine_core.games.mana_burn.cow import own_player
 
 
 def order_after(state: ManaBurnState, seat: int) -> list[int]:
@@ -63,7 +64,7 @@ def gain(
     """`cards` go into `seat`'s hand; the seat sees which, the others see how many (or which, when `public`)."""
     if not cards:
         return
-    state.players[seat].hand.extend(cards)
+    own_player(state, seat).hand.extend(cards)
     what = names(cards) if public else f"{len(cards)} card{'s' if len(cards) != 1 else ''}"
     events.append(event("CardsTaken", f"seat {seat} {how}: {what}", actor=seat))
     events.append(event("CardsReceived", f"you got {names(cards)}", audience=seat, cards=cards))
@@ -74,7 +75,7 @@ def draw(state: ManaBurnState, seat: int, n: int, events: list[Event], how: str 
 
 
 def discard(state: ManaBurnState, seat: int, card: int, events: list[Event], how: str = "discarded") -> None:
-    state.players[seat].hand.remove(card)
+    own_player(state, seat).hand.remove(card)
     state.graveyard.append(card)
     events.append(event("CardDiscarded", f"seat {seat} {how} {name(card)}", actor=seat))
 
@@ -86,6 +87,8 @@ def take_graveyard(state: ManaBurnState, seat: int, n: int, events: list[Event])
 
 def take_random(state: ManaBurnState, thief: int, victim: int, n: int, events: list[Event]) -> None:
     hand = state.players[victim].hand
+    if hand:
+        hand = own_player(state, victim).hand
     taken = []
     for _ in range(min(n, len(hand))):
         taken.append(hand.pop(rng.randbelow(state.header.rng, len(hand))))
@@ -103,11 +106,12 @@ def find_creature(state: ManaBurnState, card: int) -> tuple[int, int] | None:
     return None
 
 
-def find_armor(state: ManaBurnState, card: int) -> ManaBurnCreature | None:
-    for player in state.players:
-        for creature in player.creatures:
+def find_armor(state: ManaBurnState, card: int) -> tuple[int, int] | None:
+    """(controller, index) of the creature that wears the Holy Armor `card`, or None."""
+    for s, player in enumerate(state.players):
+        for i, creature in enumerate(player.creatures):
             if card in creature.armor:
-                return creature
+                return s, i
     return None
 
 
@@ -117,7 +121,7 @@ def remove_creature(state: ManaBurnState, card: int) -> ManaBurnCreature:
     if where is None:
         raise ValueError(f"card {card} is not a creature in play")
     seat, i = where
-    creature: ManaBurnCreature = state.players[seat].creatures.pop(i)
+    creature: ManaBurnCreature = own_player(state, seat).creatures.pop(i)
     return creature
 
 
@@ -130,16 +134,20 @@ def bury(state: ManaBurnState, card: int, events: list[Event], how: str) -> None
 
 
 def give_creature(state: ManaBurnState, card: int, seat: int) -> None:
-    state.players[seat].creatures.append(remove_creature(state, card))
+    creature = remove_creature(state, card)
+    own_player(state, seat).creatures.append(creature)
 
 
 def sync_sizes(state: ManaBurnState) -> None:
-    """The public counts of hidden piles."""
+    """The public counts of hidden piles (a player only when they changed: see cow.py)."""
     state.library_size = len(state.library)
     state.mana_burn_size = len(state.mana_burn)
-    for player in state.players[:]:
-        player.hand_size = len(player.hand)
-        player.offer_size = len(player.offer)
+    for seat, player in enumerate(state.players[:]):
+        hand_size, offer_size = len(player.hand), len(player.offer)
+        if player.hand_size != hand_size or player.offer_size != offer_size:
+            player = own_player(state, seat)
+            player.hand_size = hand_size
+            player.offer_size = offer_size
 
 
 def all_cards(state: ManaBurnState) -> list[int]:
