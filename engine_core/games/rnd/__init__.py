@@ -16,7 +16,6 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from functools import cache
-from typing import Any
 
 from manaforge.v1.cards_pb2 import MagicCard
 from manaforge.v1.common_pb2 import Event, Rng
@@ -70,7 +69,8 @@ from engine_core.games.rnd.design import (
     open_categories,
 )
 from engine_core.games.rnd.frame import card_frame
-from engine_core.live import Twin
+from engine_core.games.rnd.sharing import check_fields, copy_live, own, own_header_part
+from engine_core.live import Twin, clone
 
 DESIGN = RndPhase.RND_PHASE_DESIGN
 ART = RndPhase.RND_PHASE_ART
@@ -132,8 +132,35 @@ _EXPECTED = {DESIGN: ("copy", "draw_another"), ART: ("art",), WRITING: ("writing
 
 
 @cache
+def _art_example(kind: str) -> RndAction:
+    """The art phase's example action: `bot.sketch` of a design of that kind."""
+    return RndAction(art="\n".join(bot.SKETCHES[kind]))
+
+
+@cache
+def _writing_example(round_: int, color: str, kind: str) -> RndAction:
+    """The writing phase's example action: `bot.card_name` and `bot.flavour` from the round's example rng."""
+    example = random.new_rng(round_)
+    return RndAction(writing=RndWriting(name=bot.name_for(color, kind, example), flavour=bot.flavour(example)))
+
+
+for _text in bot.SKETCH_TEXTS:
+    check_art(_text)
+for _text in bot.NAMES:
+    check_name(_text)
+for _text in bot.FLAVOURS:
+    check_flavour(_text)
+
+
+@cache
 def _turn_prompt(wanted: tuple[RndCategory.ValueType, ...]) -> str:
     return f"copy one of: {', '.join(CATEGORY_NAMES[c] for c in wanted)} (or draw another)"
+
+
+@cache
+def _vote_actions(awards: tuple[RndAward.ValueType, ...], eligible: tuple[int, ...]) -> tuple[RndAction, ...]:
+    """The votes for each award still open, for each eligible design (few combinations: at most 8 seats)."""
+    return tuple(_vote_action(award, d) for award in awards for d in eligible)
 
 
 @cache
@@ -158,9 +185,11 @@ class Rnd(Game[RndState, RndAction]):
     action_type = RndAction
 
     def copy(self, state: RndState) -> RndState:
-        """A copy of a live state shares the parts no rule changes again (see `_copy_live`); a message as always."""
+        """A copy of a live state shares the parts a step does not change (`sharing.copy_live`; rules make a part
+        their own before changing it); a message is copied as always."""
         if isinstance(state, Twin):
-            return _copy_live(state)
+            copied: RndState = copy_live(state)
+            return copied
         return super().copy(state)
 
     # ----- setup ------------------------------------------------------------------------------------------------
@@ -183,7 +212,7 @@ class Rnd(Game[RndState, RndAction]):
         state.round = round_
         state.phase = DESIGN
         state.design_turns = 0
-        design = state.designs[round_]
+        design = own(state.designs, round_)
         events.append(
             event(
                 "RoundStarted",
@@ -210,6 +239,7 @@ class Rnd(Game[RndState, RndAction]):
             state.discard.extend(drawn)
             del drawn[:]
         if not pack:
+            own_header_part(state, "rng")
             random.shuffle_into(state.header.rng, pack, state.discard)
             events.append(event("PackReshuffled", "the pack ran out: the drawn cards were shuffled into a new pack"))
         card_id = pack.pop()
@@ -273,6 +303,7 @@ class Rnd(Game[RndState, RndAction]):
                 "draw another",
                 f"{card.name} has no {CATEGORY_NAMES[category]}: 'if it's missing the category you want, draw another'",
             )
+        design = own(state.designs, state.round)
         copy_category(design, card, category, seat)
         events = [
             event(
@@ -319,19 +350,23 @@ class Rnd(Game[RndState, RndAction]):
     # ----- art and words ----------------------------------------------------------------------------------------
 
     def _apply_art(self, state: RndState, seat: int, art: str) -> list[Event]:
-        check_art(art)
-        design = state.designs[state.round]
+        if art not in bot.SKETCH_TEXTS:  # those pass (checked at import)
+            check_art(art)
+        design = own(state.designs, state.round)
         design.art = art
         state.phase = WRITING
         set_pending(state, [design.writer], prompt="name the card and write its flavor text")
         return [event("ArtDrawn", f"seat {seat} drew the art of card {state.round + 1}", actor=seat)]
 
     def _apply_writing(self, state: RndState, seat: int, writing: RndWriting) -> list[Event]:
-        check_name(writing.name)
-        check_flavour(writing.flavour)
-        design = state.designs[state.round]
-        design.name, design.flavour = writing.name, writing.flavour
-        events = [event("CardNamed", f"seat {seat} named card {state.round + 1} {writing.name!r}", actor=seat)]
+        name, flavour = writing.name, writing.flavour
+        if name not in bot.NAMES:  # those pass (checked at import)
+            check_name(name)
+        if flavour not in bot.FLAVOURS:
+            check_flavour(flavour)
+        design = own(state.designs, state.round)
+        design.name, design.flavour = name, flavour
+        events = [event("CardNamed", f"seat {seat} named card {state.round + 1} {name!r}", actor=seat)]
         if state.round + 1 < len(state.designs):
             self._start_round(state, state.round + 1, events)
         else:
@@ -348,24 +383,30 @@ class Rnd(Game[RndState, RndAction]):
         return seat not in (design.artist, design.writer)
 
     def _apply_vote(self, state: RndState, seat: int, vote: RndVote) -> list[Event]:
-        if vote.award not in AWARDS:
+        award, index = vote.award, vote.design
+        if award not in AWARDS:
             raise MalformedActionError("award", "vote for most powerful, least functional or most flavorful")
-        if not 0 <= vote.design < len(state.designs):
-            raise MalformedActionError("design", f"cards are numbered 0 to {len(state.designs) - 1}")
+        designs = state.designs
+        if not 0 <= index < len(designs):
+            raise MalformedActionError("design", f"cards are numbered 0 to {len(designs) - 1}")
         ballot = state.ballots[seat]
-        if any(cast.award == vote.award for cast in ballot.votes):
-            raise IllegalActionError("one vote per award", f"you already voted for {AWARD_NAMES[vote.award]}")
-        if not self._may_vote_for(state, seat, state.designs[vote.design]):
+        votes = ballot.votes
+        if any(cast.award == award for cast in votes):
+            raise IllegalActionError("one vote per award", f"you already voted for {AWARD_NAMES[award]}")
+        design = designs[index]
+        if not self._may_vote_for(state, seat, design):
             raise IllegalActionError(
                 "self-votes (option self_votes=forbidden)",
-                f"you drew the art for or wrote {design_title(state.designs[vote.design], vote.design)}",
+                f"you drew the art for or wrote {design_title(design, index)}",
             )
-        ballot.votes.add().CopyFrom(vote)
-        ballot.votes_cast = len(ballot.votes)
-        title = design_title(state.designs[vote.design], vote.design)
+        ballot = own(state.ballots, seat)
+        votes = ballot.votes
+        votes.add(award=award, design=index)
+        ballot.votes_cast = len(votes)
+        name = AWARD_NAMES[award]
         events = [
-            event("VoteCast", f"seat {seat} voted for {AWARD_NAMES[vote.award]}", actor=seat),
-            event("VoteRecorded", f"your {AWARD_NAMES[vote.award]} vote: {title}", audience=seat),
+            event("VoteCast", f"seat {seat} voted for {name}", actor=seat),
+            event("VoteRecorded", f"your {name} vote: {design_title(design, index)}", audience=seat),
         ]
         waiting = [s for s, b in enumerate(state.ballots) if b.votes_cast < len(AWARDS)]
         if waiting:
@@ -385,6 +426,7 @@ class Rnd(Game[RndState, RndAction]):
             top = max(counts.values())
             tied = sorted(d for d, n in counts.items() if n == top)
             if len(tied) > 1 and options(state)[TIES_OPTION.name] == "random":
+                own_header_part(state, "rng")
                 tied = [random.choice(state.header.rng, tied)]
             state.results.add(award=award, designs=tied, votes=top)
             for d in tied:
@@ -394,6 +436,7 @@ class Rnd(Game[RndState, RndAction]):
             events.append(event("AwardWon", f"{AWARD_NAMES[award]}: {names} ({top} vote{'s' * (top != 1)})"))
         state.phase = RESULTS
         summary = "; ".join(f"{AWARD_NAMES[r.award]}: {self._winners_text(state, r.designs)}" for r in state.results)
+        own_header_part(state, "outcome")
         finish(state, range(seat_count(state)), credits, f"the table designed {len(state.designs)} cards; {summary}")
         return events
 
@@ -417,14 +460,19 @@ class Rnd(Game[RndState, RndAction]):
                 actions.append(_DRAW_ANOTHER)
             return actions
         design = state.designs[state.round]
-        example = random.new_rng(state.round)
         if state.phase == ART:
-            return [RndAction(art=bot.sketch(design))]
+            return [_art_example(bot.kind(design.type_line))]
         if state.phase == WRITING:
-            return [RndAction(writing=RndWriting(name=bot.card_name(design, example), flavour=bot.flavour(example)))]
-        voted = {v.award for v in state.ballots[seat].votes}
-        eligible = [d for d, candidate in enumerate(state.designs) if self._may_vote_for(state, seat, candidate)]
-        return [_vote_action(award, d) for award in AWARDS if award not in voted for d in eligible]
+            return [_writing_example(state.round, bot.color(design.mana_cost), bot.kind(design.type_line))]
+        voted = [v.award for v in state.ballots[seat].votes]
+        designs = state.designs
+        if options(state)[SELF_VOTES_OPTION.name] == "allowed":  # _may_vote_for()
+            eligible = tuple(range(len(designs)))
+        else:
+            eligible = tuple(
+                d for d, candidate in enumerate(designs) if seat not in (candidate.artist, candidate.writer)
+            )
+        return list(_vote_actions(tuple(award for award in AWARDS if award not in voted), eligible))
 
     def _apply(self, state: RndState, seat: int, action: RndAction) -> list[Event]:
         choice = action.WhichOneof("choice")
@@ -450,13 +498,13 @@ class Rnd(Game[RndState, RndAction]):
     def _redact(self, view: RndState, seat: int | None) -> None:
         hidden = set(view.pack)
         seen = [face for face in view.faces if face.id not in hidden]
-        view.ClearField("faces")  # a new list: copies share the faces' list (`_copy_live`)
+        view.ClearField("faces")  # a new list: copies share the faces' list (`sharing.copy_live`)
         view.faces.extend(seen)
         del view.pack[:]
         if view.phase == VOTING:
-            for other, ballot in enumerate(view.ballots):
+            for other in range(len(view.ballots)):
                 if other != seat:
-                    del ballot.votes[:]
+                    del own(view.ballots, other).votes[:]
 
     def describe(self, state: RndState, action: RndAction) -> str:
         choice = action.WhichOneof("choice")
@@ -547,7 +595,7 @@ class Rnd(Game[RndState, RndAction]):
     def sample_world(self, view: RndState, seat: int, rng: Rng) -> RndState:
         """The pack's faces are unseen: a fresh booster from the same set deals them; other ballots still hidden
         get plausible votes (a random card each award, within the self-vote rule)."""
-        world = self.copy(view)
+        world = clone(view)  # a full copy: the world's faces, ballots and rng change below
         opts = options(view)
         seen = {face.id for face in view.faces}
         unseen = [card_id for card_id in range(view.card_count) if card_id not in seen]
@@ -559,7 +607,7 @@ class Rnd(Game[RndState, RndAction]):
             face.id = card_id
             faces.append(face)
         faces.sort(key=lambda face: face.id)
-        world.ClearField("faces")  # a new list: copies share the faces' list (`_copy_live`)
+        world.ClearField("faces")  # a new list: copies share the faces' list (`sharing.copy_live`)
         world.faces.extend(faces)
         world.pack.extend(unseen)
         random.shuffle(rng, world.pack)
@@ -576,44 +624,5 @@ class Rnd(Game[RndState, RndAction]):
             ballot.votes.add(award=award, design=random.choice(rng, eligible))
 
 
-_LIVE_FIELDS = (
-    "header", "faces", "pack", "pack_size", "discard", "drawn", "card_count", "phase", "round", "designs",
-    "designer", "design_turns", "draws_this_turn", "ballots", "results",
-)  # fmt: skip
-_new = object.__new__
-
-
-def _copy_live(state: Any) -> Any:
-    """The generated twin copy, except for two parts no rule changes once made, which copies share: the faces'
-    list (views and sampled worlds replace it, never change it) and the designs of the rounds already played (every
-    design of the vote). The step's design, the ones to come, the ballots and the header are copied."""
-    new = _new(type(state))
-    new._set = state._set
-    new.header = state.header.copy()
-    new.faces = state.faces
-    new.pack = state.pack[:]
-    new.pack_size = state.pack_size
-    new.discard = state.discard[:]
-    new.drawn = state.drawn[:]
-    new.card_count = state.card_count
-    new.phase = state.phase
-    new.round = state.round
-    designs = state.designs
-    if state.phase >= VOTING:
-        new.designs = designs  # never changed again
-    else:
-        done = state.round
-        new.designs = type(designs)([*designs[:done], *(design.copy() for design in designs[done:])])
-    new.designer = state.designer
-    new.design_turns = state.design_turns
-    new.draws_this_turn = state.draws_this_turn
-    ballots = state.ballots
-    new.ballots = type(ballots)([ballot.copy() for ballot in ballots])
-    results = state.results
-    new.results = type(results)([result.copy() for result in results])
-    return new
-
-
 GAME = Rnd()
-if Rnd.live_type is not None and Rnd.live_type.__slots__ != _LIVE_FIELDS:  # a new field must be copied above
-    raise TypeError(f"RndState's fields changed: {Rnd.live_type.__slots__}")
+check_fields(Rnd.live_type)

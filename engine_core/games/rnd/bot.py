@@ -81,14 +81,16 @@ QUOTES = (
 )
 
 
-def _kind(type_line: str) -> str:
+def kind(type_line: str) -> str:
+    """The sketch and the noun a type line gets."""
     for kind in ("Creature", "Land", "Artifact", "Enchantment"):
         if kind in type_line:
             return kind
     return "Spell"
 
 
-def _color(mana_cost: str) -> str:
+def color(mana_cost: str) -> str:
+    """The adjective a casting cost gets (its first colour, or "" for none)."""
     for color in "WUBRG":
         if "{" + color + "}" in mana_cost:
             return color
@@ -109,17 +111,34 @@ def category_score(card: MagicCard, category: RndCategory.ValueType) -> int:
 
 
 def sketch(design: RndDesign) -> str:
-    return "\n".join(SKETCHES[_kind(design.type_line)])
+    return "\n".join(SKETCHES[kind(design.type_line)])
 
 
 def card_name(design: RndDesign, rng: Rng) -> str:
-    adjective = random.choice(rng, list(ADJECTIVES[_color(design.mana_cost)]))
-    noun = random.choice(rng, list(NOUNS[_kind(design.type_line)]))
+    return name_for(color(design.mana_cost), kind(design.type_line), rng)
+
+
+def name_for(color: str, kind: str, rng: Rng) -> str:
+    """A card name from the colour's adjectives and the kind's nouns."""
+    adjective = random.choice(rng, list(ADJECTIVES[color]))
+    noun = random.choice(rng, list(NOUNS[kind]))
     return f"{adjective} {noun}"
 
 
 def flavour(rng: Rng) -> str:
     return f'"{random.choice(rng, list(QUOTES))}" —{random.choice(rng, list(SPEAKERS))}'
+
+
+# Every text the bot can write (the sketches, names and flavours above): free-text checks may skip them.
+SKETCH_TEXTS = frozenset("\n".join(rows) for rows in SKETCHES.values())
+NAMES = frozenset(
+    f"{adjective} {noun}"
+    for adjectives in ADJECTIVES.values()
+    for adjective in adjectives
+    for nouns in NOUNS.values()
+    for noun in nouns
+)
+FLAVOURS = frozenset(f'"{quote}" —{speaker}' for quote in QUOTES for speaker in SPEAKERS)
 
 
 def _number(value: str) -> int:
