@@ -11,8 +11,10 @@ Rules, decisions and tests: RULES.md beside this file.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from functools import cache
+from typing import NamedTuple
 
 from manaforge.v1.cards_pb2 import MagicCard
 from manaforge.v1.common_pb2 import Event, Rng
@@ -46,6 +48,8 @@ from engine_core.games.manufactory.scoring import (
     group_bonus,
     winners,
 )
+from engine_core.games.manufactory.sharing import LiveState, own_group, own_player, shared_copy
+from engine_core.live import is_frozen
 
 BELT_SIZE = 4
 FRONT = 2  # belt positions 0 and 1 are the front of the line; the rest is the back
@@ -99,26 +103,121 @@ def _groups_of_colors(colors: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(group for group in GROUPS if group in colors)
 
 
-def _declarable_colors(card: MagicCard) -> tuple[ManufactoryColor.ValueType, ...]:
-    """The colours an action may declare for the card: `card_groups` as `ManufactoryColor` values."""
-    return _colors_of_groups(card_groups(card))
-
-
-declarable_colors = memo_by_content(_declarable_colors)  # asked of every belt card at every turn
-
-
 @cache
 def _colors_of_groups(groups: tuple[str, ...]) -> tuple[ManufactoryColor.ValueType, ...]:
     return tuple(COLOR_OF_GROUP[group] for group in groups)
 
 
-def _format_card(card: MagicCard) -> str:
-    colors = "".join(card.colors) or "colorless"
-    land = " land" if is_land(card) else ""
-    return f"{card.name} ({colors}{land}, mv {card.mana_value})"
+class BackRow(dict[int, ManufactoryAction]):
+    """The drafts of one back-of-the-line card as one colour, by the discarded card: each action is made on first
+    use and then shared (callers never modify an action)."""
+
+    __slots__ = ("card", "color")
+
+    def __init__(self, card: int, color: ManufactoryColor.ValueType) -> None:
+        super().__init__()
+        self.card = card
+        self.color = color
+
+    def __missing__(self, discard: int) -> ManufactoryAction:
+        made = self[discard] = ManufactoryAction(card=self.card, color=self.color, discard=discard)
+        return made
 
 
-format_card = memo_by_content(_format_card)  # in the events of every draft
+Colors = tuple[ManufactoryColor.ValueType, ...]
+Drafts = tuple[tuple[ManufactoryAction, ...], tuple[BackRow, ...]]
+
+# Legal actions are built once and shared: a card's drafts from the front (one per colour) and its rows of drafts
+# from the back, by (card id, declarable colours); the actions themselves by (card id, colour), and by discarded card
+# in a row. Card ids are below MAX_CARDS, so these stay small.
+_DRAFTS: dict[tuple[int, Colors], Drafts] = {}
+_FRONT_ACTIONS: dict[tuple[int, ManufactoryColor.ValueType], ManufactoryAction] = {}
+_BACK_ROWS: dict[tuple[int, ManufactoryColor.ValueType], BackRow] = {}
+
+
+def _drafts(card_id: int, colors: Colors) -> Drafts:
+    key = (card_id, colors)
+    found = _DRAFTS.get(key)
+    if found is None:
+        keys = [(card_id, color) for color in colors]
+        for color_key in keys:
+            if color_key not in _FRONT_ACTIONS:
+                _FRONT_ACTIONS[color_key] = ManufactoryAction(card=card_id, color=color_key[1])
+                _BACK_ROWS[color_key] = BackRow(*color_key)
+        front = tuple(_FRONT_ACTIONS[color_key] for color_key in keys)
+        found = _DRAFTS[key] = front, tuple(_BACK_ROWS[color_key] for color_key in keys)
+    return found
+
+
+class CardFacts(NamedTuple):
+    """What the rules ask of a card at every step, read once per card (`card_facts`)."""
+
+    card_id: int
+    name: str
+    text: str  # `format_card`: in the events of every draft
+    colors: tuple[ManufactoryColor.ValueType, ...]  # the colours an action may declare: `card_groups` as values
+    front: tuple[ManufactoryAction, ...]  # its drafts from the front of the line, one per colour
+    back: tuple[BackRow, ...]  # its drafts from the back, one row per colour
+
+
+Traits = tuple[str, str, Colors]  # name, text, declarable colours
+TraitsKey = tuple[str, tuple[str, ...], bool, int]  # name, colours, land, mana value: all the traits depend on
+TRAITS_LIMIT = 1 << 12
+
+# The same printed card comes back under many ids from game to game: its traits are remembered without its id.
+_TRAITS: dict[TraitsKey, Traits] = {}
+
+
+def _traits(key: TraitsKey) -> Traits:
+    name, colors, land, mana_value = key
+    declarable = _colors_of_groups(GROUPS if land else _groups_of_colors(colors))
+    text = f"{name} ({''.join(colors) or 'colorless'}{' land' if land else ''}, mv {mana_value})"
+    return name, text, declarable
+
+
+def _card_facts(card: MagicCard) -> CardFacts:
+    key = (card.name, tuple(card.colors), is_land(card), card.mana_value)
+    traits = _TRAITS.get(key)
+    if traits is None:
+        if len(_TRAITS) >= TRAITS_LIMIT:
+            _TRAITS.clear()
+        traits = _TRAITS[key] = _traits(key)
+    name, text, colors = traits
+    card_id = card.id
+    return CardFacts(card_id, name, text, colors, *_drafts(card_id, colors))
+
+
+card_facts = memo_by_content(_card_facts)  # a message's cards, by content (a live state's: `facts_at`)
+
+
+_KNOWN: dict[int, tuple[MagicCard, CardFacts]] = {}  # id(card) -> the card and its facts, for frozen cards
+KNOWN_LIMIT = 1 << 14
+
+
+def facts_at(catalogue: Sequence[MagicCard], card_id: int) -> CardFacts:
+    """The facts of the catalogue's card `card_id`. A live state's cards never change (`engine_core.live.freeze`),
+    so their facts are found by identity, at the index of a full state's catalogue (id = index), in one lookup."""
+    if card_id < len(catalogue):
+        card = catalogue[card_id]
+        known = _KNOWN.get(id(card))
+        if known is not None and known[0] is card and known[1].card_id == card_id:
+            return known[1]
+    card = catalogue_card(catalogue, card_id)
+    if not is_frozen(card):
+        return card_facts(card)
+    facts = _card_facts(card)  # once per card of a game: cheaper than its bytes for `card_facts`
+    if len(_KNOWN) >= KNOWN_LIMIT:
+        _KNOWN.clear()
+    _KNOWN[id(card)] = (card, facts)  # the reference keeps the id from being reused
+    return facts
+
+
+def facts_of(state: ManufactoryState, card_id: int) -> CardFacts:
+    return facts_at(state.catalogue, card_id)
+
+
+def format_card(card: MagicCard) -> str:
+    return card_facts(card).text
 
 
 def collected(player: ManufactoryPlayer) -> list[int]:
@@ -136,37 +235,6 @@ def group_index(player: ManufactoryPlayer, card_id: int) -> int:
         if card_id in group.cards:
             return index
     raise KeyError(card_id)
-
-
-# Legal actions are built once and shared (callers never modify an action): a draft from the front by (card, colour),
-# and a draft from the back by (card, colour), then by the discarded card.
-_FRONT_ACTIONS: dict[tuple[int, ManufactoryColor.ValueType], ManufactoryAction] = {}
-_BACK_ROWS: dict[tuple[int, ManufactoryColor.ValueType], dict[int, ManufactoryAction]] = {}
-
-
-def draft_action(card_id: int, color: ManufactoryColor.ValueType) -> ManufactoryAction:
-    """A draft from the front of the line (shared: never modify it)."""
-    key = (card_id, color)
-    found = _FRONT_ACTIONS.get(key)
-    if found is None:
-        found = _FRONT_ACTIONS[key] = ManufactoryAction(card=card_id, color=color)
-    return found
-
-
-def back_drafts(card_id: int, color: ManufactoryColor.ValueType, discards: list[int]) -> list[ManufactoryAction]:
-    """The drafts of a back-of-the-line card as `color`, one per card that may be discarded (shared messages)."""
-    row = _BACK_ROWS.setdefault((card_id, color), {})
-    try:
-        return [row[discard] for discard in discards]
-    except KeyError:
-        for discard in discards:
-            if discard not in row:
-                row[discard] = ManufactoryAction(card=card_id, color=color, discard=discard)
-        return [row[discard] for discard in discards]
-
-
-def is_front(position: int) -> bool:
-    return position < FRONT
 
 
 def points(state: ManufactoryState) -> list[int]:
@@ -208,6 +276,13 @@ class Manufactory(Game[ManufactoryState, ManufactoryAction]):
     state_type = ManufactoryState
     action_type = ManufactoryAction
 
+    def copy(self, state: ManufactoryState) -> ManufactoryState:
+        """A live state's copy shares its players (copied on write: sharing.py); a message is copied whole."""
+        if type(state) is LiveState:
+            copied: ManufactoryState = shared_copy(state)
+            return copied
+        return super().copy(state)
+
     # ----- setup ----------------------------------------------------------------------------------------------
 
     def _setup(self, state: ManufactoryState) -> None:
@@ -241,46 +316,48 @@ class Manufactory(Game[ManufactoryState, ManufactoryAction]):
     # ----- actions --------------------------------------------------------------------------------------------
 
     def _legal_actions(self, state: ManufactoryState, seat: int) -> list[ManufactoryAction]:
-        discards = collected(state.players[seat])
         legal: list[ManufactoryAction] = []
         catalogue = state.catalogue
+        discards: list[int] | None = None
         for position, card_id in enumerate(state.belt):
-            colors = declarable_colors(catalogue_card(catalogue, card_id))
-            if is_front(position):
-                legal += [draft_action(card_id, color) for color in colors]
+            facts = facts_at(catalogue, card_id)
+            if position < FRONT:
+                legal += facts.front
             else:
-                for color in colors:
-                    legal += back_drafts(card_id, color, discards)
+                if discards is None:
+                    discards = collected(state.players[seat])
+                for row in facts.back:  # one row per colour: the drafts by discarded card, in collection order
+                    legal += map(row.__getitem__, discards)
         return legal
 
     def _check(
         self, state: ManufactoryState, seat: int, action: ManufactoryAction
-    ) -> tuple[int, MagicCard, int | None]:
-        """Refuses an illegal action (naming the rule); returns the drafted card's belt position, the card, and the
-        index of the group the discarded card leaves (None: a free draft from the front)."""
+    ) -> tuple[int, CardFacts, int | None]:
+        """Refuses an illegal action (naming the rule); returns the drafted card's belt position, its facts, and
+        the index of the group the discarded card leaves (None: a free draft from the front)."""
         color = action.color
-        if color not in GROUP_OF_COLOR:
+        group = GROUP_OF_COLOR.get(color)
+        if group is None:
             raise MalformedActionError("declare a colour", "the action names no group (a colour or colorless)")
         card_id = action.card
         belt = state.belt[:]
         if card_id not in belt:
             raise IllegalActionError("draft from the conveyor belt", f"card {card_id} is not on the conveyor belt")
         position = belt.index(card_id)
-        card = card_of(state, card_id)
-        group = GROUP_OF_COLOR[color]
-        if color not in declarable_colors(card):  # the card's groups as colours
+        facts = facts_of(state, card_id)
+        if color not in facts.colors:
             raise IllegalActionError(
                 "declare a colour",
-                f"{card.name} cannot join the {GROUP_NAMES[group]} group: lands are wild, and a multicolored card "
+                f"{facts.name} cannot join the {GROUP_NAMES[group]} group: lands are wild, and a multicolored card "
                 "can be any of its colors; any other card goes to its own colour (or colorless)",
             )
         discards = action.HasField("discard")
-        if is_front(position):
+        if position < FRONT:
             if discards:
                 raise IllegalActionError(
                     "front of the line", "the two cards at the front of the line are free: discard nothing"
                 )
-            return position, card, None
+            return position, facts, None
         if not discards:
             raise IllegalActionError(
                 "back of the line",
@@ -289,19 +366,20 @@ class Manufactory(Game[ManufactoryState, ManufactoryAction]):
         discard = action.discard
         for index, pile in enumerate(state.players[seat].groups):
             if discard in pile.cards:
-                return position, card, index
+                return position, facts, index
         raise IllegalActionError("back of the line", f"card {discard} is not a card you have already collected")
 
     def _apply(self, state: ManufactoryState, seat: int, action: ManufactoryAction) -> list[Event]:
-        position, card, discard_group = self._check(state, seat, action)
-        player = state.players[seat]
+        position, facts, discard_group = self._check(state, seat, action)
+        player = own_player(state, seat)  # a live state's players are shared with its copies (sharing.py)
         events = [] if discard_group is None else [self._discard(state, seat, player, discard_group, action.discard)]
-        events.append(self._draft(state, seat, player, action, position, card))
+        events.append(self._draft(state, seat, player, action, position, facts))
         added = self._refill(state)
         if added is not None:
-            text = f"{format_card(card_of(state, added))} joined the back of the conveyor belt"
+            text = f"{facts_of(state, added).text} joined the back of the conveyor belt"
             events.append(event("CardRevealed", text, cards=[added]))
         if state.belt:
+            state.header.ClearField("pending")  # shared with the copies of a live state (sharing.py)
             set_pending(state, [(seat + 1) % seat_count(state)], prompt=PROMPT)  # play passes clockwise
         else:
             events.append(self._finish(state))
@@ -311,10 +389,10 @@ class Manufactory(Game[ManufactoryState, ManufactoryAction]):
         self, state: ManufactoryState, seat: int, player: ManufactoryPlayer, index: int, card_id: int
     ) -> Event:
         """The price of a back-of-the-line card: a collected card leaves the game, face up."""
-        group = player.groups[index]
-        group.cards.remove(card_id)
+        own_group(player, index).cards.remove(card_id)
         state.discards.append(card_id)
-        text = f"seat {seat} discarded {card_of(state, card_id).name} from their {GROUP_NAMES[GROUPS[index]]} group"
+        name = facts_of(state, card_id).name
+        text = f"seat {seat} discarded {name} from their {GROUP_NAMES[GROUPS[index]]} group"
         return event("CardDiscarded", text, actor=seat, cards=[card_id])
 
     def _draft(
@@ -324,27 +402,26 @@ class Manufactory(Game[ManufactoryState, ManufactoryAction]):
         player: ManufactoryPlayer,
         action: ManufactoryAction,
         position: int,
-        card: MagicCard,
+        facts: CardFacts,
     ) -> Event:
         """The card at `position` leaves the belt (the cards behind slide forward) for the declared group."""
-        where = "front" if is_front(position) else "back"
+        where = "front" if position < FRONT else "back"
         del state.belt[position]
         group = GROUP_OF_COLOR[action.color]
         card_id = action.card
-        player.groups[GROUPS.index(group)].cards.append(card_id)
-        text = (
-            f"seat {seat} drafted {format_card(card)} from the {where} of the line "
-            f"into their {GROUP_NAMES[group]} group"
-        )
+        own_group(player, GROUPS.index(group)).cards.append(card_id)
+        text = f"seat {seat} drafted {facts.text} from the {where} of the line into their {GROUP_NAMES[group]} group"
         return event("CardDrafted", text, actor=seat, cards=[card_id])
 
     def _finish(self, state: ManufactoryState) -> Event:
         totals = points(state)
-        for player, total in zip(state.players, totals, strict=True):
-            player.points = total
+        for seat, total in enumerate(totals):
+            own_player(state, seat).points = total
         counts = [len(collected(player)) for player in state.players]
         won = winners(totals, counts, options(state)[WIN_TIE_OPTION.name])
         summary = ", ".join(f"seat {seat} {total}" for seat, total in enumerate(totals))
+        for part in ("pending", "outcome"):  # shared with the copies of a live state (sharing.py)
+            state.header.ClearField(part)
         finish(state, won, [float(total) for total in totals], f"all cards collected: {summary}")
         return event("GameEnded", f"all cards have been collected; points: {summary}; won: {won}")
 
@@ -412,6 +489,7 @@ class Manufactory(Game[ManufactoryState, ManufactoryAction]):
         world.catalogue.extend(catalogue[card_id] for card_id in sorted(catalogue))
         random.shuffle(rng, deck)
         world.deck[:] = deck
+        world.header.ClearField("rng")  # shared with the view (sharing.py)
         world.header.rng.CopyFrom(random.new_rng(random.next_u64(rng)))
         return world
 
