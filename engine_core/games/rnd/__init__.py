@@ -13,7 +13,6 @@ Rules, decisions and tests: RULES.md beside this file.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable
 from functools import cache
 
@@ -58,6 +57,7 @@ from engine_core.games.rnd.design import (
     MOST_POWERFUL,
     POWER_TOUGHNESS,
     TYPE,
+    any_card_has,
     card_categories,
     card_text,
     check_art,
@@ -65,11 +65,10 @@ from engine_core.games.rnd.design import (
     check_name,
     copy_category,
     design_title,
-    offered,
     open_categories,
 )
 from engine_core.games.rnd.frame import card_frame
-from engine_core.games.rnd.sharing import check_fields, copy_live, own, own_header_part
+from engine_core.games.rnd.sharing import check_fields, copy_live, own_ballot, own_design, own_header_part
 from engine_core.live import Twin, clone
 
 DESIGN = RndPhase.RND_PHASE_DESIGN
@@ -123,7 +122,12 @@ def _card_line(card: MagicCard) -> str:
     return f"{format_card(card)}{'; text: ' + text if text else ''}"
 
 
-_drawn_text = memo_by_content(_card_line)
+def _card_facts_of(card: MagicCard) -> tuple[frozenset[RndCategory.ValueType], str]:
+    return card_categories(card), _card_line(card)
+
+
+# A card's categories and its line in a CardDrawn event, remembered per card: asked of the drawn card at every step.
+card_facts = memo_by_content(_card_facts_of)
 
 # Legal actions without free text are built once and shared between calls (callers never modify an action).
 _COPIES = {category: RndAction(copy=category) for category in CATEGORIES}
@@ -212,7 +216,7 @@ class Rnd(Game[RndState, RndAction]):
         state.round = round_
         state.phase = DESIGN
         state.design_turns = 0
-        design = own(state.designs, round_)
+        design = own_design(state, round_)
         events.append(
             event(
                 "RoundStarted",
@@ -233,7 +237,8 @@ class Rnd(Game[RndState, RndAction]):
         self._draw_useful(state, events, wanted)
         set_pending(state, [designer], prompt=_turn_prompt(tuple(wanted)))
 
-    def _draw(self, state: RndState, events: list[Event]) -> MagicCard:
+    def _draw(self, state: RndState, events: list[Event]) -> tuple[MagicCard, frozenset[RndCategory.ValueType]]:
+        """Draw the top card of the pack (the pile reshuffled into it when it ran out): the card and its categories."""
         drawn, pack = state.drawn, state.pack
         if drawn:  # _put_aside()
             state.discard.extend(drawn)
@@ -248,17 +253,18 @@ class Rnd(Game[RndState, RndAction]):
         state.draws_this_turn += 1
         card = state.faces[card_id]
         designer = state.designer
-        events.append(event("CardDrawn", f"seat {designer} drew {_drawn_text(card)}", actor=designer))
-        return card
+        categories, line = card_facts(card)
+        events.append(event("CardDrawn", f"seat {designer} drew {line}", actor=designer))
+        return card, categories
 
     def _draw_useful(self, state: RndState, events: list[Event], wanted: list[RndCategory.ValueType]) -> None:
         """Draw until the card offers one of the open categories `wanted`. Ends: every open category is on some
         card of the pack (`_fill_blanks`), and a pass through the pack and then the reshuffled pile sees every
         card."""
-        card = self._draw(state, events)
-        while card_categories(card).isdisjoint(wanted):
+        card, categories = self._draw(state, events)
+        while categories.isdisjoint(wanted):
             events.append(event("CardPutAside", f"{card.name} has none of the open categories: drew another"))
-            card = self._draw(state, events)
+            card, categories = self._draw(state, events)
 
     def _put_aside(self, state: RndState) -> None:
         state.discard.extend(state.drawn)
@@ -272,18 +278,13 @@ class Rnd(Game[RndState, RndAction]):
         faces = state.faces
         left = wanted
         for category in wanted:
-            if not any(category in card_categories(face) for face in faces):
+            if not any_card_has(faces, category):
                 design.copies.add(category=category, designer=-1)
                 events.append(
                     event("CategoryLeftBlank", f"no card in the pack has a {CATEGORY_NAMES[category]}: left blank")
                 )
                 left = [c for c in left if c != category]
         return left
-
-    def _may_draw_another(self, state: RndState, card: MagicCard) -> bool:
-        has = card_categories(card)
-        lacks_one = not all(c in has for c in open_categories(state.designs[state.round]))
-        return lacks_one and state.draws_this_turn < state.card_count
 
     def _apply_copy(self, state: RndState, seat: int, category: RndCategory.ValueType) -> list[Event]:
         design = state.designs[state.round]
@@ -298,12 +299,12 @@ class Rnd(Game[RndState, RndAction]):
                 if category in {c.category for c in design.copies}
                 else "power & toughness only 'if the card has a type that requires it' (copy a creature type first)",
             )
-        if category not in card_categories(card):  # has_category()
+        if category not in card_facts(card)[0]:
             raise IllegalActionError(
                 "draw another",
                 f"{card.name} has no {CATEGORY_NAMES[category]}: 'if it's missing the category you want, draw another'",
             )
-        design = own(state.designs, state.round)
+        design = own_design(state, state.round)
         copy_category(design, card, category, seat)
         events = [
             event(
@@ -332,8 +333,10 @@ class Rnd(Game[RndState, RndAction]):
 
     def _apply_draw_another(self, state: RndState, seat: int) -> list[Event]:
         card = state.faces[state.drawn[0]]
-        if not self._may_draw_another(state, card):
-            if len(offered(state.designs[state.round], card)) == len(open_categories(state.designs[state.round])):
+        wanted = open_categories(state.designs[state.round])
+        has = card_facts(card)[0]
+        if all(c in has for c in wanted) or state.draws_this_turn >= state.card_count:  # may not draw another
+            if all(c in has for c in wanted):
                 raise IllegalActionError(
                     "draw another",
                     f"{card.name} has every open category: copy one ('draw another' is for a "
@@ -344,7 +347,7 @@ class Rnd(Game[RndState, RndAction]):
                 f"you have drawn {state.draws_this_turn} cards this turn, the whole pack: copy from {card.name}",
             )
         events = [event("AnotherDrawn", f"seat {seat} put {card.name} aside to draw another", actor=seat)]
-        self._draw_useful(state, events, open_categories(state.designs[state.round]))
+        self._draw_useful(state, events, wanted)
         return events
 
     # ----- art and words ----------------------------------------------------------------------------------------
@@ -352,7 +355,7 @@ class Rnd(Game[RndState, RndAction]):
     def _apply_art(self, state: RndState, seat: int, art: str) -> list[Event]:
         if art not in bot.SKETCH_TEXTS:  # those pass (checked at import)
             check_art(art)
-        design = own(state.designs, state.round)
+        design = own_design(state, state.round)
         design.art = art
         state.phase = WRITING
         set_pending(state, [design.writer], prompt="name the card and write its flavor text")
@@ -364,7 +367,7 @@ class Rnd(Game[RndState, RndAction]):
             check_name(name)
         if flavour not in bot.FLAVOURS:
             check_flavour(flavour)
-        design = own(state.designs, state.round)
+        design = own_design(state, state.round)
         design.name, design.flavour = name, flavour
         events = [event("CardNamed", f"seat {seat} named card {state.round + 1} {name!r}", actor=seat)]
         if state.round + 1 < len(state.designs):
@@ -399,7 +402,7 @@ class Rnd(Game[RndState, RndAction]):
                 "self-votes (option self_votes=forbidden)",
                 f"you drew the art for or wrote {design_title(design, index)}",
             )
-        ballot = own(state.ballots, seat)
+        ballot = own_ballot(state, seat)
         votes = ballot.votes
         votes.add(award=award, design=index)
         ballot.votes_cast = len(votes)
@@ -416,28 +419,39 @@ class Rnd(Game[RndState, RndAction]):
         return events
 
     def _reveal(self, state: RndState) -> list[Event]:
+        ballots, designs = state.ballots, state.designs
         events = [
-            event("VotesRevealed", f"seat {s}: {self._ballot_text(state, ballot)}")
-            for s, ballot in enumerate(state.ballots)
+            event("VotesRevealed", f"seat {s}: {self._ballot_text(state, ballot)}") for s, ballot in enumerate(ballots)
         ]
+        counts: dict[RndAward.ValueType, dict[int, int]] = {award: {} for award in AWARDS}
+        for ballot in ballots:
+            for vote in ballot.votes:
+                tally = counts.get(vote.award)
+                if tally is not None:
+                    tally[vote.design] = tally.get(vote.design, 0) + 1
         credits = [0.0] * seat_count(state)
+        random_ties = options(state)[TIES_OPTION.name] == "random"
+        state.ClearField("results")  # empty until now: a new list, as copies share it (sharing.py)
+        summary = []
         for award in AWARDS:
-            counts = Counter(v.design for b in state.ballots for v in b.votes if v.award == award)
-            top = max(counts.values())
-            tied = sorted(d for d, n in counts.items() if n == top)
-            if len(tied) > 1 and options(state)[TIES_OPTION.name] == "random":
+            tally = counts[award]
+            top = max(tally.values())
+            tied = sorted(d for d, n in tally.items() if n == top)
+            if len(tied) > 1 and random_ties:
                 own_header_part(state, "rng")
                 tied = [random.choice(state.header.rng, tied)]
             state.results.add(award=award, designs=tied, votes=top)
             for d in tied:
-                for s in {state.designs[d].artist, state.designs[d].writer}:
+                for s in {designs[d].artist, designs[d].writer}:
                     credits[s] += 1
-            names = " and ".join(design_title(state.designs[d], d) for d in tied)
+            names = self._winners_text(state, tied)
             events.append(event("AwardWon", f"{AWARD_NAMES[award]}: {names} ({top} vote{'s' * (top != 1)})"))
+            summary.append(f"{AWARD_NAMES[award]}: {names}")
         state.phase = RESULTS
-        summary = "; ".join(f"{AWARD_NAMES[r.award]}: {self._winners_text(state, r.designs)}" for r in state.results)
         own_header_part(state, "outcome")
-        finish(state, range(seat_count(state)), credits, f"the table designed {len(state.designs)} cards; {summary}")
+        finish(
+            state, range(seat_count(state)), credits, f"the table designed {len(designs)} cards; {'; '.join(summary)}"
+        )
         return events
 
     def _ballot_text(self, state: RndState, ballot: RndBallot) -> str:
@@ -454,9 +468,9 @@ class Rnd(Game[RndState, RndAction]):
     def _legal_actions(self, state: RndState, seat: int) -> list[RndAction]:
         if state.phase == DESIGN:
             wanted = open_categories(state.designs[state.round])
-            has = card_categories(state.faces[state.drawn[0]])
+            has = card_facts(state.faces[state.drawn[0]])[0]
             actions = [_COPIES[c] for c in wanted if c in has]  # offered()
-            if len(actions) < len(wanted) and state.draws_this_turn < state.card_count:  # _may_draw_another()
+            if len(actions) < len(wanted) and state.draws_this_turn < state.card_count:  # may draw another
                 actions.append(_DRAW_ANOTHER)
             return actions
         design = state.designs[state.round]
@@ -504,7 +518,7 @@ class Rnd(Game[RndState, RndAction]):
         if view.phase == VOTING:
             for other in range(len(view.ballots)):
                 if other != seat:
-                    del own(view.ballots, other).votes[:]
+                    del own_ballot(view, other).votes[:]
 
     def describe(self, state: RndState, action: RndAction) -> str:
         choice = action.WhichOneof("choice")

@@ -5,10 +5,12 @@ Pure helpers over `MagicCard` and `RndDesign`, shared by the rules, the card fra
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from manaforge.v1.cards_pb2 import MagicCard
 from manaforge.v1.games.rnd_pb2 import RndAward, RndCategory, RndDesign
 
-from engine_core.cards import is_creature, memo_by_content
+from engine_core.cards import is_creature
 from engine_core.errors import MalformedActionError
 
 COST = RndCategory.RND_CATEGORY_COST
@@ -50,41 +52,51 @@ def type_needs_power_toughness(card: MagicCard) -> bool:
     return is_creature(card) or "Vehicle" in card.subtypes
 
 
-def has_category(card: MagicCard, category: RndCategory.ValueType) -> bool:
-    return category in card_categories(card)
+def _has_cost(card: MagicCard) -> bool:
+    return bool(card.mana_cost)
 
 
-def _card_categories(card: MagicCard) -> frozenset[RndCategory.ValueType]:
-    """The categories a card can be copied for (those it has)."""
-    has = {
-        COST: bool(card.mana_cost),
-        TYPE: bool(card.type_line),
-        TEXT: bool(card_text(card)),
-        POWER_TOUGHNESS: bool(card.power and card.toughness),
-    }
-    return frozenset(category for category, present in has.items() if present)
+def _has_type(card: MagicCard) -> bool:
+    return bool(card.type_line)
 
 
-card_categories = memo_by_content(_card_categories)  # asked of the drawn card, and of the whole pack, every turn
+def _has_text(card: MagicCard) -> bool:
+    return bool(card_text(card))
+
+
+def _has_power_toughness(card: MagicCard) -> bool:
+    return bool(card.power and card.toughness)
+
+
+HAS_CATEGORY = {COST: _has_cost, TYPE: _has_type, TEXT: _has_text, POWER_TOUGHNESS: _has_power_toughness}
+
+
+def card_categories(card: MagicCard) -> frozenset[RndCategory.ValueType]:
+    """The categories a card can be copied for (those it has). The rules remember it per card (`card_facts`)."""
+    return frozenset(category for category, has in HAS_CATEGORY.items() if has(card))
+
+
+def any_card_has(cards: Iterable[MagicCard], category: RndCategory.ValueType) -> bool:
+    """Whether some card has the category: read from the cards, as the first one or two usually do."""
+    return any(map(HAS_CATEGORY[category], cards))
 
 
 def filled(design: RndDesign) -> set[int]:
     return {copy.category for copy in design.copies[:]}
 
 
+_WANTED = (COST, TYPE, TEXT)
+_WANTED_WITH_BODY = (COST, TYPE, TEXT, POWER_TOUGHNESS)
+
+
 def open_categories(design: RndDesign) -> list[RndCategory.ValueType]:
     """The categories still to fill; power and toughness opens once a type that needs it is copied."""
-    done = filled(design)
-    wanted = [COST, TYPE, TEXT]
-    if design.needs_power_toughness:
-        wanted.append(POWER_TOUGHNESS)
+    wanted = _WANTED_WITH_BODY if design.needs_power_toughness else _WANTED
+    copies = design.copies[:]
+    if not copies:
+        return list(wanted)
+    done = [copy.category for copy in copies]  # at most four
     return [category for category in wanted if category not in done]
-
-
-def offered(design: RndDesign, card: MagicCard) -> list[RndCategory.ValueType]:
-    """The open categories this card can be copied for."""
-    has = card_categories(card)
-    return [category for category in open_categories(design) if category in has]
 
 
 def copy_category(design: RndDesign, card: MagicCard, category: RndCategory.ValueType, designer: int) -> None:

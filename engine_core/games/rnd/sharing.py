@@ -6,12 +6,13 @@ about twenty objects for R&D. A step changes few of them (one design, or one bal
 
 - never changed once made: the faces' list (views and sampled worlds replace it with `ClearField`, never change
   it) and the config;
-- changed by few rules, which call `own` or `own_header_part` first: the designs, the ballots, the rng and the
-  outcome.
+- changed by few rules, which make them the state's own first: the designs and the ballots (`own_design`,
+  `own_ballot`: the list and the one changed), the rng and the outcome (`own_header_part`), and the results (empty
+  until the reveal, which starts a new list with `ClearField`).
 
-`own` gives a live state its own copy of one part (a message state owns all its parts: it does nothing there). Every
-rule that changes a design, a ballot, the rng or the outcome of a state goes through it, so no change reaches
-another state. Copies are exact: a copy still serializes to the same bytes as its source.
+A message state owns all its parts: the `own_` functions do nothing there. Every rule that changes a design, a
+ballot, the rng, the outcome or the results of a state goes through them, so no change reaches another state.
+Copies are exact: a copy still serializes to the same bytes as its source.
 """
 
 from __future__ import annotations
@@ -30,8 +31,8 @@ _new = object.__new__
 
 
 def copy_live(state: Any) -> Any:
-    """A copy of a live `RndState` (its fields are `FIELDS`): shares the faces, the designs, the ballots and the
-    header's config, rng and outcome; copies the header, its pending decision and the lists of card ids."""
+    """A copy of a live `RndState` (its fields are `FIELDS`): shares the faces, the designs, the ballots, the results
+    and the header's config, rng and outcome; copies the header, its pending decision and the lists of card ids."""
     new = _new(type(state))
     new._set = state._set
     header = state.header
@@ -50,21 +51,33 @@ def copy_live(state: Any) -> Any:
     new.card_count = state.card_count
     new.phase = state.phase
     new.round = state.round
-    new.designs = type(state.designs)(state.designs)
+    new.designs = state.designs
     new.designer = state.designer
     new.design_turns = state.design_turns
     new.draws_this_turn = state.draws_this_turn
-    new.ballots = type(state.ballots)(state.ballots)
-    new.results = type(state.results)(state.results)
+    new.ballots = state.ballots
+    new.results = state.results
     return new
 
 
-def own(parts: Any, index: int) -> Any:
-    """`parts[index]` (a design or a ballot), made the state's own first: a live state's copies share it."""
-    part = parts[index]
-    if isinstance(parts, Repeated):
-        part = parts[index] = part.copy()
-    return part
+def own_design(state: Any, index: int) -> Any:
+    """`state.designs[index]`, made the state's own first (with the list): a live state's copies share them."""
+    designs = state.designs
+    if not isinstance(designs, Repeated):
+        return designs[index]
+    designs = state.designs = type(designs)(designs)
+    design = designs[index] = designs[index].copy()
+    return design
+
+
+def own_ballot(state: Any, index: int) -> Any:
+    """`state.ballots[index]`, made the state's own first (with the list): a live state's copies share them."""
+    ballots = state.ballots
+    if not isinstance(ballots, Repeated):
+        return ballots[index]
+    ballots = state.ballots = type(ballots)(ballots)
+    ballot = ballots[index] = ballots[index].copy()
+    return ballot
 
 
 def own_header_part(state: Any, name: str) -> None:
