@@ -61,6 +61,20 @@ class ManaBurn(Game[ManaBurnState, ManaBurnAction]):
     state_type = ManaBurnState
     action_type = ManaBurnAction
 
+    # `Game`'s per-step calls without their indirections (the same answers; random playouts make one of each per step)
+    def legal_actions(self, state: ManaBurnState, seat: int) -> list[ManaBurnAction]:
+        header = state.header
+        if header.outcome.finished or seat not in header.pending.seats:
+            return []
+        return rules.legal_actions(state, seat)
+
+    def pending_seats(self, state: ManaBurnState) -> list[int]:
+        header = state.header
+        return [] if header.outcome.finished else header.pending.seats[:]
+
+    def is_terminal(self, state: ManaBurnState) -> bool:
+        return state.header.outcome.finished
+
     def apply(self, state: ManaBurnState, seat: int, action: ManaBurnAction) -> tuple[ManaBurnState, list[Event]]:
         """`Game.apply`; on a live state its copy shares the players until the rules change one (cow.py)."""
         if type(state) is not LiveState:

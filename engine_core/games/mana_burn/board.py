@@ -181,6 +181,10 @@ def next_square(square: int, path: int) -> int:
     raise ValueError(f"square {square} is not on the board")
 
 
+# NEXT_SQUARE[path][square] == next_square(square, path), for the walk's inner loop.
+NEXT_SQUARE = tuple(tuple(next_square(square, path) for square in range(len(SQUARES))) for path in range(len(PATHS)))
+
+
 def is_hub(square: int) -> bool:
     return square in (LIBRARY, GRAVEYARD)
 

@@ -39,7 +39,7 @@ from engine_core.games.mana_burn.cards import (
     name,
     names,
 )
-from engine_core.games.mana_burn.cow import own_player
+from engine_core.games.mana_burn.cow import own_creature, own_outcome, own_player
 from engine_core.games.mana_burn.zones import (
     bury,
     count_in_play,
@@ -211,6 +211,7 @@ def end_by_count(state: ManaBurnState, events: list[Event], reason: str) -> None
     counts = [distinct(list(p.hand)) for p in state.players]
     best = max(counts)
     winners = [s for s, c in enumerate(counts) if c == best]
+    own_outcome(state)
     finish(state, winners, [float(c) for c in counts], f"{reason}: most different cards ({best}) wins")
     events.append(event("GameEnded", f"{reason}; seat(s) {winners} hold the most different cards ({best})"))
 
@@ -234,6 +235,7 @@ def check_win(state: ManaBurnState, events: list[Event]) -> bool:
         deal(state)
         return True
     counts = [float(distinct(list(p.hand))) for p in state.players]
+    own_outcome(state)
     finish(state, winners, counts, "collected one of each of the ten cards")
     events.append(event("GameWon", f"seat(s) {winners} collected one of each of the ten cards"))
     return True
@@ -368,7 +370,7 @@ def walk(state: ManaBurnState, events: list[Event]) -> None:
             break
         if not walked:
             player = own_player(state, seat)
-        player.square = board.next_square(player.square, player.path)
+        player.square = board.NEXT_SQUARE[player.path][player.square]
         state.steps -= 1
         walked += 1
         if player.square == LIBRARY:
@@ -1043,7 +1045,7 @@ def _armor(state: ManaBurnState, target: int, card: int, events: list[Event]) ->
         events.append(event("CardFizzled", "Holy Armor found no creature"))
         return
     state.graveyard.remove(card)
-    own_player(state, where[0]).creatures[where[1]].armor.append(card)
+    own_creature(state, *where).armor.append(card)
     events.append(event("ArmorAttached", f"Holy Armor now protects {name(target)}"))
 
 
@@ -1051,7 +1053,7 @@ def _incinerate(state: ManaBurnState, target: int, events: list[Event]) -> None:
     """Incinerate destroys one unarmored creature or one Holy Armor."""
     worn = find_armor(state, target)
     if worn is not None:
-        holder = own_player(state, worn[0]).creatures[worn[1]]
+        holder = own_creature(state, *worn)
         holder.armor.remove(target)
         state.graveyard.append(target)
         events.append(event("ArmorDestroyed", f"Incinerate destroyed the Holy Armor on {name(holder.card)}"))
