@@ -13,6 +13,7 @@ from manaforge.v1.games.magicka_pb2 import MagickaCast, MagickaState, MagickaTar
 from manaforge.v1.games.manufactory_pb2 import ManufactoryState
 
 from engine_core import GAMES, Game
+from engine_core.bots import ismcts
 from engine_core.live import Twin, clone, twin
 
 LiveMagicka = twin(MagickaState)
@@ -122,6 +123,47 @@ def test_live_states_play_exactly_as_messages(game: Game[Any, Any]) -> None:
             live, live_events = game.apply(live, seat, action)
             assert [_bytes(e) for e in live_events] == [_bytes(e) for e in events]
         assert isinstance(live, Twin) and not isinstance(message, Twin)
+
+
+@pytest.mark.parametrize("game", GAMES, ids=[g.info.name for g in GAMES])
+def test_live_states_that_share_parts_never_change_each_other(game: Game[Any, Any]) -> None:
+    """Games may let a live state share parts with the state it was made from (copy on write): `apply` then never
+    changes its input, and every earlier state still plays on exactly as its message does, whatever its successors
+    did (a bot's search branches from one state many times)."""
+    rand = random.Random(61)
+    for _ in range(3):
+        config, seed = _random_config(game, rand), rand.getrandbits(63)
+        history = [(game.new_game(config, seed), game.new_game(config, seed, live=True))]
+        for _step in range(250):
+            message, live = history[-1]
+            if game.is_terminal(message):
+                break
+            seat = rand.choice(game.pending_seats(message))
+            action = rand.choice(game.legal_actions(message, seat))
+            before = _bytes(live)
+            next_live, _ = game.apply(live, seat, action)
+            assert _bytes(live) == before, "apply changed its input state"
+            history.append((game.apply(message, seat, action)[0], next_live))
+            # branch from an earlier state: it must still be exactly its message
+            old_message, old_live = history[rand.randrange(len(history))]
+            assert _bytes(old_live) == _bytes(old_message)
+            if not game.is_terminal(old_message):
+                seat = rand.choice(game.pending_seats(old_message))
+                action = rand.choice(game.legal_actions(old_message, seat))
+                branch, _ = game.apply(old_live, seat, action)
+                branch_message = game.apply(old_message, seat, action)[0]
+                for _ in range(3):  # then on in place, as a bot's search steps its worlds (ismcts.step)
+                    assert _bytes(branch) == _bytes(branch_message)
+                    if game.is_terminal(branch_message):
+                        break
+                    seat = rand.choice(game.pending_seats(branch_message))
+                    action = rand.choice(game.legal_actions(branch_message, seat))
+                    ismcts.step(game, branch, seat, action)
+                    branch_message = game.apply(branch_message, seat, action)[0]
+                assert _bytes(branch) == _bytes(branch_message)
+                assert _bytes(old_live) == _bytes(old_message)
+        for message, live in history:
+            assert _bytes(live) == _bytes(message)
 
 
 def test_a_cleared_field_is_empty_and_of_its_kind() -> None:
