@@ -21,7 +21,7 @@ from manaforge.v1.games.mana_burn_pb2 import (
 )
 
 from engine_core import rng
-from engine_core.game import RESPONSE, SIMULTANEOUS, TURN, event, finish, options, seat_count, set_pending
+from engine_core.game import RESPONSE, SIMULTANEOUS, TURN, finish, options, seat_count, set_pending
 from engine_core.games.mana_burn import board
 from engine_core.games.mana_burn.board import GRAVEYARD, LIBRARY, SQUARES, Effect
 from engine_core.games.mana_burn.cards import (
@@ -40,6 +40,7 @@ from engine_core.games.mana_burn.cards import (
     names,
 )
 from engine_core.games.mana_burn.cow import own_creature, own_outcome, own_player
+from engine_core.games.mana_burn.events import event
 from engine_core.games.mana_burn.zones import (
     bury,
     count_in_play,
@@ -887,9 +888,8 @@ def bid_choices(state: ManaBurnState, seat: int) -> list[ManaBurnAction]:
 
 def instant_choices(state: ManaBurnState, seat: int, acts: list[ManaBurnAction]) -> list[ManaBurnAction]:
     """Incinerate, Giant Growth and Counterspell: at any time, as many as you like (added to `acts`)."""
-    is_instant = IS_INSTANT
     targets: list[int] | None = None
-    for card in sorted([c for c in state.players[seat].hand[:] if is_instant[c]]):
+    for card in sorted(filter(IS_INSTANT.__getitem__, state.players[seat].hand[:])):
         k = KIND_OF[card]
         if k == GIANT_GROWTH_KIND:
             acts += GROW_ACTIONS[card][: len(state.rolls)]
@@ -1085,9 +1085,11 @@ def window_choices(state: ManaBurnState, seat: int) -> list[ManaBurnAction]:
     acts = [PASS_ACTION]
     rolls = state.rolls
     if rolls:
-        purpose = rolls[0].purpose
+        first = rolls[0]
+        purpose = first.purpose
         if purpose == MOVE_ROLL:
-            acts += reroll_choices(state, seat)
+            if first.seat == seat and state.rerolls_used < count_in_play(state.players[seat], Kind.SCRYB_SPRITES):
+                acts.append(REROLL_ACTION)  # reroll_choices
         elif purpose == ANTE_ROLL:
             acts += hero_choices(state, seat)
     return instant_choices(state, seat, acts)
