@@ -31,14 +31,13 @@ from manaforge.v1.games.rnd_pb2 import (
 )
 
 from engine_core import rng as random
-from engine_core.cards import CARD_SET_OPTION, find_set, format_card, memo_by_content, open_packs
+from engine_core.cards import CARD_SET_OPTION, find_set, format_card, open_packs
 from engine_core.errors import IllegalActionError, MalformedActionError
 from engine_core.game import (
     SIMULTANEOUS,
     Game,
     GameInfo,
     Option,
-    event,
     finish,
     options,
     seat_count,
@@ -58,7 +57,7 @@ from engine_core.games.rnd.design import (
     POWER_TOUGHNESS,
     TYPE,
     any_card_has,
-    card_categories,
+    card_facts,
     card_text,
     check_art,
     check_flavour,
@@ -69,6 +68,7 @@ from engine_core.games.rnd.design import (
 )
 from engine_core.games.rnd.frame import card_frame
 from engine_core.games.rnd.sharing import check_fields, copy_live, own_ballot, own_design, own_header_part
+from engine_core.games.rnd.twins import add_copy, add_vote, event
 from engine_core.live import Twin, clone
 
 DESIGN = RndPhase.RND_PHASE_DESIGN
@@ -115,19 +115,6 @@ def artist_of(round_: int) -> int:
 def writer_of(seats: int, round_: int) -> int:
     return (round_ + 1) % seats
 
-
-def _card_line(card: MagicCard) -> str:
-    """A card as a drawn card's event shows it: the card, and its text when it has one."""
-    text = card_text(card)
-    return f"{format_card(card)}{'; text: ' + text if text else ''}"
-
-
-def _card_facts_of(card: MagicCard) -> tuple[frozenset[RndCategory.ValueType], str]:
-    return card_categories(card), _card_line(card)
-
-
-# A card's categories and its line in a CardDrawn event, remembered per card: asked of the drawn card at every step.
-card_facts = memo_by_content(_card_facts_of)
 
 # Legal actions without free text are built once and shared between calls (callers never modify an action).
 _COPIES = {category: RndAction(copy=category) for category in CATEGORIES}
@@ -253,9 +240,9 @@ class Rnd(Game[RndState, RndAction]):
         state.draws_this_turn += 1
         card = state.faces[card_id]
         designer = state.designer
-        categories, line = card_facts(card)
-        events.append(event("CardDrawn", f"seat {designer} drew {line}", actor=designer))
-        return card, categories
+        facts = card_facts(card)
+        events.append(event("CardDrawn", f"seat {designer} drew {facts.drawn_line}", actor=designer))
+        return card, facts.categories
 
     def _draw_useful(self, state: RndState, events: list[Event], wanted: list[RndCategory.ValueType]) -> None:
         """Draw until the card offers one of the open categories `wanted`. Ends: every open category is on some
@@ -279,7 +266,7 @@ class Rnd(Game[RndState, RndAction]):
         left = wanted
         for category in wanted:
             if not any_card_has(faces, category):
-                design.copies.add(category=category, designer=-1)
+                add_copy(design.copies, category, -1)
                 events.append(
                     event("CategoryLeftBlank", f"no card in the pack has a {CATEGORY_NAMES[category]}: left blank")
                 )
@@ -299,7 +286,7 @@ class Rnd(Game[RndState, RndAction]):
                 if category in {c.category for c in design.copies}
                 else "power & toughness only 'if the card has a type that requires it' (copy a creature type first)",
             )
-        if category not in card_facts(card)[0]:
+        if category not in card_facts(card).categories:
             raise IllegalActionError(
                 "draw another",
                 f"{card.name} has no {CATEGORY_NAMES[category]}: 'if it's missing the category you want, draw another'",
@@ -334,7 +321,7 @@ class Rnd(Game[RndState, RndAction]):
     def _apply_draw_another(self, state: RndState, seat: int) -> list[Event]:
         card = state.faces[state.drawn[0]]
         wanted = open_categories(state.designs[state.round])
-        has = card_facts(card)[0]
+        has = card_facts(card).categories
         if all(c in has for c in wanted) or state.draws_this_turn >= state.card_count:  # may not draw another
             if all(c in has for c in wanted):
                 raise IllegalActionError(
@@ -404,7 +391,7 @@ class Rnd(Game[RndState, RndAction]):
             )
         ballot = own_ballot(state, seat)
         votes = ballot.votes
-        votes.add(award=award, design=index)
+        add_vote(votes, award, index)
         ballot.votes_cast = len(votes)
         name = AWARD_NAMES[award]
         events = [
@@ -468,7 +455,7 @@ class Rnd(Game[RndState, RndAction]):
     def _legal_actions(self, state: RndState, seat: int) -> list[RndAction]:
         if state.phase == DESIGN:
             wanted = open_categories(state.designs[state.round])
-            has = card_facts(state.faces[state.drawn[0]])[0]
+            has = card_facts(state.faces[state.drawn[0]]).categories
             actions = [_COPIES[c] for c in wanted if c in has]  # offered()
             if len(actions) < len(wanted) and state.draws_this_turn < state.card_count:  # may draw another
                 actions.append(_DRAW_ANOTHER)

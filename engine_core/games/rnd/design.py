@@ -6,12 +6,14 @@ Pure helpers over `MagicCard` and `RndDesign`, shared by the rules, the card fra
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import NamedTuple
 
 from manaforge.v1.cards_pb2 import MagicCard
 from manaforge.v1.games.rnd_pb2 import RndAward, RndCategory, RndDesign
 
-from engine_core.cards import is_creature
+from engine_core.cards import format_card, is_creature, memo_by_content
 from engine_core.errors import MalformedActionError
+from engine_core.games.rnd.twins import add_copy
 
 COST = RndCategory.RND_CATEGORY_COST
 TYPE = RndCategory.RND_CATEGORY_TYPE
@@ -72,8 +74,26 @@ HAS_CATEGORY = {COST: _has_cost, TYPE: _has_type, TEXT: _has_text, POWER_TOUGHNE
 
 
 def card_categories(card: MagicCard) -> frozenset[RndCategory.ValueType]:
-    """The categories a card can be copied for (those it has). The rules remember it per card (`card_facts`)."""
+    """The categories a card can be copied for (those it has)."""
     return frozenset(category for category, has in HAS_CATEGORY.items() if has(card))
+
+
+class CardFacts(NamedTuple):
+    """What the rules ask of a drawn card, at every step."""
+
+    categories: frozenset[RndCategory.ValueType]  # card_categories()
+    drawn_line: str  # the card as a drawn card's event shows it: the card, and its text when it has one
+    text: str  # card_text()
+    needs_power_toughness: bool  # type_needs_power_toughness()
+
+
+def _card_facts(card: MagicCard) -> CardFacts:
+    text = card_text(card)
+    line = f"{format_card(card)}{'; text: ' + text if text else ''}"
+    return CardFacts(card_categories(card), line, text, type_needs_power_toughness(card))
+
+
+card_facts = memo_by_content(_card_facts)  # remembered per card
 
 
 def any_card_has(cards: Iterable[MagicCard], category: RndCategory.ValueType) -> bool:
@@ -104,12 +124,12 @@ def copy_category(design: RndDesign, card: MagicCard, category: RndCategory.Valu
         design.mana_cost = card.mana_cost
     elif category == TYPE:
         design.type_line = card.type_line
-        design.needs_power_toughness = type_needs_power_toughness(card)
+        design.needs_power_toughness = card_facts(card).needs_power_toughness
     elif category == TEXT:
-        design.text = card_text(card)
+        design.text = card_facts(card).text
     elif category == POWER_TOUGHNESS:
         design.power, design.toughness = card.power, card.toughness
-    design.copies.add(category=category, designer=designer, source=card.name)
+    add_copy(design.copies, category, designer, card.name)
 
 
 def check_text(what: str, text: str, max_chars: int, *, max_lines: int = 1, max_width: int = 0) -> None:

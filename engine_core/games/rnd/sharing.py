@@ -26,6 +26,11 @@ FIELDS = (
     "designer", "design_turns", "draws_this_turn", "ballots", "results",
 )  # fmt: skip
 HEADER_FIELDS = ("config", "version", "rng", "pending", "outcome")
+DESIGN_FIELDS = (
+    "artist", "writer", "mana_cost", "type_line", "text", "power", "toughness", "needs_power_toughness", "copies",
+    "art", "name", "flavour", "complete",
+)  # fmt: skip
+BALLOT_FIELDS = ("votes", "votes_cast")
 
 _new = object.__new__
 
@@ -66,7 +71,7 @@ def own_design(state: Any, index: int) -> Any:
     if not isinstance(designs, Repeated):
         return designs[index]
     designs = state.designs = type(designs)(designs)
-    design = designs[index] = designs[index].copy()
+    design = designs[index] = _copy_design(designs[index])
     return design
 
 
@@ -76,8 +81,40 @@ def own_ballot(state: Any, index: int) -> Any:
     if not isinstance(ballots, Repeated):
         return ballots[index]
     ballots = state.ballots = type(ballots)(ballots)
-    ballot = ballots[index] = ballots[index].copy()
+    ballot = ballots[index] = _copy_ballot(ballots[index])
     return ballot
+
+
+# A design's filled categories and a ballot's votes are never changed once added: copies share them (new lists).
+
+
+def _copy_design(design: Any) -> Any:
+    """A copy of a live `RndDesign` (its fields are `DESIGN_FIELDS`), sharing its filled categories."""
+    new = _new(type(design))
+    new._set = design._set
+    new.artist = design.artist
+    new.writer = design.writer
+    new.mana_cost = design.mana_cost
+    new.type_line = design.type_line
+    new.text = design.text
+    new.power = design.power
+    new.toughness = design.toughness
+    new.needs_power_toughness = design.needs_power_toughness
+    new.copies = type(design.copies)(design.copies)
+    new.art = design.art
+    new.name = design.name
+    new.flavour = design.flavour
+    new.complete = design.complete
+    return new
+
+
+def _copy_ballot(ballot: Any) -> Any:
+    """A copy of a live `RndBallot` (its fields are `BALLOT_FIELDS`), sharing its votes."""
+    new = _new(type(ballot))
+    new._set = ballot._set
+    new.votes = type(ballot.votes)(ballot.votes)
+    new.votes_cast = ballot.votes_cast
+    return new
 
 
 def own_header_part(state: Any, name: str) -> None:
@@ -88,7 +125,12 @@ def own_header_part(state: Any, name: str) -> None:
 
 
 def check_fields(live_type: Any) -> None:
-    """`copy_live` names every field: a field added to the messages must be added there (and here)."""
-    header_type = live_type._messages["header"]
-    if live_type.__slots__ != FIELDS or header_type.__slots__ != HEADER_FIELDS:
-        raise TypeError(f"RndState's fields changed: {live_type.__slots__}, {header_type.__slots__}")
+    """The copies above name every field: a field added to the messages must be added there (and here)."""
+    for twin_type, fields in (
+        (live_type, FIELDS),
+        (live_type._messages["header"], HEADER_FIELDS),
+        (live_type._repeated["designs"].item, DESIGN_FIELDS),
+        (live_type._repeated["ballots"].item, BALLOT_FIELDS),
+    ):
+        if twin_type.__slots__ != fields:
+            raise TypeError(f"{twin_type.__name__}'s fields changed: {twin_type.__slots__}, not {fields}")
