@@ -62,8 +62,11 @@ def kind(card: int) -> Kind:
     return KIND_OF[card]
 
 
+NAME_OF = tuple(NAMES[k] for k in KIND_OF)
+
+
 def name(card: int) -> str:
-    return NAMES[kind(card)]
+    return NAME_OF[card]
 
 
 def is_creature(card: int) -> bool:

@@ -119,6 +119,9 @@ def act(move: ManaBurnMove.ValueType, **fields: int) -> ManaBurnAction:
 # attribute lookup or an `act` call each time (same values, same shared messages).
 GIANT_GROWTH_KIND, INCINERATE_KIND, COUNTERSPELL_KIND = Kind.GIANT_GROWTH, Kind.INCINERATE, Kind.COUNTERSPELL
 HOLY_ARMOR_KIND, RAISE_DEAD_KIND = Kind.HOLY_ARMOR, Kind.RAISE_DEAD
+SPRITES_KIND = Kind.SCRYB_SPRITES
+TARGETED = frozenset({Kind.HOLY_ARMOR, Kind.RAISE_DEAD, Kind.INCINERATE, Kind.COUNTERSPELL})
+WINNING_HAND = len(KINDS)  # one of each card
 PASS_ACTION, YES_ACTION, REROLL_ACTION = act(PASS), act(YES), act(REROLL)
 FALSE_BID_ACTION = act(FALSE_BID)
 # The other shared actions the legal lists use, by their one field (a card id, a seat, a path, a roll index).
@@ -221,7 +224,7 @@ def check_win(state: ManaBurnState, events: list[Event]) -> bool:
     """WINNING: one of each of the ten cards in hand, checked after every change, on anyone's turn."""
     players = state.players
     for player in players:
-        if len(player.hand) >= len(KINDS):
+        if len(player.hand) >= WINNING_HAND:
             break
     else:
         return False  # nobody holds ten cards (the usual case, checked first)
@@ -986,10 +989,11 @@ def play(state: ManaBurnState, seat: int, action: ManaBurnAction, events: list[E
         state.stack[-1].answered = True
     card = action.card
     own_player(state, seat).hand.remove(card)
-    if kind(card) in MAIN_CARDS:
+    k = KIND_OF[card]
+    if k in MAIN_CARDS:
         state.main_played = True
-    targeted = kind(card) in (Kind.HOLY_ARMOR, Kind.RAISE_DEAD, Kind.INCINERATE, Kind.COUNTERSPELL)
-    grows = kind(card) == Kind.GIANT_GROWTH
+    targeted = k in TARGETED
+    grows = k == GIANT_GROWTH_KIND
     state.stack.add(
         card=card, seat=seat, target=action.target if targeted else NONE, roll=action.roll if grows else NONE
     )
@@ -998,8 +1002,8 @@ def play(state: ManaBurnState, seat: int, action: ManaBurnAction, events: list[E
 
 
 def target_text(state: ManaBurnState, action: ManaBurnAction) -> str:
-    k = kind(action.card)
-    if k == Kind.GIANT_GROWTH:
+    k = KIND_OF[action.card]
+    if k == GIANT_GROWTH_KIND:
         r = state.rolls[action.roll]
         return f" on seat {r.seat}'s roll of {r.value}"
     if k in CREATURES:
@@ -1010,7 +1014,8 @@ def target_text(state: ManaBurnState, action: ManaBurnAction) -> str:
 def resolve(state: ManaBurnState, events: list[Event]) -> None:
     """The top card of the stack takes effect (unless countered) once its window has closed."""
     item = state.stack.pop()
-    card, seat, k = item.card, item.seat, kind(item.card)
+    card, seat = item.card, item.seat
+    k = KIND_OF[card]
     if item.countered:
         state.graveyard.append(card)
         events.append(event("CardCountered", f"seat {seat}'s {name(card)} was countered"))
@@ -1020,18 +1025,18 @@ def resolve(state: ManaBurnState, events: list[Event]) -> None:
         events.append(event("CreatureEntered", f"seat {seat}'s {name(card)} came into play"))
         return
     state.graveyard.append(card)
-    if k == Kind.HOLY_ARMOR:
+    if k == HOLY_ARMOR_KIND:
         _armor(state, item.target, card, events)
-    elif k == Kind.RAISE_DEAD:
+    elif k == RAISE_DEAD_KIND:
         if item.target in state.graveyard:
             state.graveyard.remove(item.target)
             gain(state, seat, [item.target], "raised from the Graveyard", events, public=True)
-    elif k == Kind.GIANT_GROWTH:
+    elif k == GIANT_GROWTH_KIND:
         state.rolls[item.roll].value += GIANT_GROWTH_BONUS
         r = state.rolls[item.roll]
         events.append(event("RollGrew", f"Giant Growth: seat {r.seat}'s roll is now {r.value}"))
         reopen_roll_window(state)
-    elif k == Kind.COUNTERSPELL:
+    elif k == COUNTERSPELL_KIND:
         for other in state.stack:
             if other.card == item.target:
                 other.countered = True
@@ -1088,7 +1093,7 @@ def window_choices(state: ManaBurnState, seat: int) -> list[ManaBurnAction]:
         first = rolls[0]
         purpose = first.purpose
         if purpose == MOVE_ROLL:
-            if first.seat == seat and state.rerolls_used < count_in_play(state.players[seat], Kind.SCRYB_SPRITES):
+            if first.seat == seat and state.rerolls_used < count_in_play(state.players[seat], SPRITES_KIND):
                 acts.append(REROLL_ACTION)  # reroll_choices
         elif purpose == ANTE_ROLL:
             acts += hero_choices(state, seat)
