@@ -1155,8 +1155,9 @@ def card_choices(cards: list[int]) -> list[ManaBurnAction]:
 
 
 def is_legal(state: ManaBurnState, seat: int, action: ManaBurnAction) -> bool:
-    """`action in legal_actions(state, seat)`; in a window and the main phase, only the choices of its move are
-    listed (those are the only ones it could equal)."""
+    """`action in legal_actions(state, seat)`; in a window and the main phase without listing: a pass is the one
+    pass action, a play is compared with the one choice of its card and target (`main_is_legal`,
+    `instant_is_legal`), a re-roll or a Hero with the list of its move."""
     move = action.move
     if state.windows:
         if move == PASS:
