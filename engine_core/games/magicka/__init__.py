@@ -410,41 +410,48 @@ def _attack_action(creature: int, aim: Aim) -> MagickaAction:
 _CASTS: dict[tuple[int, int, tuple[Aim, ...]], Actions] = {}  # (spell kind, packed payers, aims) -> casts
 _SNAPS: dict[tuple[Element, int, tuple[Aim, ...]], Actions] = {}  # (Element, packed payers, aims) -> snap spells
 _REPAIRS: dict[tuple[Aim, int, int], Actions] = {}  # (aim, points missing, packed Shield payers) -> repairs
+# The (extra, payment) pairs of a spell kind or snap Element, in list order, by the packed cards that can pay: the
+# lists above repeat these for each aim, and they miss more often (the aims change when a creature comes or goes).
+Options = tuple[tuple[int, Payment], ...]
+_CAST_OPTIONS: dict[tuple[int, int], Options] = {}
+_SNAP_OPTIONS: dict[tuple[Element, int], Options] = {}
 
 
-def _remember(table: dict[Any, Actions], key: Any, actions: Actions) -> Actions:
+def _remember(table: dict[Any, Any], key: Any, value: Any) -> Any:
     if len(table) >= _LIMIT:
         table.clear()
-    table[key] = actions
-    return actions
+    table[key] = value
+    return value
 
 
-def _spell_casts(kind: int, hand: Hand, aims: tuple[Aim, ...]) -> Actions:
-    """Every cast of spell `kind`: each upgrade, each payment from `hand`, at each aim."""
-    spell = SPELL_BY_KIND[kind]
-    counts = dict(hand)
-    top = _max_extra(counts, spell.upgrade) if spell.upgrade else 0
-    return tuple(
-        _paid_action(CAST_SPELL, kind, payment, aim, extra)
-        for extra in range(top + 1)
-        for payment in payments(_needs(spell.cost, spell.upgrade, extra), counts)
-        for aim in aims
-    )
+def _cast_options(kind: int, payers: int) -> Options:
+    """Each upgrade and each payment of spell `kind` from the packed cards that can pay for it."""
+    found = _CAST_OPTIONS.get((kind, payers))
+    if found is None:
+        spell = SPELL_BY_KIND[kind]
+        counts = dict(_unpack(payers))
+        top = _max_extra(counts, spell.upgrade) if spell.upgrade else 0
+        found = tuple(
+            (extra, payment)
+            for extra in range(top + 1)
+            for payment in payments(_needs(spell.cost, spell.upgrade, extra), counts)
+        )
+        _remember(_CAST_OPTIONS, (kind, payers), found)
+    return found
 
 
-def _snap_casts(element: Element, hand: Hand, aims: tuple[Aim, ...]) -> Actions:
-    """Every snap spell of `element`: two of it (more for the snaps that take extra), each payment, at each aim."""
-    counts = dict(hand)
-    total = _max_extra(counts, element)
-    if total < 2:
-        return ()
-    top = total - 2 if element in SNAP_EXTRA else 0
-    return tuple(
-        _paid_action(CAST_SNAP, element, payment, aim, extra)
-        for extra in range(top + 1)
-        for payment in payments({element: 2 + extra}, counts)
-        for aim in aims
-    )
+def _snap_options(element: Element, payers: int) -> Options:
+    """Each snap spell of `element` (two of it, more for the snaps that take extra) and each payment for it."""
+    found = _SNAP_OPTIONS.get((element, payers))
+    if found is None:
+        counts = dict(_unpack(payers))
+        total = _max_extra(counts, element)
+        top = -1 if total < 2 else total - 2 if element in SNAP_EXTRA else 0
+        found = tuple(
+            (extra, payment) for extra in range(top + 1) for payment in payments({element: 2 + extra}, counts)
+        )
+        _remember(_SNAP_OPTIONS, (element, payers), found)
+    return found
 
 
 def _repair_actions(aim: Aim, missing: int, shields: Hand) -> Actions:
@@ -468,7 +475,11 @@ def _paid_actions(
         payers = packed & _SPELL_MASK[kind]
         found = _CASTS.get((kind, payers, cast_aims))
         if found is None:
-            found = _spell_casts(kind, _unpack(payers), cast_aims)
+            found = tuple(
+                _paid_action(CAST_SPELL, kind, payment, aim, extra)
+                for extra, payment in _cast_options(kind, payers)
+                for aim in cast_aims
+            )
             _remember(_CASTS, (kind, payers, cast_aims), found)
         legal += found
     for element, mask in _SNAP_MASKS:
@@ -476,7 +487,12 @@ def _paid_actions(
         if payers:
             found = _SNAPS.get((element, payers, aims))
             if found is None:
-                found = _remember(_SNAPS, (element, payers, aims), _snap_casts(element, _unpack(payers), aims))
+                found = tuple(
+                    _paid_action(CAST_SNAP, element, payment, aim, extra)
+                    for extra, payment in _snap_options(element, payers)
+                    for aim in aims
+                )
+                _remember(_SNAPS, (element, payers, aims), found)
             legal += found
     if hurt:
         shields = packed & _SHIELD_MASK

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from functools import lru_cache
+from itertools import chain, product
 
 from engine_core.games.magicka.cards import ELEMENT_BY_KIND, Element
 
@@ -73,11 +74,41 @@ PAYERS: dict[Element, tuple[int, ...]] = {
     e: tuple(k for k, card in ELEMENT_BY_KIND.items() if e in card.elements)
     for e in {e for card in ELEMENT_BY_KIND.values() for e in card.elements}
 }
+ELEMENTS_OF: dict[int, tuple[Element, ...]] = {kind: card.elements for kind, card in ELEMENT_BY_KIND.items()}
 
 
 def payments(needs: Mapping[Element, int], hand: Mapping[int, int]) -> tuple[Payment, ...]:
     """Every legal payment for `needs` from `hand`, each once, in a fixed order."""
     wanted = tuple(sorted(needs.items()))
+    # When no kind in the hand can pay two of the needed Elements, the payments are every combination of a payment
+    # for each Element (in the search's order), and each Element's payments are remembered on their own: the hand's
+    # kinds that can pay it, counted up to its need. Those repeat far more often than whole hands do.
+    want = {element: n for element, n in wanted if n > 0}
+    offers: dict[Element, list[tuple[int, int]]] = {element: [] for element in want}
+    for kind, count in sorted(hand.items()):
+        if count > 0:
+            paid = False
+            for element in ELEMENTS_OF.get(kind, ()):
+                n = want.get(element)
+                if n:
+                    if paid:
+                        return _shared_payments(wanted, hand)
+                    offers[element].append((kind, min(count, n)))
+                    paid = True
+    parts = [_element_payments(element, n, tuple(offers[element])) for element, n in want.items()]
+    if len(parts) == 1:
+        return parts[0]
+    return tuple(tuple(sorted(chain.from_iterable(combination))) for combination in product(*parts))
+
+
+@lru_cache(maxsize=1 << 14)
+def _element_payments(element: Element, need: int, offer: tuple[tuple[int, int], ...]) -> tuple[Payment, ...]:
+    """The payments of `need` of `element` alone from `offer` (kinds with their counts capped at the need)."""
+    return tuple(tuple((kind, element) for kind in chosen) for chosen in _multisets_of(offer, need))
+
+
+def _shared_payments(wanted: Needs, hand: Mapping[int, int]) -> tuple[Payment, ...]:
+    """The search over every needed Element at once, for hands with kinds that can pay more than one of them."""
     # The cache key keeps only what the search looks at: the kinds that can pay a needed Element, each counted up
     # to the total need of the Elements it can pay (every card is worth at least 1, so no payment uses more).
     cap: dict[int, int] = {}
