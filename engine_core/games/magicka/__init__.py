@@ -92,6 +92,7 @@ ROUND_LIMITS = ("50", "100", "200")
 # 26 cards at most after trades, 6 creatures); the round limit bounds the turns.
 ACTIONS_PER_TURN = 200
 MAX_SEATS = 6
+_TURN_PROMPTS = tuple(f"wizard {seat}: exchange, cast, attack or end the turn" for seat in range(MAX_SEATS))
 
 # The fields each action type may set: anything else makes the action malformed.
 FIELDS: dict[int, frozenset[str]] = {
@@ -130,7 +131,7 @@ def spell_kinds(state: MagickaState, seat: int) -> Counter[int]:
 def _take(cards: MutableSequence[int], kind: int) -> int:
     """Remove and return the lowest-id card of `kind` from a hand."""
     kinds = _KIND_OF
-    card = min(c for c in cards[:] if kinds[c] == kind)
+    card = min([c for c in cards[:] if kinds[c] == kind])
     cards.remove(card)
     return card
 
@@ -160,7 +161,7 @@ def _draw(state: MagickaState, seat: int, elements: int, spell_cards: int, event
                 hand.append(card)
                 drawn.append(card)
     if drawn:
-        names = ", ".join(card_name(c) for c in drawn)
+        names = ", ".join(map(_CARD_NAMES.__getitem__, drawn))
         events.append(event("CardsDrawn", f"wizard {seat} drew {len(drawn)} card(s)", actor=seat))
         events.append(event("CardsDrawn", f"you drew {names}", actor=seat, audience=seat, cards=drawn))
     _sync_counts(state)
@@ -353,15 +354,16 @@ def _hand_kinds(wizard: MagickaWizard) -> tuple[list[int], list[int]]:
 
 def _trade_actions(elements: list[int], spell_cards: list[int]) -> list[MagickaAction]:
     """Every exchange from a hand's Element card kinds (sorted, with repeats) and Spell card kinds (sorted)."""
-    legal = [_SPELL_FOR_ELEMENTS[k] for k in spell_cards]
-    legal += [_SPELL_TRADE[k] for k in spell_cards]
-    distinct = sorted(set(elements))
-    legal += [_ELEMENT_TRADE[k] for k in distinct]
+    legal = list(map(_SPELL_FOR_ELEMENTS.__getitem__, spell_cards))
+    legal += map(_SPELL_TRADE.__getitem__, spell_cards)
+    distinct = list(dict.fromkeys(elements))  # each kind once, still sorted
+    legal += map(_ELEMENT_TRADE.__getitem__, distinct)
+    doubles = len(distinct) < len(elements)
     for i, first in enumerate(distinct):
         row = _PAIR_TRADE[first]
-        if elements.count(first) >= 2:
+        if doubles and elements.count(first) >= 2:
             legal.append(row[first])
-        legal += [row[k] for k in distinct[i + 1 :]]
+        legal += map(row.__getitem__, distinct[i + 1 :])
     return legal
 
 
@@ -625,7 +627,7 @@ class Magicka(Game[MagickaState, MagickaAction]):
             events.append(event("TurnBegan", f"wizard {seat}'s turn began", actor=seat))
             if not wizard.dead:
                 _draw(state, seat, DRAW_ELEMENTS, DRAW_SPELLS, events)
-            set_pending(state, [seat], TURN, f"wizard {seat}: exchange, cast, attack or end the turn")
+            set_pending(state, [seat], TURN, _TURN_PROMPTS[seat])
             return
 
     def _next_seat(self, state: MagickaState, seat: int) -> int:
@@ -639,8 +641,12 @@ class Magicka(Game[MagickaState, MagickaAction]):
 
     def _check_end(self, state: MagickaState, events: list[Event]) -> bool:
         """'Gameplay proceeds until one Wizard (or its Creature!) remains standing.'"""
-        if sum(not wizard.dead for wizard in state.wizards[:]) > 1:
-            return False  # two living wizards stand (the usual case: no need to look at the creatures)
+        living = 0
+        for wizard in state.wizards[:]:
+            if not wizard.dead:
+                living += 1
+                if living > 1:
+                    return False  # two living wizards stand (the usual case: no need to look at the creatures)
         standing = spells.standing(state)
         if len(standing) > 1:
             return False
@@ -678,7 +684,7 @@ class Magicka(Game[MagickaState, MagickaAction]):
             self._begin_turn(state, self._next_seat(state, state.turn), events)
         else:
             state.phase = MAIN
-            set_pending(state, [state.turn], TURN, f"wizard {state.turn}: exchange, cast, attack or end the turn")
+            set_pending(state, [state.turn], TURN, _TURN_PROMPTS[state.turn])
         _sync_counts(state)
 
     # ----- legal actions ----------------------------------------------------------------------------------------
@@ -794,7 +800,7 @@ class Magicka(Game[MagickaState, MagickaAction]):
         want = 1 if type_ != TRADE_ELEMENTS_FOR_SPELL else 2
         hand, pile = (wizard.spells, state.spell_discard) if gives_spells else (wizard.elements, state.element_discard)
         held = list(map(_KIND_OF.__getitem__, hand[:]))  # the kinds in hand, read once
-        if len(kinds) != want or any(held.count(k) < kinds.count(k) for k in kinds):
+        if len(kinds) != want or any([held.count(k) < kinds.count(k) for k in kinds]):
             raise IllegalActionError("exchange rate", f"this exchange discards {want} card(s) of kinds in the hand")
         gone = [_take(hand, k) for k in kinds]
         pile.extend(gone)
