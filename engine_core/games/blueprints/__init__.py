@@ -36,9 +36,8 @@ from engine_core.games.blueprints.locations import (
     LOCATIONS,
     Location,
     assignment,
-    builds_values,
-    card_values,
     describe_value,
+    new_builds,
     progress,
 )
 
@@ -129,9 +128,8 @@ def new_locations(state: BlueprintsState, seat: int) -> list[Location]:
     """The locations the seat's hand builds that the seat has not built yet."""
     player = state.players[seat]
     catalogue = state.catalogue
-    hand = tuple(card_values(catalogue_card(catalogue, card_id)) for card_id in player.hand[:])
-    done = built(player)
-    return [location for location in LOCATIONS if location not in done and builds_values(hand, location)]
+    cards = [catalogue_card(catalogue, card_id) for card_id in player.hand[:]]
+    return new_builds(cards, built(player))
 
 
 def build_choices(state: BlueprintsState, seat: int) -> list[list[Location]]:

@@ -10,7 +10,7 @@ card types, unbounded mana values).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 from functools import cache
 from typing import TypeAlias
 
@@ -148,6 +148,65 @@ def builds_values(hand: tuple[CardValues, ...], location: Location) -> bool:
             if not _augment(index, choices, matched, set()):
                 return False
     return True
+
+
+# A non-foil card's values at each location (Mine, Power Plant, Tower) as bit masks, one bit per value, and flags:
+# bit `at` when the card may stand for more than one value at location `at`, bit 3 + `at` when for none; None for a
+# foil. Read from the card once. Five cards build a location when their non-foil cards get distinct values: with one
+# value each (nearly every card), when their masks do not overlap; otherwise the matching decides (`builds_values`).
+CardMasks: TypeAlias = tuple[int, int, int, int] | None
+
+_BITS: dict[Value, int] = {}  # a value's bit: a few dozen in all (card types, colours, mana values)
+
+
+def _bit(value: Value) -> int:
+    bit = _BITS.get(value)
+    if bit is None:
+        bit = _BITS[value] = 1 << len(_BITS)
+    return bit
+
+
+def _card_masks(card: MagicCard) -> CardMasks:
+    values = _card_values(card)
+    if values is None:
+        return None
+    masks = [sum({_bit(value) for value in location}) for location in values]
+    flags = 0
+    for at, mask in enumerate(masks):
+        if not mask:
+            flags |= 1 << (3 + at)
+        elif mask & (mask - 1):
+            flags |= 1 << at
+    return masks[0], masks[1], masks[2], flags
+
+
+card_masks = memo_by_content(_card_masks)  # asked of every card in hand at every discard
+
+
+def new_builds(cards: Sequence[MagicCard], done: Container[Location]) -> list[Location]:
+    """The locations not in `done` that exactly these cards build (`builds`), from the cards' masks: one pass over
+    the hand for the three locations."""
+    if len(cards) != CARDS_PER_LOCATION:
+        return []
+    mine = power_plant = tower = flags = count = 0
+    for card in cards:
+        masks = card_masks(card)
+        if masks is None:
+            continue  # a foil: wild
+        a, b, c, f = masks
+        mine |= a
+        power_plant |= b
+        tower |= c
+        flags |= f
+        count += 1
+    found = []
+    for at, union in enumerate((mine, power_plant, tower)):
+        location = LOCATIONS[at]
+        if location in done or flags >> (3 + at) & 1 or union.bit_count() < count:
+            continue  # built already, a card with no value here, or fewer values than cards (Hall's condition)
+        if not flags >> at & 1 or builds_values(tuple(card_values(card) for card in cards), location):
+            found.append(location)  # one value per card, all distinct; or a matching
+    return found
 
 
 def describe_value(value: Value, location: Location) -> str:
