@@ -12,7 +12,7 @@ from manaforge.v1.games.mana_burn_pb2 import ManaBurnCreature, ManaBurnPlayer, M
 from engine_core import rng
 from engine_core.game import seat_count
 from engine_core.games.mana_burn.cards import KIND_OF, Kind, name, names
-from engine_core.games.mana_burn.cow import SharedPlayers, own_player
+from engine_core.games.mana_burn.cow import own_player
 from engine_core.games.mana_burn.events import event
 
 
@@ -143,10 +143,7 @@ def sync_sizes(state: ManaBurnState) -> None:
     """The public counts of hidden piles (a player only when they changed: see cow.py)."""
     state.library_size = len(state.library)
     state.mana_burn_size = len(state.mana_burn)
-    players = state.players
-    if type(players) is SharedPlayers and not players.owned:
-        return  # a live state that still shares every player: none has changed since its copy (cow.py)
-    for seat, player in enumerate(players[:]):
+    for seat, player in enumerate(state.players[:]):
         hand_size, offer_size = len(player.hand), len(player.offer)
         if player.hand_size != hand_size or player.offer_size != offer_size:
             player = own_player(state, seat)
