@@ -133,23 +133,21 @@ def _pay(
         yield tuple(sorted(done))
         return
     element, rest = elements[0], elements[1:]
-    options = sorted(k for k, n in hand.items() if n > 0 and element in ELEMENT_BY_KIND[k].elements)
-    for chosen in _multisets(options, hand, needs[element]):
+    need = needs[element]
+    offer = tuple([(k, min(hand[k], need)) for k in PAYERS.get(element, ()) if hand.get(k, 0) > 0])  # by kind
+    for chosen in _multisets_of(offer, need):
         left = dict(hand)
         for kind in chosen:
             left[kind] -= 1
         yield from _pay(rest, needs, left, done + tuple((k, element) for k in chosen))
 
 
-def _multisets(options: list[int], hand: Mapping[int, int], need: int) -> tuple[tuple[int, ...], ...]:
-    """Multisets of kinds (non-decreasing) whose values meet `need` minimally. Every card is worth at least 1, so no
-    multiset holds more than `need` cards of a kind: the counts are capped there, and the search is remembered per
-    (kinds with capped counts, need), which repeats far more often than whole hands do."""
-    return _multisets_of(tuple((kind, min(hand[kind], need)) for kind in options), need)
-
-
 @lru_cache(maxsize=1 << 12)
 def _multisets_of(offer: tuple[tuple[int, int], ...], need: int) -> tuple[tuple[int, ...], ...]:
+    """Multisets of kinds (non-decreasing) whose values meet `need` minimally, from `offer` (kinds by kind, with their
+    counts). Every card is worth at least 1, so no multiset holds more than `need` cards of a kind: the counts are
+    capped there by the callers, and the search is remembered per (offer, need), which repeats far more often than
+    whole hands do."""
     options = [kind for kind, _ in offer]
     caps = dict(offer)
 
