@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 PROTOS := $(shell find proto/manaforge -name '*.proto')
 GEN_STAMP := proto/manaforge/.generated
 
-.PHONY: install proto run demo test lint typecheck unit stack bench arena golden clean check-proto soak scale web chromium screenshots
+.PHONY: install proto run demo test lint typecheck unit stack bench arena decisions golden clean check-proto soak scale web chromium screenshots
 
 install: $(STAMP)
 
@@ -89,6 +89,9 @@ bench: proto
 
 arena: proto
 	$(PY) -m deploy.arena --seats 2,3,4 --levels heuristic,ismcts --n 200 --jobs $$(nproc)
+
+decisions: proto
+	$(PY) -m deploy.decisions
 
 golden: proto
 	$(PY) -m tests.engine.regen_golden

@@ -8,7 +8,7 @@ import pytest
 from manaforge.v1.common_pb2 import GameConfig
 from tqdm import tqdm
 
-from deploy import arena
+from deploy import arena, decisions
 from engine_core.bots import choose_action
 from engine_core.bots.budget import DEFAULT_BUDGET
 from engine_core.errors import InvalidConfigError
@@ -124,3 +124,12 @@ def test_worker_processes_play_the_same_seeded_games() -> None:
     assert {level: len(times) for level, times in shared.times.items()} == {
         level: len(times) for level, times in alone.times.items()
     }
+
+
+def test_decision_times_are_taken_at_every_table_size_the_game_allows(capsys: pytest.CaptureFixture[str]) -> None:
+    decisions.main(["--games", "blueprints", "--decisions", "4"])
+    rows = [line.split() for line in capsys.readouterr().out.splitlines()[2:]]
+    assert [row[:2] for row in rows] == [["blueprints", str(seats)] for seats in range(2, 7)]
+    for row in rows:
+        p50, p95, slowest = map(float, row[2:5])
+        assert 0 < p50 <= p95 <= slowest and 0 <= int(row[5]) <= 4
