@@ -319,7 +319,8 @@ class Game(ABC, Generic[S, A]):
 # ----- helpers for games ------------------------------------------------------------------------------------------
 
 
-_LiveEvent = twin(Event)
+_LiveEvent: Any = twin(Event)
+_new = object.__new__
 
 
 def options(state: GameState) -> Mapping[str, str]:
@@ -353,9 +354,18 @@ def event(
     """A past-tense event. `audience` None: public; otherwise private to that seat.
 
     The rules make events as twins (engine_core.live), half the cost of an `Event` message; `apply` converts them
-    into messages at the edge, with the state."""
-    made: Event = _LiveEvent(type=type_, text=text, actor=actor, audience=audience, cards=cards)
-    return made
+    into messages at the edge, with the state. A step makes one or more, so the twin's slots are filled here
+    directly, without the keyword arguments of its constructor (the same twin: tests/engine/test_live.py)."""
+    made = _new(_LiveEvent)
+    made._set = False
+    made.type = type_
+    made._actor = actor  # proto3 optional fields: None when absent (engine_core.live)
+    made._audience = audience
+    made.text = text
+    made.cards = list(cards)
+    made.seq = 0
+    made.version = 0
+    return made  # type: ignore[no-any-return]
 
 
 def visible_events(events: Iterable[Event], seat: int | None) -> list[Event]:

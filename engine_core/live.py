@@ -140,6 +140,9 @@ class Twin:
         return f"{type(self).__name__}({self.to_proto()})"
 
 
+_append = list.append
+
+
 class Repeated(list[Any]):
     """A repeated message field: a list of twins of one class, with protobuf's `add`."""
 
@@ -147,7 +150,7 @@ class Repeated(list[Any]):
 
     def add(self, **fields: Any) -> Any:
         made = self.item(**fields)
-        self.append(made)
+        _append(self, made)  # a twin already: no check
         return made
 
     def _twin(self, value: Any) -> Any:

@@ -7,13 +7,14 @@ import random
 from typing import Any
 
 import pytest
-from manaforge.v1.common_pb2 import GameConfig, Header, Pending
+from manaforge.v1.common_pb2 import Event, GameConfig, Header, Pending
 from manaforge.v1.games.blueprints_pb2 import BlueprintsPlayer
 from manaforge.v1.games.magicka_pb2 import MagickaCast, MagickaState, MagickaTarget
 from manaforge.v1.games.manufactory_pb2 import ManufactoryState
 
 from engine_core import GAMES, Game
 from engine_core.bots import ismcts
+from engine_core.game import event
 from engine_core.live import Twin, clone, twin
 
 LiveMagicka = twin(MagickaState)
@@ -164,6 +165,17 @@ def test_live_states_that_share_parts_never_change_each_other(game: Game[Any, An
                 assert _bytes(old_live) == _bytes(old_message)
         for message, live in history:
             assert _bytes(live) == _bytes(message)
+
+
+@pytest.mark.parametrize(
+    "fields", [{}, {"actor": 0}, {"audience": 2, "cards": [3, 4]}, {"actor": 1, "audience": 0, "cards": (5,)}]
+)
+def test_events_are_the_twins_their_constructor_makes(fields: dict[str, Any]) -> None:
+    made, constructed = event("T", "text", **fields), twin(Event)(type="T", text="text", **fields)
+    assert type(made) is type(constructed) and made == constructed and _bytes(made) == _bytes(constructed)
+    assert [made.HasField(name) for name in ("actor", "audience")] == [
+        constructed.HasField(name) for name in ("actor", "audience")
+    ]
 
 
 def test_a_cleared_field_is_empty_and_of_its_kind() -> None:

@@ -21,7 +21,7 @@ from manaforge.v1.games.mana_burn_pb2 import (
 )
 
 from engine_core import rng
-from engine_core.game import RESPONSE, SIMULTANEOUS, TURN, finish, options, seat_count, set_pending
+from engine_core.game import RESPONSE, SIMULTANEOUS, TURN, event, finish, options, seat_count, set_pending
 from engine_core.games.mana_burn import board
 from engine_core.games.mana_burn.board import GRAVEYARD, LIBRARY, SQUARES, Effect
 from engine_core.games.mana_burn.cards import (
@@ -40,7 +40,6 @@ from engine_core.games.mana_burn.cards import (
     names,
 )
 from engine_core.games.mana_burn.cow import own_creature, own_outcome, own_player
-from engine_core.games.mana_burn.events import event
 from engine_core.games.mana_burn.zones import (
     bury,
     count_in_play,

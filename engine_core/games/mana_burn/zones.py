@@ -10,10 +10,9 @@ from manaforge.v1.common_pb2 import Event
 from manaforge.v1.games.mana_burn_pb2 import ManaBurnCreature, ManaBurnPlayer, ManaBurnState
 
 from engine_core import rng
-from engine_core.game import seat_count
+from engine_core.game import event, seat_count
 from engine_core.games.mana_burn.cards import KIND_OF, Kind, name, names
 from engine_core.games.mana_burn.cow import own_player
-from engine_core.games.mana_burn.events import event
 
 
 def order_after(state: ManaBurnState, seat: int) -> list[int]:
