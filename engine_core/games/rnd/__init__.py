@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from functools import cache
+from operator import attrgetter
 
 from manaforge.v1.cards_pb2 import MagicCard
 from manaforge.v1.common_pb2 import Event, Rng
@@ -68,7 +69,7 @@ from engine_core.games.rnd.design import (
 )
 from engine_core.games.rnd.frame import card_frame
 from engine_core.games.rnd.sharing import check_fields, copy_live, own_ballot, own_design, own_header_part
-from engine_core.games.rnd.twins import add_copy, add_vote, event
+from engine_core.games.rnd.twins import add_copy, add_result, add_vote, event
 from engine_core.live import Twin, clone
 
 DESIGN = RndPhase.RND_PHASE_DESIGN
@@ -120,6 +121,9 @@ def writer_of(seats: int, round_: int) -> int:
 _COPIES = {category: RndAction(copy=category) for category in CATEGORIES}
 _DRAW_ANOTHER = RndAction(draw_another=True)
 _EXPECTED = {DESIGN: ("copy", "draw_another"), ART: ("art",), WRITING: ("writing",), VOTING: ("vote",)}
+
+
+_award_of = attrgetter("award")
 
 
 @cache
@@ -427,10 +431,12 @@ class Rnd(Game[RndState, RndAction]):
             if len(tied) > 1 and random_ties:
                 own_header_part(state, "rng")
                 tied = [random.choice(state.header.rng, tied)]
-            state.results.add(award=award, designs=tied, votes=top)
+            add_result(state.results, award, tied, top)
             for d in tied:
-                for s in {designs[d].artist, designs[d].writer}:
-                    credits[s] += 1
+                artist, writer = designs[d].artist, designs[d].writer
+                credits[artist] += 1
+                if writer != artist:  # each seat once per winning card
+                    credits[writer] += 1
             names = self._winners_text(state, tied)
             events.append(event("AwardWon", f"{AWARD_NAMES[award]}: {names} ({top} vote{'s' * (top != 1)})"))
             summary.append(f"{AWARD_NAMES[award]}: {names}")
@@ -444,7 +450,7 @@ class Rnd(Game[RndState, RndAction]):
     def _ballot_text(self, state: RndState, ballot: RndBallot) -> str:
         return ", ".join(
             f"{AWARD_NAMES[v.award]}: {design_title(state.designs[v.design], v.design)}"
-            for v in sorted(ballot.votes, key=lambda v: v.award)
+            for v in sorted(ballot.votes, key=_award_of)
         )
 
     def _winners_text(self, state: RndState, designs: Iterable[int]) -> str:
