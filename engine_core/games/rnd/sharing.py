@@ -5,14 +5,15 @@ about twenty objects for R&D. A step changes few of them (one design, or one bal
 `copy_live` shares the rest between the copy and its source:
 
 - never changed once made: the faces' list (views and sampled worlds replace it with `ClearField`, never change
-  it) and the config;
+  it), the config, a design's filled categories and a ballot's votes;
 - changed by few rules, which make them the state's own first: the designs and the ballots (`own_design`,
   `own_ballot`: the list and the one changed), the rng and the outcome (`own_header_part`), and the results (empty
   until the reveal, which starts a new list with `ClearField`).
 
 A message state owns all its parts: the `own_` functions do nothing there. Every rule that changes a design, a
-ballot, the rng, the outcome or the results of a state goes through them, so no change reaches another state.
-Copies are exact: a copy still serializes to the same bytes as its source.
+ballot, the rng, the outcome or the results of a state goes through them (views and sampled worlds too), so no change
+reaches another state: neither through `apply` nor when bots step a copy in place (`ismcts.step`). Copies are exact:
+a copy still serializes to the same bytes as its source.
 """
 
 from __future__ import annotations
