@@ -32,7 +32,6 @@ from engine_core.cards import (
     catalogue_card,
     find_set,
     is_land,
-    memo_by_content,
     open_packs,
     sample_faces,
 )
@@ -48,8 +47,8 @@ from engine_core.games.manufactory.scoring import (
     group_bonus,
     winners,
 )
-from engine_core.games.manufactory.sharing import LiveState, own_group, own_player, shared_copy
-from engine_core.live import is_frozen
+from engine_core.games.manufactory.sharing import LiveState, own_group, own_player, pass_turn, shared_copy
+from engine_core.live import Shared, Twin, clone, is_frozen
 
 BELT_SIZE = 4
 FRONT = 2  # belt positions 0 and 1 are the front of the line; the rest is the back
@@ -61,6 +60,7 @@ COLOR_OF_GROUP: dict[str, ManufactoryColor.ValueType] = {
     for group, name in zip(GROUPS, ("WHITE", "BLUE", "BLACK", "RED", "GREEN", "COLORLESS"), strict=True)
 }
 GROUP_OF_COLOR = {color: group for group, color in COLOR_OF_GROUP.items()}
+GROUP_INDEX = {group: index for index, group in enumerate(GROUPS)}
 GROUP_NAMES = {"W": "white", "U": "blue", "B": "black", "R": "red", "G": "green", "C": "colorless"}
 
 FIRST_PLACE_TIE_OPTION = Option(
@@ -187,7 +187,21 @@ def _card_facts(card: MagicCard) -> CardFacts:
     return CardFacts(card_id, name, text, colors, *_drafts(card_id, colors))
 
 
-card_facts = memo_by_content(_card_facts)  # a message's cards, by content (a live state's: `facts_at`)
+_BY_CONTENT: dict[bytes, CardFacts] = {}
+CONTENT_LIMIT = 1 << 15  # a few thousand printed cards at each id of a game
+
+
+def card_facts(card: MagicCard) -> CardFacts:
+    """A card's facts, remembered by its serialized bytes (equal bytes, equal card: exact for any card). Reading
+    the fields again costs several times the serialization; the same printed card at the same id comes back often
+    from game to game."""
+    key = card.SerializeToString()
+    facts = _BY_CONTENT.get(key)
+    if facts is None:
+        if len(_BY_CONTENT) >= CONTENT_LIMIT:
+            _BY_CONTENT.clear()
+        facts = _BY_CONTENT[key] = _card_facts(card)
+    return facts
 
 
 _KNOWN: dict[int, tuple[MagicCard, CardFacts]] = {}  # id(card) -> the card and its facts, for frozen cards
@@ -203,17 +217,50 @@ def facts_at(catalogue: Sequence[MagicCard], card_id: int) -> CardFacts:
         if known is not None and known[0] is card and known[1].card_id == card_id:
             return known[1]
     card = catalogue_card(catalogue, card_id)
+    facts = card_facts(card)
     if not is_frozen(card):
-        return card_facts(card)
-    facts = _card_facts(card)  # once per card of a game: cheaper than its bytes for `card_facts`
+        return facts
     if len(_KNOWN) >= KNOWN_LIMIT:
         _KNOWN.clear()
     _KNOWN[id(card)] = (card, facts)  # the reference keeps the id from being reused
     return facts
 
 
+class FactsTable(dict[int, CardFacts]):
+    """The facts of a catalogue's cards by id, filled as they are asked for (`facts_table`)."""
+
+    __slots__ = ("catalogue",)
+
+    def __init__(self, catalogue: Sequence[MagicCard]) -> None:
+        super().__init__()
+        self.catalogue = catalogue
+
+    def __missing__(self, card_id: int) -> CardFacts:
+        facts = self[card_id] = facts_at(self.catalogue, card_id)
+        return facts
+
+
+_TABLES: dict[int, FactsTable] = {}  # id(catalogue list) -> its table, for live states
+TABLES_LIMIT = 1 << 12
+
+
+def facts_table(state: ManufactoryState) -> FactsTable:
+    """The facts of the state's cards by id. A live state's catalogue list is shared by its copies and never changed
+    in place (sharing.py), so its table is kept with it: a card's facts cost one lookup by id. A message gets a new
+    table (its cards are found by content)."""
+    catalogue: Sequence[MagicCard] = state.catalogue
+    if type(catalogue) is not Shared:
+        return FactsTable(catalogue)
+    table = _TABLES.get(id(catalogue))
+    if table is None or table.catalogue is not catalogue:
+        if len(_TABLES) >= TABLES_LIMIT:
+            _TABLES.clear()
+        table = _TABLES[id(catalogue)] = FactsTable(catalogue)  # it keeps the list, so the id is not reused
+    return table
+
+
 def facts_of(state: ManufactoryState, card_id: int) -> CardFacts:
-    return facts_at(state.catalogue, card_id)
+    return facts_table(state)[card_id]
 
 
 def format_card(card: MagicCard) -> str:
@@ -221,8 +268,13 @@ def format_card(card: MagicCard) -> str:
 
 
 def collected(player: ManufactoryPlayer) -> list[int]:
-    """Every card id a player has collected, group by group (slices: iterating a field directly is slower)."""
-    return [card for group in player.groups[:] for card in group.cards[:]]
+    """Every card id a player has collected, group by group."""
+    if isinstance(player, Twin):  # lists
+        cards: list[int] = []
+        for group in player.groups:
+            cards += group.cards
+        return cards
+    return [card for group in player.groups[:] for card in group.cards[:]]  # slices: faster on protobuf fields
 
 
 def collection(state: ManufactoryState, player: ManufactoryPlayer) -> Collection:
@@ -290,17 +342,19 @@ class Manufactory(Game[ManufactoryState, ManufactoryAction]):
         seats = seat_count(state)
         pool = open_packs(find_set(options(state)[CARD_SET_OPTION.name]), header.rng, seats)
         random.shuffle(header.rng, pool)  # ids in shuffled order: an id tells nothing of its pack or slot
-        for card_id, card in enumerate(pool[:MAX_CARDS]):
+        pool = pool[:MAX_CARDS]
+        for card_id, card in enumerate(pool):
             card.id = card_id
-            state.catalogue.append(card)
-        state.deck.extend(range(len(state.catalogue)))
+        state.catalogue.extend(pool)
+        state.deck.extend(range(len(pool)))
         random.shuffle(header.rng, state.deck)
         for _ in range(BELT_SIZE):
             self._refill(state)
-        for _ in range(seats):
-            player = state.players.add()
-            for group in GROUPS:
-                player.groups.add(color=COLOR_OF_GROUP[group])
+        first = state.players.add()
+        for group in GROUPS:
+            first.groups.add(color=COLOR_OF_GROUP[group])
+        for _ in range(seats - 1):
+            state.players.append(clone(first))
         state.first_seat = random.randbelow(header.rng, seats)
         set_pending(state, [state.first_seat], prompt=PROMPT)
 
@@ -317,10 +371,10 @@ class Manufactory(Game[ManufactoryState, ManufactoryAction]):
 
     def _legal_actions(self, state: ManufactoryState, seat: int) -> list[ManufactoryAction]:
         legal: list[ManufactoryAction] = []
-        catalogue = state.catalogue
+        cards = facts_table(state)
         discards: list[int] | None = None
         for position, card_id in enumerate(state.belt):
-            facts = facts_at(catalogue, card_id)
+            facts = cards[card_id]
             if position < FRONT:
                 legal += facts.front
             else:
@@ -331,7 +385,7 @@ class Manufactory(Game[ManufactoryState, ManufactoryAction]):
         return legal
 
     def _check(
-        self, state: ManufactoryState, seat: int, action: ManufactoryAction
+        self, state: ManufactoryState, seat: int, action: ManufactoryAction, cards: FactsTable
     ) -> tuple[int, CardFacts, int | None]:
         """Refuses an illegal action (naming the rule); returns the drafted card's belt position, its facts, and
         the index of the group the discarded card leaves (None: a free draft from the front)."""
@@ -344,7 +398,7 @@ class Manufactory(Game[ManufactoryState, ManufactoryAction]):
         if card_id not in belt:
             raise IllegalActionError("draft from the conveyor belt", f"card {card_id} is not on the conveyor belt")
         position = belt.index(card_id)
-        facts = facts_of(state, card_id)
+        facts = cards[card_id]
         if color not in facts.colors:
             raise IllegalActionError(
                 "declare a colour",
@@ -370,48 +424,33 @@ class Manufactory(Game[ManufactoryState, ManufactoryAction]):
         raise IllegalActionError("back of the line", f"card {discard} is not a card you have already collected")
 
     def _apply(self, state: ManufactoryState, seat: int, action: ManufactoryAction) -> list[Event]:
-        position, facts, discard_group = self._check(state, seat, action)
+        cards = facts_table(state)
+        position, facts, discard_group = self._check(state, seat, action, cards)
         player = own_player(state, seat)  # a live state's players are shared with its copies (sharing.py)
-        events = [] if discard_group is None else [self._discard(state, seat, player, discard_group, action.discard)]
-        events.append(self._draft(state, seat, player, action, position, facts))
-        added = self._refill(state)
-        if added is not None:
-            text = f"{facts_of(state, added).text} joined the back of the conveyor belt"
-            events.append(event("CardRevealed", text, cards=[added]))
-        if state.belt:
-            state.header.ClearField("pending")  # shared with the copies of a live state (sharing.py)
-            set_pending(state, [(seat + 1) % seat_count(state)], prompt=PROMPT)  # play passes clockwise
-        else:
-            events.append(self._finish(state))
-        return events
-
-    def _discard(
-        self, state: ManufactoryState, seat: int, player: ManufactoryPlayer, index: int, card_id: int
-    ) -> Event:
-        """The price of a back-of-the-line card: a collected card leaves the game, face up."""
-        own_group(player, index).cards.remove(card_id)
-        state.discards.append(card_id)
-        name = facts_of(state, card_id).name
-        text = f"seat {seat} discarded {name} from their {GROUP_NAMES[GROUPS[index]]} group"
-        return event("CardDiscarded", text, actor=seat, cards=[card_id])
-
-    def _draft(
-        self,
-        state: ManufactoryState,
-        seat: int,
-        player: ManufactoryPlayer,
-        action: ManufactoryAction,
-        position: int,
-        facts: CardFacts,
-    ) -> Event:
-        """The card at `position` leaves the belt (the cards behind slide forward) for the declared group."""
-        where = "front" if position < FRONT else "back"
+        events: list[Event] = []
+        if discard_group is not None:  # the price of a back-of-the-line card: a collected card leaves the game
+            discard = action.discard
+            own_group(player, discard_group).cards.remove(discard)
+            state.discards.append(discard)
+            text = f"seat {seat} discarded {cards[discard].name} from their {GROUP_NAMES[GROUPS[discard_group]]} group"
+            events.append(event("CardDiscarded", text, actor=seat, cards=[discard]))
+        # the card leaves the belt (the cards behind slide forward) for the declared group
         del state.belt[position]
         group = GROUP_OF_COLOR[action.color]
         card_id = action.card
-        own_group(player, GROUPS.index(group)).cards.append(card_id)
+        own_group(player, GROUP_INDEX[group]).cards.append(card_id)
+        where = "front" if position < FRONT else "back"
         text = f"seat {seat} drafted {facts.text} from the {where} of the line into their {GROUP_NAMES[group]} group"
-        return event("CardDrafted", text, actor=seat, cards=[card_id])
+        events.append(event("CardDrafted", text, actor=seat, cards=[card_id]))
+        added = self._refill(state)
+        if added is not None:
+            text = f"{cards[added].text} joined the back of the conveyor belt"
+            events.append(event("CardRevealed", text, cards=[added]))
+        if state.belt:
+            pass_turn(state, (seat + 1) % seat_count(state), PROMPT)  # play passes clockwise
+        else:
+            events.append(self._finish(state))
+        return events
 
     def _finish(self, state: ManufactoryState) -> Event:
         totals = points(state)
@@ -429,9 +468,14 @@ class Manufactory(Game[ManufactoryState, ManufactoryAction]):
 
     def _redact(self, view: ManufactoryState, seat: int | None) -> None:
         hidden = set(view.deck)
-        for index in reversed(range(len(view.catalogue))):
-            if view.catalogue[index].id in hidden:
-                del view.catalogue[index]
+        if isinstance(view, Twin):  # a live view's catalogue list is shared with the state (sharing.py)
+            kept = [card for card in view.catalogue if card.id not in hidden]
+            view.ClearField("catalogue")
+            view.catalogue.extend(kept)
+        else:
+            for index in reversed(range(len(view.catalogue))):
+                if view.catalogue[index].id in hidden:
+                    del view.catalogue[index]
         del view.deck[:]
 
     def cards(self, state: ManufactoryState) -> list[int]:
@@ -485,7 +529,7 @@ class Manufactory(Game[ManufactoryState, ManufactoryAction]):
         for card_id, face in zip(deck, faces, strict=True):
             face.id = card_id
             catalogue[card_id] = face
-        del world.catalogue[:]
+        world.ClearField("catalogue")  # not `del [:]`: a live world's catalogue list is shared with the view
         world.catalogue.extend(catalogue[card_id] for card_id in sorted(catalogue))
         random.shuffle(rng, deck)
         world.deck[:] = deck

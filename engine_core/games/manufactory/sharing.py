@@ -2,12 +2,15 @@
 
 A step changes one player's collection (at most two of its six groups) and the pending seat, but a full copy of a
 live state copies every player, group and header part (most of the copy). So a live state's copy (`shared_copy`)
-shares with the state it was made from its player objects and its header's rng, pending decision and outcome, and
-the rules never change a shared part of a live state in place:
+shares with the state it was made from its catalogue list, its player objects and its header's rng, pending
+decision and outcome, and the rules never change a shared part of a live state in place:
 
 - a player is taken with `own_player` (a new player object holding the same groups) and a group with `own_group`
   (a new group with its own card list), then changed;
-- the header's pending decision, outcome and rng are replaced (`ClearField`) before they are set again.
+- the header's pending decision is replaced by a new one (`pass_turn`), and its outcome and rng are cleared
+  (`ClearField`) before they are set again;
+- the catalogue list is replaced, not changed, in a view (`_redact`) and a sampled world; a catalogue list that
+  never changes keeps its cards' facts with it (`facts_table`).
 
 Every copy made before stays as it was: `Game.apply` still never changes its input, and a bot's in-place step
 (`ismcts.step` on a copy) changes nothing it shares. On a protobuf message (the services' path) `own_player` and
@@ -19,14 +22,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from manaforge.v1.common_pb2 import Header
+from manaforge.v1.common_pb2 import Header, Pending
 from manaforge.v1.games.manufactory_pb2 import ManufactoryGroup, ManufactoryPlayer, ManufactoryState
 
-from engine_core.live import Shared, Twin, twin
+from engine_core.game import TURN, set_pending
+from engine_core.live import Twin, twin
 
 LiveState: Any = twin(ManufactoryState)
 LivePlayer: Any = twin(ManufactoryPlayer)
 LiveHeader: Any = twin(Header)
+LivePending: Any = twin(Pending)
 _new = object.__new__
 
 # The copies below name every field: a field added to the schema must be added to them.
@@ -34,6 +39,7 @@ _FIELDS = {
     LiveState: ("header", "catalogue", "deck", "deck_size", "belt", "players", "discards", "first_seat"),
     LivePlayer: ("groups", "points"),
     LiveHeader: ("config", "version", "rng", "pending", "outcome"),
+    LivePending: ("seats", "kind", "prompt"),
 }
 for _type, _names in _FIELDS.items():
     if set(_type.__slots__) != set(_names):
@@ -52,7 +58,7 @@ def shared_copy(state: Any) -> Any:
     new_header.rng = header.rng
     new_header.pending = header.pending
     new_header.outcome = header.outcome
-    new.catalogue = Shared(state.catalogue)  # the cards themselves are shared by every copy (engine_core.live)
+    new.catalogue = state.catalogue
     new.deck = state.deck[:]
     new.deck_size = state.deck_size
     new.belt = state.belt[:]
@@ -83,3 +89,17 @@ def own_group(player: ManufactoryPlayer, index: int) -> ManufactoryGroup:
     owned: ManufactoryGroup = group.copy()
     player.groups[index] = owned
     return owned
+
+
+def pass_turn(state: ManufactoryState, seat: int, prompt: str) -> None:
+    """`set_pending(state, [seat], prompt=prompt)`; on a live state into a new pending decision (the old one may be
+    shared), made in one step."""
+    header = state.header
+    if isinstance(header, Twin):
+        header.pending = pending = _new(LivePending)
+        pending._set = True  # as set_pending's SetInParent
+        pending.seats = [seat]
+        pending.kind = TURN
+        pending.prompt = prompt
+    else:
+        set_pending(state, [seat], prompt=prompt)
