@@ -39,6 +39,7 @@ from engine_core.game import (
     Game,
     GameInfo,
     Option,
+    event,
     finish,
     options,
     seat_count,
@@ -69,7 +70,7 @@ from engine_core.games.rnd.design import (
 )
 from engine_core.games.rnd.frame import card_frame
 from engine_core.games.rnd.sharing import check_fields, copy_live, own_ballot, own_design, own_header_part
-from engine_core.games.rnd.twins import add_copy, add_result, add_vote, event
+from engine_core.games.rnd.twins import add_copy, add_result, add_vote
 from engine_core.live import Twin, clone
 
 DESIGN = RndPhase.RND_PHASE_DESIGN

@@ -1,10 +1,10 @@
-"""The twins the rules make at every step (events, filled categories, votes, results), made without a class call.
+"""The twins the rules make at every step (filled categories, votes, results), made without a class call.
 
 Calling a twin class (engine_core.live) runs its generated keyword `__init__` through CPython's `tp_init`, which
 packs the keywords into a dict first: about 4,000 instructions for an event. Filling the slots of a bare object takes
-about 2,400. The objects are the same as the constructors make (checked at import, field by field): these functions
-are exact stand-ins for `engine_core.game.event` and for `add` on a live state's lists. A message state's lists
-still get protobuf's `add`.
+about 2,400 (`engine_core.game.event` does the same for events). The objects are the same as the constructors make
+(checked at import, field by field): these functions are exact stand-ins for `add` on a live state's lists. A
+message state's lists still get protobuf's `add`.
 """
 
 from __future__ import annotations
@@ -12,40 +12,21 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from manaforge.v1.common_pb2 import Event
 from manaforge.v1.games.rnd_pb2 import RndAward, RndCategory, RndCopy, RndResult, RndState, RndVote
 
 from engine_core.live import Repeated, twin
 
 _new = object.__new__
 _append = list.append  # the item is a twin of the list's class already: Repeated.append would check it again
-_Event = twin(Event)
 _Copy = twin(RndCopy)
 _Vote = twin(RndVote)
 _Result = twin(RndResult)
 # the slots filled below, in the twins' order (a changed message fails at import, in `_check`)
 _FIELDS = {
-    _Event: ("type", "_actor", "_audience", "text", "cards", "seq", "version"),
     _Copy: ("category", "designer", "source"),
     _Vote: ("award", "design"),
     _Result: ("award", "designs", "votes"),
 }
-
-
-def event(type_: str, text: str, *, actor: int | None = None, audience: int | None = None) -> Event:
-    """`engine_core.game.event(type_, text, actor=actor, audience=audience)`: a live event, public when `audience`
-    is None."""
-    made: Any = _new(_Event)
-    made._set = False
-    made.type = type_
-    made._actor = actor
-    made._audience = audience
-    made.text = text
-    made.cards = []
-    made.seq = 0
-    made.version = 0
-    result: Event = made
-    return result
 
 
 def add_copy(copies: Any, category: RndCategory.ValueType, designer: int, source: str = "") -> None:
@@ -97,8 +78,6 @@ def _check() -> None:
     add_vote(lists.ballots.add().votes, award, 4)
     add_result(lists.results, award, (6, 7), 8)
     pairs = [
-        (event("Type", "text", actor=1), _Event(type="Type", text="text", actor=1)),
-        (event("Type", "text", audience=2), _Event(type="Type", text="text", audience=2)),
         (lists.designs[0].copies[0], _Copy(category=cost, designer=2, source="card")),
         (lists.ballots[0].votes[0], _Vote(award=award, design=4)),
         (lists.results[0], _Result(award=award, designs=(6, 7), votes=8)),
