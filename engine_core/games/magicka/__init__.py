@@ -456,6 +456,25 @@ def _snap_options(element: Element, payers: int) -> Options:
     return found
 
 
+def _paid_for(
+    table: dict[Any, Actions],
+    type_: MagickaActionType.ValueType,
+    what: Any,
+    payers: int,
+    aims: tuple[Aim, ...],
+    options: Any,
+) -> Actions:
+    """The casts (or snap spells) of `what` paid from `payers`, at each aim: every option of `options(what, payers)`
+    in order, each at every aim; remembered in `table` by (what, payers, aims)."""
+    found = table.get((what, payers, aims))
+    if found is None:
+        found = tuple(
+            _paid_action(type_, what, payment, aim, extra) for extra, payment in options(what, payers) for aim in aims
+        )
+        _remember(table, (what, payers, aims), found)
+    return found
+
+
 def _repair_actions(aim: Aim, missing: int, shields: Hand) -> Actions:
     counts = dict(shields)
     return tuple(
@@ -474,28 +493,11 @@ def _paid_actions(
     legal: list[MagickaAction] = []
     for kind in spell_cards:
         cast_aims = (_WIZARD_AIMS[seat],) if kind in _SUMMONS else aims
-        payers = packed & _SPELL_MASK[kind]
-        found = _CASTS.get((kind, payers, cast_aims))
-        if found is None:
-            found = tuple(
-                _paid_action(CAST_SPELL, kind, payment, aim, extra)
-                for extra, payment in _cast_options(kind, payers)
-                for aim in cast_aims
-            )
-            _remember(_CASTS, (kind, payers, cast_aims), found)
-        legal += found
+        legal += _paid_for(_CASTS, CAST_SPELL, kind, packed & _SPELL_MASK[kind], cast_aims, _cast_options)
     for element, mask in _SNAP_MASKS:
         payers = packed & mask
         if payers:
-            found = _SNAPS.get((element, payers, aims))
-            if found is None:
-                found = tuple(
-                    _paid_action(CAST_SNAP, element, payment, aim, extra)
-                    for extra, payment in _snap_options(element, payers)
-                    for aim in aims
-                )
-                _remember(_SNAPS, (element, payers, aims), found)
-            legal += found
+            legal += _paid_for(_SNAPS, CAST_SNAP, element, payers, aims, _snap_options)
     if hurt:
         shields = packed & _SHIELD_MASK
         for aim, missing in hurt:
