@@ -133,12 +133,17 @@ Drafts = tuple[tuple[ManufactoryAction, ...], tuple[BackRow, ...]]
 _DRAFTS: dict[tuple[int, Colors], Drafts] = {}
 _FRONT_ACTIONS: dict[tuple[int, ManufactoryColor.ValueType], ManufactoryAction] = {}
 _BACK_ROWS: dict[tuple[int, ManufactoryColor.ValueType], BackRow] = {}
+DRAFTS_LIMIT = 1 << 14
 
 
 def _drafts(card_id: int, colors: Colors) -> Drafts:
     key = (card_id, colors)
     found = _DRAFTS.get(key)
     if found is None:
+        if len(_DRAFTS) >= DRAFTS_LIMIT:  # a state from a client (the rules service) may hold any card ids
+            _DRAFTS.clear()
+            _FRONT_ACTIONS.clear()
+            _BACK_ROWS.clear()
         keys = [(card_id, color) for color in colors]
         for color_key in keys:
             if color_key not in _FRONT_ACTIONS:

@@ -14,7 +14,7 @@ Rules, decisions and tests: RULES.md beside this file.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from functools import cache
+from functools import cache, lru_cache
 from operator import attrgetter
 
 from manaforge.v1.cards_pb2 import MagicCard
@@ -133,7 +133,7 @@ def _art_example(kind: str) -> RndAction:
     return RndAction(art="\n".join(bot.SKETCHES[kind]))
 
 
-@cache
+@lru_cache(maxsize=4096)  # keyed by a state's facts: bounded, a client may send any state
 def _writing_example(round_: int, color: str, kind: str) -> RndAction:
     """The writing phase's example action: `bot.card_name` and `bot.flavour` from the round's example rng."""
     example = random.new_rng(round_)
@@ -148,18 +148,18 @@ for _text in bot.FLAVOURS:
     check_flavour(_text)
 
 
-@cache
+@lru_cache(maxsize=4096)  # keyed by a state's facts: bounded, a client may send any state
 def _turn_prompt(wanted: tuple[RndCategory.ValueType, ...]) -> str:
     return f"copy one of: {', '.join(CATEGORY_NAMES[c] for c in wanted)} (or draw another)"
 
 
-@cache
+@lru_cache(maxsize=4096)  # keyed by a state's facts: bounded, a client may send any state
 def _vote_actions(awards: tuple[RndAward.ValueType, ...], eligible: tuple[int, ...]) -> tuple[RndAction, ...]:
     """The votes for each award still open, for each eligible design (few combinations: at most 8 seats)."""
     return tuple(_vote_action(award, d) for award in awards for d in eligible)
 
 
-@cache
+@lru_cache(maxsize=4096)  # keyed by a state's facts: bounded, a client may send any state
 def _vote_action(award: RndAward.ValueType, design: int) -> RndAction:
     return RndAction(vote=RndVote(award=award, design=design))
 
