@@ -526,7 +526,7 @@ def _answer_actions(spell_kind: int, counter: str, hand: Hand) -> Actions:
 
 
 FLAT = Budget(
-    iterations=1000, actions=600, evaluate_after=10, search="flat", rollout="heuristic", max_rollout_actions=200
+    iterations=1000, actions=540, evaluate_after=10, search="flat", rollout="heuristic", max_rollout_actions=200
 )
 """The flat search at two seats; the other table sizes change a few of its settings (`bot_budget`)."""
 

@@ -304,7 +304,7 @@ def points(state: ManufactoryState) -> list[int]:
 
 
 FLAT = Budget(
-    iterations=1000, actions=300, evaluate_after=4, search="flat", rollout="heuristic", max_rollout_actions=200
+    iterations=1000, actions=200, evaluate_after=4, search="flat", rollout="heuristic", max_rollout_actions=200
 )
 """The flat search at two seats; the other table sizes change a few of its settings (`bot_budget`)."""
 
@@ -326,8 +326,8 @@ class Manufactory(Game[ManufactoryState, ManufactoryAction]):
     bot_budget = by_seats(
         {
             2: FLAT,
-            3: replace(FLAT, actions=200, margin=0.05),
-            4: replace(FLAT, actions=150, margin=0.05),
+            3: replace(FLAT, actions=140, margin=0.05),
+            4: replace(FLAT, actions=110, margin=0.05),
         }
     )
     state_type = ManufactoryState
