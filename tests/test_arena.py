@@ -110,6 +110,18 @@ def test_the_summary_gives_each_table_size_one_seat_of_each_level_against_the_ot
     assert "[" in arena.format_report(report).splitlines()[2]  # the matrix carries intervals too
 
 
+def test_the_first_seed_chooses_which_seeded_games_are_played() -> None:
+    game = find_game("manufactory")
+    with tqdm(disable=True) as bar:
+        report = arena.run_game(game, ["random", "heuristic"], 3, 2, bar, first_seed=20_000)
+    expected = 0.0
+    for i in range(3):  # game i: the random level at seat i % 2, seed 20000 + i
+        lineup = ["random", "heuristic"] if i % 2 == 0 else ["heuristic", "random"]
+        expected += arena.play(game, lineup, 20_000 + i, {"random": [], "heuristic": []})[i % 2]
+    assert report.pairs[("random", "heuristic")].a_share == expected
+    assert arena.FIRST_SEED == 10_000  # the seeds of the table in docs/bots.md
+
+
 def test_worker_processes_play_the_same_seeded_games() -> None:
     game = find_game("cardbench")
     with tqdm(disable=True) as bar:
