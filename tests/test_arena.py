@@ -111,15 +111,16 @@ def test_the_summary_gives_each_table_size_one_seat_of_each_level_against_the_ot
 
 
 def test_the_first_seed_chooses_which_seeded_games_are_played() -> None:
-    game = find_game("manufactory")
+    game = find_game("cardbench")
     with tqdm(disable=True) as bar:
-        report = arena.run_game(game, ["random", "heuristic"], 3, 2, bar, first_seed=20_000)
+        moved = arena.run_game(game, ["random", "heuristic"], 4, 2, bar, first_seed=20_000)
+        default = arena.run_game(game, ["random", "heuristic"], 4, 2, bar)
     expected = 0.0
-    for i in range(3):  # game i: the random level at seat i % 2, seed 20000 + i
+    for i in range(4):  # game i: the random level at seat i % 2, seed 20000 + i
         lineup = ["random", "heuristic"] if i % 2 == 0 else ["heuristic", "random"]
         expected += arena.play(game, lineup, 20_000 + i, {"random": [], "heuristic": []})[i % 2]
-    assert report.pairs[("random", "heuristic")].a_share == expected
-    assert arena.FIRST_SEED == 10_000  # the seeds of the table in docs/bots.md
+    assert moved.pairs[("random", "heuristic")].a_share == expected == 2.0
+    assert default.pairs[("random", "heuristic")].a_share == 1.0  # seeds 10000-10003, the table's in docs/bots.md
 
 
 def test_worker_processes_play_the_same_seeded_games() -> None:
