@@ -13,9 +13,10 @@ Rules, decisions and tests: RULES.md beside this file.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import cache, lru_cache
 from operator import attrgetter
+from typing import Any
 
 from manaforge.v1.cards_pb2 import MagicCard
 from manaforge.v1.common_pb2 import Event, Rng
@@ -33,7 +34,7 @@ from manaforge.v1.games.rnd_pb2 import (
 
 from engine_core import rng as random
 from engine_core.cards import CARD_SET_OPTION, find_set, format_card, open_packs
-from engine_core.errors import IllegalActionError, MalformedActionError
+from engine_core.errors import GameOverError, IllegalActionError, MalformedActionError, NotYourTurnError
 from engine_core.game import (
     SIMULTANEOUS,
     Game,
@@ -43,7 +44,6 @@ from engine_core.game import (
     finish,
     options,
     seat_count,
-    set_pending,
 )
 from engine_core.games.rnd import bot
 from engine_core.games.rnd.design import (
@@ -67,9 +67,10 @@ from engine_core.games.rnd.design import (
     copy_category,
     design_title,
     open_categories,
+    wanted_categories,
 )
 from engine_core.games.rnd.frame import card_frame
-from engine_core.games.rnd.sharing import check_fields, copy_live, own_ballot, own_design, own_header_part
+from engine_core.games.rnd.sharing import check_fields, copy_live, own_ballot, own_design, own_header_part, pend
 from engine_core.games.rnd.twins import add_copy, add_result, add_vote
 from engine_core.live import Twin, clone
 
@@ -126,18 +127,43 @@ _EXPECTED = {DESIGN: ("copy", "draw_another"), ART: ("art",), WRITING: ("writing
 
 _award_of = attrgetter("award")
 
+# The actions made here (legal actions are shared between calls, and callers never modify an action), decoded once:
+# id -> (the action, the phase it belongs to, the rule, its arguments). Any other action is decoded by `_apply`.
+_Decoded = tuple[RndAction, int, Callable[..., list[Event]], tuple[Any, ...]]
+_DECODED: dict[int, _Decoded] = {}
+DECODED_LIMIT = 1 << 14
+
+
+def _known(action: RndAction, phase: RndPhase.ValueType, rule: str, *args: Any) -> RndAction:
+    """Remember how `action` (made here, never changed) is applied: `rule(state, seat, *args)` in `phase`."""
+    if len(_DECODED) >= DECODED_LIMIT:
+        _DECODED.clear()
+        for made in (*_COPIES.values(), _DRAW_ANOTHER):
+            _decode_own(made)
+    _DECODED[id(action)] = (action, phase, getattr(Rnd, rule), args)  # the reference keeps the id from being reused
+    return action
+
+
+def _decode_own(action: RndAction) -> None:
+    choice = action.WhichOneof("choice")
+    if choice == "copy":
+        _known(action, DESIGN, "_apply_copy", action.copy)
+    elif choice == "draw_another":
+        _known(action, DESIGN, "_apply_draw_another")
+
 
 @cache
 def _art_example(kind: str) -> RndAction:
     """The art phase's example action: `bot.sketch` of a design of that kind."""
-    return RndAction(art="\n".join(bot.SKETCHES[kind]))
+    return _known(RndAction(art="\n".join(bot.SKETCHES[kind])), ART, "_apply_art", "\n".join(bot.SKETCHES[kind]))
 
 
 @lru_cache(maxsize=4096)  # keyed by a state's facts: bounded, a client may send any state
 def _writing_example(round_: int, color: str, kind: str) -> RndAction:
     """The writing phase's example action: `bot.card_name` and `bot.flavour` from the round's example rng."""
     example = random.new_rng(round_)
-    return RndAction(writing=RndWriting(name=bot.name_for(color, kind, example), flavour=bot.flavour(example)))
+    name, flavour = bot.name_for(color, kind, example), bot.flavour(example)
+    return _known(RndAction(writing=RndWriting(name=name, flavour=flavour)), WRITING, "_apply_writing", name, flavour)
 
 
 for _text in bot.SKETCH_TEXTS:
@@ -161,7 +187,7 @@ def _vote_actions(awards: tuple[RndAward.ValueType, ...], eligible: tuple[int, .
 
 @lru_cache(maxsize=4096)  # keyed by a state's facts: bounded, a client may send any state
 def _vote_action(award: RndAward.ValueType, design: int) -> RndAction:
-    return RndAction(vote=RndVote(award=award, design=design))
+    return _known(RndAction(vote=RndVote(award=award, design=design)), VOTING, "_apply_vote", award, design)
 
 
 class Rnd(Game[RndState, RndAction]):
@@ -179,6 +205,40 @@ class Rnd(Game[RndState, RndAction]):
     )
     state_type = RndState
     action_type = RndAction
+
+    def legal_actions(self, state: RndState, seat: int) -> list[RndAction]:
+        header = state.header
+        if header.outcome.finished or seat not in header.pending.seats:
+            return []
+        return self._legal_actions(state, seat)
+
+    def pending_seats(self, state: RndState) -> list[int]:
+        header = state.header
+        return [] if header.outcome.finished else header.pending.seats[:]
+
+    def is_terminal(self, state: RndState) -> bool:
+        return state.header.outcome.finished
+
+    def apply(self, state: RndState, seat: int, action: RndAction) -> tuple[RndState, list[Event]]:
+        """`Game.apply`; on a live state without its indirections (the copy is `sharing.copy_live`)."""
+        if type(state) is not _LiveState:
+            return super().apply(state, seat, action)
+        header = state.header
+        if header.outcome.finished:
+            raise GameOverError()
+        if seat not in header.pending.seats:
+            raise NotYourTurnError(seat, list(header.pending.seats))
+        if not isinstance(action, RndAction):
+            raise MalformedActionError(
+                "action type", f"{self.info.title} takes {RndAction.DESCRIPTOR.full_name} actions"
+            )
+        new: RndState = copy_live(state)
+        events = self._apply(new, seat, action)
+        new_header = new.header
+        version = new_header.version = new_header.version + 1
+        for made in events:
+            made.version = version
+        return new, events
 
     def copy(self, state: RndState) -> RndState:
         """A copy of a live state shares the parts a step does not change (`sharing.copy_live`; rules make a part
@@ -217,17 +277,17 @@ class Rnd(Game[RndState, RndAction]):
                 "the designers",
             )
         )
-        self._start_turn(state, events, self._fill_blanks(state, design, open_categories(design), events))
+        self._start_turn(state, events, self._fill_blanks(state, design, wanted_categories(design), events))
 
     # ----- design phase -----------------------------------------------------------------------------------------
     # The open categories (`wanted`, in `open_categories` order) are worked out once per step and passed along.
 
-    def _start_turn(self, state: RndState, events: list[Event], wanted: list[RndCategory.ValueType]) -> None:
+    def _start_turn(self, state: RndState, events: list[Event], wanted: tuple[RndCategory.ValueType, ...]) -> None:
         seats = seat_count(state)
         designer = state.designer = (state.round + 2 + state.design_turns % (seats - 2)) % seats  # designers()
         state.draws_this_turn = 0
         self._draw_useful(state, events, wanted)
-        set_pending(state, [designer], prompt=_turn_prompt(tuple(wanted)))
+        pend(state, [designer], prompt=_turn_prompt(wanted))
 
     def _draw(self, state: RndState, events: list[Event]) -> tuple[MagicCard, frozenset[RndCategory.ValueType]]:
         """Draw the top card of the pack (the pile reshuffled into it when it ran out): the card and its categories."""
@@ -249,7 +309,7 @@ class Rnd(Game[RndState, RndAction]):
         events.append(event("CardDrawn", f"seat {designer} drew {facts.drawn_line}", actor=designer))
         return card, facts.categories
 
-    def _draw_useful(self, state: RndState, events: list[Event], wanted: list[RndCategory.ValueType]) -> None:
+    def _draw_useful(self, state: RndState, events: list[Event], wanted: tuple[RndCategory.ValueType, ...]) -> None:
         """Draw until the card offers one of the open categories `wanted`. Ends: every open category is on some
         card of the pack (`_fill_blanks`), and a pass through the pack and then the reshuffled pile sees every
         card."""
@@ -263,8 +323,8 @@ class Rnd(Game[RndState, RndAction]):
         del state.drawn[:]
 
     def _fill_blanks(
-        self, state: RndState, design: RndDesign, wanted: list[RndCategory.ValueType], events: list[Event]
-    ) -> list[RndCategory.ValueType]:
+        self, state: RndState, design: RndDesign, wanted: tuple[RndCategory.ValueType, ...], events: list[Event]
+    ) -> tuple[RndCategory.ValueType, ...]:
         """An open category that no card of the pack has can never be drawn: it is left blank. Returns the open
         categories left."""
         faces = state.faces
@@ -275,7 +335,7 @@ class Rnd(Game[RndState, RndAction]):
                 events.append(
                     event("CategoryLeftBlank", f"no card in the pack has a {CATEGORY_NAMES[category]}: left blank")
                 )
-                left = [c for c in left if c != category]
+                left = tuple([c for c in left if c != category])
         return left
 
     def _apply_copy(self, state: RndState, seat: int, category: RndCategory.ValueType) -> list[Event]:
@@ -283,7 +343,7 @@ class Rnd(Game[RndState, RndAction]):
         card = state.faces[state.drawn[0]]
         if category not in CATEGORIES:
             raise MalformedActionError("category", "copy one of: casting cost, card type, card text, power/toughness")
-        wanted = open_categories(design)
+        wanted = wanted_categories(design)
         if category not in wanted:
             raise IllegalActionError(
                 "fill each category once",
@@ -307,9 +367,9 @@ class Rnd(Game[RndState, RndAction]):
         ]
         self._put_aside(state)
         # open_categories(design) now: the category is filled, and a type that needs one opens power and toughness
-        wanted = [c for c in wanted if c != category]
+        wanted = tuple([c for c in wanted if c != category])
         if category == TYPE and design.needs_power_toughness:
-            wanted.append(POWER_TOUGHNESS)
+            wanted += (POWER_TOUGHNESS,)
         wanted = self._fill_blanks(state, design, wanted, events)
         if wanted:
             state.design_turns += 1
@@ -318,17 +378,15 @@ class Rnd(Game[RndState, RndAction]):
             design.complete = True
             state.phase = ART
             events.append(event("DesignCompleted", f"card {state.round + 1}'s design is complete"))
-            set_pending(
-                state, [design.artist], prompt=f"draw the art: up to {ART_LINES} lines of {ART_WIDTH} characters"
-            )
+            pend(state, [design.artist], prompt=f"draw the art: up to {ART_LINES} lines of {ART_WIDTH} characters")
         return events
 
     def _apply_draw_another(self, state: RndState, seat: int) -> list[Event]:
         card = state.faces[state.drawn[0]]
-        wanted = open_categories(state.designs[state.round])
+        wanted = wanted_categories(state.designs[state.round])
         has = card_facts(card).categories
-        if all(c in has for c in wanted) or state.draws_this_turn >= state.card_count:  # may not draw another
-            if all(c in has for c in wanted):
+        if has.issuperset(wanted) or state.draws_this_turn >= state.card_count:  # may not draw another
+            if has.issuperset(wanted):
                 raise IllegalActionError(
                     "draw another",
                     f"{card.name} has every open category: copy one ('draw another' is for a "
@@ -350,11 +408,10 @@ class Rnd(Game[RndState, RndAction]):
         design = own_design(state, state.round)
         design.art = art
         state.phase = WRITING
-        set_pending(state, [design.writer], prompt="name the card and write its flavor text")
+        pend(state, [design.writer], prompt="name the card and write its flavor text")
         return [event("ArtDrawn", f"seat {seat} drew the art of card {state.round + 1}", actor=seat)]
 
-    def _apply_writing(self, state: RndState, seat: int, writing: RndWriting) -> list[Event]:
-        name, flavour = writing.name, writing.flavour
+    def _apply_writing(self, state: RndState, seat: int, name: str, flavour: str) -> list[Event]:
         if name not in bot.NAMES:  # those pass (checked at import)
             check_name(name)
         if flavour not in bot.FLAVOURS:
@@ -366,7 +423,7 @@ class Rnd(Game[RndState, RndAction]):
             self._start_round(state, state.round + 1, events)
         else:
             state.phase = VOTING
-            set_pending(state, range(seat_count(state)), SIMULTANEOUS, VOTE_PROMPT)
+            pend(state, range(seat_count(state)), SIMULTANEOUS, VOTE_PROMPT)
             events.append(event("VotingOpened", "every card is finished: the vote is open"))
         return events
 
@@ -377,8 +434,7 @@ class Rnd(Game[RndState, RndAction]):
             return True
         return seat not in (design.artist, design.writer)
 
-    def _apply_vote(self, state: RndState, seat: int, vote: RndVote) -> list[Event]:
-        award, index = vote.award, vote.design
+    def _apply_vote(self, state: RndState, seat: int, award: RndAward.ValueType, index: int) -> list[Event]:
         if award not in AWARDS:
             raise MalformedActionError("award", "vote for most powerful, least functional or most flavorful")
         designs = state.designs
@@ -405,7 +461,7 @@ class Rnd(Game[RndState, RndAction]):
         ]
         waiting = [s for s, b in enumerate(state.ballots) if b.votes_cast < len(AWARDS)]
         if waiting:
-            set_pending(state, waiting, SIMULTANEOUS, VOTE_PROMPT)
+            pend(state, waiting, SIMULTANEOUS, VOTE_PROMPT)
         else:
             events += self._reveal(state)
         return events
@@ -443,6 +499,7 @@ class Rnd(Game[RndState, RndAction]):
             summary.append(f"{AWARD_NAMES[award]}: {names}")
         state.phase = RESULTS
         own_header_part(state, "outcome")
+        own_header_part(state, "pending")
         finish(
             state, range(seat_count(state)), credits, f"the table designed {len(designs)} cards; {'; '.join(summary)}"
         )
@@ -461,7 +518,7 @@ class Rnd(Game[RndState, RndAction]):
 
     def _legal_actions(self, state: RndState, seat: int) -> list[RndAction]:
         if state.phase == DESIGN:
-            wanted = open_categories(state.designs[state.round])
+            wanted = wanted_categories(state.designs[state.round])
             has = card_facts(state.faces[state.drawn[0]]).categories
             actions = [_COPIES[c] for c in wanted if c in has]  # offered()
             if len(actions) < len(wanted) and state.draws_this_turn < state.card_count:  # may draw another
@@ -483,6 +540,9 @@ class Rnd(Game[RndState, RndAction]):
         return list(_vote_actions(tuple(award for award in AWARDS if award not in voted), eligible))
 
     def _apply(self, state: RndState, seat: int, action: RndAction) -> list[Event]:
+        known = _DECODED.get(id(action))
+        if known is not None and known[0] is action and known[1] == state.phase:  # an action made here
+            return known[2](self, state, seat, *known[3])
         choice = action.WhichOneof("choice")
         expected = _EXPECTED
         if choice is None:
@@ -500,8 +560,8 @@ class Rnd(Game[RndState, RndAction]):
         if choice == "art":
             return self._apply_art(state, seat, action.art)
         if choice == "writing":
-            return self._apply_writing(state, seat, action.writing)
-        return self._apply_vote(state, seat, action.vote)
+            return self._apply_writing(state, seat, action.writing.name, action.writing.flavour)
+        return self._apply_vote(state, seat, action.vote.award, action.vote.design)
 
     def _redact(self, view: RndState, seat: int | None) -> None:
         hidden = set(view.pack)
@@ -633,4 +693,7 @@ class Rnd(Game[RndState, RndAction]):
 
 
 GAME = Rnd()
-check_fields(Rnd.live_type)
+_LiveState: Any = Rnd.live_type
+check_fields(_LiveState)
+for _action in (*_COPIES.values(), _DRAW_ANOTHER):
+    _decode_own(_action)

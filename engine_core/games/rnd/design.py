@@ -6,6 +6,7 @@ Pure helpers over `MagicCard` and `RndDesign`, shared by the rules, the card fra
 from __future__ import annotations
 
 from collections.abc import Iterable
+from operator import attrgetter
 from typing import NamedTuple
 
 from manaforge.v1.cards_pb2 import MagicCard
@@ -111,12 +112,27 @@ _WANTED_WITH_BODY = (COST, TYPE, TEXT, POWER_TOUGHNESS)
 
 def open_categories(design: RndDesign) -> list[RndCategory.ValueType]:
     """The categories still to fill; power and toughness opens once a type that needs it is copied."""
-    wanted = _WANTED_WITH_BODY if design.needs_power_toughness else _WANTED
-    copies = design.copies[:]
+    return list(wanted_categories(design))
+
+
+_category_of = attrgetter("category")
+_OPEN: dict[tuple[bool | int, ...], tuple[RndCategory.ValueType, ...]] = {}
+OPEN_LIMIT = 1024  # a client may send any categories: bounded
+
+
+def wanted_categories(design: RndDesign) -> tuple[RndCategory.ValueType, ...]:
+    """`open_categories` as a tuple, remembered per (needs power and toughness, the filled categories in order)."""
+    copies = design.copies
     if not copies:
-        return list(wanted)
-    done = [copy.category for copy in copies]  # at most four
-    return [category for category in wanted if category not in done]
+        return _WANTED_WITH_BODY if design.needs_power_toughness else _WANTED
+    key = (design.needs_power_toughness, *map(_category_of, copies))
+    wanted = _OPEN.get(key)
+    if wanted is None:
+        if len(_OPEN) >= OPEN_LIMIT:
+            _OPEN.clear()
+        done = key[1:]
+        wanted = _OPEN[key] = tuple(c for c in (_WANTED_WITH_BODY if key[0] else _WANTED) if c not in done)
+    return wanted
 
 
 def copy_category(design: RndDesign, card: MagicCard, category: RndCategory.ValueType, designer: int) -> None:

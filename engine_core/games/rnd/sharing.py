@@ -7,8 +7,9 @@ about twenty objects for R&D. A step changes few of them (one design, or one bal
 - never changed once made: the faces' list (views and sampled worlds replace it with `ClearField`, never change
   it), the config, a design's filled categories and a ballot's votes;
 - changed by few rules, which make them the state's own first: the designs and the ballots (`own_design`,
-  `own_ballot`: the list and the one changed), the rng and the outcome (`own_header_part`), and the results (empty
-  until the reveal, which starts a new list with `ClearField`).
+  `own_ballot`: the list and the one changed), the rng, the outcome and the pending decision (`own_header_part`),
+  and the results (empty until the reveal, which starts a new list with `ClearField`);
+- replaced, never changed: the header's pending decision (`pend` makes a new one at every turn).
 
 A message state owns all its parts: the `own_` functions do nothing there. Every rule that changes a design, a
 ballot, the rng, the outcome or the results of a state goes through them (views and sampled worlds too), so no change
@@ -18,9 +19,13 @@ a copy still serializes to the same bytes as its source.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
-from engine_core.live import Repeated, Twin
+from manaforge.v1.common_pb2 import DecisionKind, Pending
+
+from engine_core.game import TURN, set_pending
+from engine_core.live import Repeated, Twin, twin
 
 FIELDS = (
     "header", "faces", "pack", "pack_size", "discard", "drawn", "card_count", "phase", "round", "designs",
@@ -32,13 +37,15 @@ DESIGN_FIELDS = (
     "art", "name", "flavour", "complete",
 )  # fmt: skip
 BALLOT_FIELDS = ("votes", "votes_cast")
+PENDING_FIELDS = ("seats", "kind", "prompt")
+_Pending: Any = twin(Pending)
 
 _new = object.__new__
 
 
 def copy_live(state: Any) -> Any:
     """A copy of a live `RndState` (its fields are `FIELDS`): shares the faces, the designs, the ballots, the results
-    and the header's config, rng and outcome; copies the header, its pending decision and the lists of card ids."""
+    and the header's config, rng, pending decision and outcome; copies the header and the lists of card ids."""
     new = _new(type(state))
     new._set = state._set
     header = state.header
@@ -47,7 +54,7 @@ def copy_live(state: Any) -> Any:
     new_header.config = header.config
     new_header.version = header.version
     new_header.rng = header.rng
-    new_header.pending = header.pending.copy()  # set_pending changes it at almost every step
+    new_header.pending = header.pending  # `pend` replaces it
     new_header.outcome = header.outcome
     new.faces = state.faces
     new.pack = state.pack[:]
@@ -118,8 +125,24 @@ def _copy_ballot(ballot: Any) -> Any:
     return new
 
 
+def pend(state: Any, seats: Iterable[int], kind: DecisionKind.ValueType = TURN, prompt: str = "") -> None:
+    """`set_pending(state, seats, kind, prompt)`; on a live state into a new pending decision (copies share the
+    old one), made by filling its slots."""
+    header: Any = state.header
+    if not isinstance(header, Twin):
+        set_pending(state, seats, kind, prompt)
+        return
+    live: Any = header  # (mypy narrows `header` to a bare Twin)
+    pending = _new(_Pending)
+    pending._set = True  # as set_pending's SetInParent
+    pending.seats = list(seats)
+    pending.kind = kind
+    pending.prompt = prompt
+    live.pending = pending
+
+
 def own_header_part(state: Any, name: str) -> None:
-    """Make the header's `name` (rng or outcome) the state's own, before a rule changes it."""
+    """Make the header's `name` (rng, outcome or pending) the state's own, before a rule changes it."""
     header = state.header
     if isinstance(header, Twin):
         setattr(header, name, getattr(header, name).copy())
@@ -132,6 +155,7 @@ def check_fields(live_type: Any) -> None:
         (live_type._messages["header"], HEADER_FIELDS),
         (live_type._repeated["designs"].item, DESIGN_FIELDS),
         (live_type._repeated["ballots"].item, BALLOT_FIELDS),
+        (_Pending, PENDING_FIELDS),
     ):
         if twin_type.__slots__ != fields:
             raise TypeError(f"{twin_type.__name__}'s fields changed: {twin_type.__slots__}, not {fields}")
