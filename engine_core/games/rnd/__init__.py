@@ -185,6 +185,21 @@ def _vote_actions(awards: tuple[RndAward.ValueType, ...], eligible: tuple[int, .
     return tuple(_vote_action(award, d) for award in awards for d in eligible)
 
 
+_OPEN_VOTES: dict[tuple[int, ...], tuple[RndAction, ...]] = {}
+
+
+def _open_votes(key: tuple[int, ...]) -> tuple[RndAction, ...]:
+    """`_vote_actions` for a table where self-votes are allowed, by (designs, awards voted for): remembered."""
+    actions = _OPEN_VOTES.get(key)
+    if actions is None:
+        if len(_OPEN_VOTES) >= 4096:  # keyed by a state's facts: bounded, a client may send any state
+            _OPEN_VOTES.clear()
+        voted = key[1:]
+        awards = tuple(award for award in AWARDS if award not in voted)
+        actions = _OPEN_VOTES[key] = _vote_actions(awards, tuple(range(key[0])))
+    return actions
+
+
 @lru_cache(maxsize=4096)  # keyed by a state's facts: bounded, a client may send any state
 def _vote_action(award: RndAward.ValueType, design: int) -> RndAction:
     return _known(RndAction(vote=RndVote(award=award, design=design)), VOTING, "_apply_vote", award, design)
@@ -442,10 +457,11 @@ class Rnd(Game[RndState, RndAction]):
             raise MalformedActionError("design", f"cards are numbered 0 to {len(designs) - 1}")
         ballot = state.ballots[seat]
         votes = ballot.votes
-        if any(cast.award == award for cast in votes):
-            raise IllegalActionError("one vote per award", f"you already voted for {AWARD_NAMES[award]}")
+        for cast in votes:
+            if cast.award == award:
+                raise IllegalActionError("one vote per award", f"you already voted for {AWARD_NAMES[award]}")
         design = designs[index]
-        if not self._may_vote_for(state, seat, design):
+        if options(state)[SELF_VOTES_OPTION.name] != "allowed" and seat in (design.artist, design.writer):
             raise IllegalActionError(
                 "self-votes (option self_votes=forbidden)",
                 f"you drew the art for or wrote {design_title(design, index)}",
@@ -459,7 +475,7 @@ class Rnd(Game[RndState, RndAction]):
             event("VoteCast", f"seat {seat} voted for {name}", actor=seat),
             event("VoteRecorded", f"your {name} vote: {design_title(design, index)}", audience=seat),
         ]
-        waiting = [s for s, b in enumerate(state.ballots) if b.votes_cast < len(AWARDS)]
+        waiting = [s for s, b in enumerate(state.ballots) if b.votes_cast < 3]  # len(AWARDS)
         if waiting:
             pend(state, waiting, SIMULTANEOUS, VOTE_PROMPT)
         else:
@@ -529,14 +545,12 @@ class Rnd(Game[RndState, RndAction]):
             return [_art_example(bot.kind(design.type_line))]
         if state.phase == WRITING:
             return [_writing_example(state.round, bot.color(design.mana_cost), bot.kind(design.type_line))]
-        voted = [v.award for v in state.ballots[seat].votes]
+        votes = state.ballots[seat].votes
         designs = state.designs
         if options(state)[SELF_VOTES_OPTION.name] == "allowed":  # _may_vote_for()
-            eligible = tuple(range(len(designs)))
-        else:
-            eligible = tuple(
-                d for d, candidate in enumerate(designs) if seat not in (candidate.artist, candidate.writer)
-            )
+            return list(_open_votes((len(designs), *map(_award_of, votes))))
+        voted = [v.award for v in votes]
+        eligible = tuple(d for d, candidate in enumerate(designs) if seat not in (candidate.artist, candidate.writer))
         return list(_vote_actions(tuple(award for award in AWARDS if award not in voted), eligible))
 
     def _apply(self, state: RndState, seat: int, action: RndAction) -> list[Event]:

@@ -75,22 +75,22 @@ def copy_live(state: Any) -> Any:
 
 def own_design(state: Any, index: int) -> Any:
     """`state.designs[index]`, made the state's own first (with the list): a live state's copies share them."""
-    return _own_item(state, "designs", index, _copy_design)
+    designs = state.designs
+    if not isinstance(designs, Repeated):
+        return designs[index]  # a message owns its parts
+    designs = state.designs = type(designs)(designs)
+    design = designs[index] = _copy_design(designs[index])
+    return design
 
 
 def own_ballot(state: Any, index: int) -> Any:
     """`state.ballots[index]`, made the state's own first (with the list): a live state's copies share them."""
-    return _own_item(state, "ballots", index, _copy_ballot)
-
-
-def _own_item(state: Any, name: str, index: int, copy: Any) -> Any:
-    items = getattr(state, name)
-    if not isinstance(items, Repeated):
-        return items[index]  # a message owns its parts
-    items = type(items)(items)
-    setattr(state, name, items)
-    item = items[index] = copy(items[index])
-    return item
+    ballots = state.ballots
+    if not isinstance(ballots, Repeated):
+        return ballots[index]  # a message owns its parts
+    ballots = state.ballots = type(ballots)(ballots)
+    ballot = ballots[index] = _copy_ballot(ballots[index])
+    return ballot
 
 
 # A design's filled categories and a ballot's votes are never changed once added: copies share them (new lists).
