@@ -70,8 +70,16 @@ from engine_core.games.rnd.design import (
     wanted_categories,
 )
 from engine_core.games.rnd.frame import card_frame
-from engine_core.games.rnd.sharing import check_fields, copy_live, own_ballot, own_design, own_header_part, pend
-from engine_core.games.rnd.twins import add_copy, add_result, add_vote
+from engine_core.games.rnd.sharing import (
+    check_fields,
+    copy_live,
+    own_ballot,
+    own_design,
+    own_header_part,
+    pass_turn,
+    pend,
+)
+from engine_core.games.rnd.twins import add_ballot, add_copy, add_design, add_result, add_vote
 from engine_core.live import Twin, clone
 
 DESIGN = RndPhase.RND_PHASE_DESIGN
@@ -84,6 +92,7 @@ PHASE_NAMES = {DESIGN: "design", ART: "art", WRITING: "writing", VOTING: "voting
 MAX_SEATS = 8
 PACK_BOUND = 20  # cards in one draft booster, with room to spare for imported sets
 VOTE_PROMPT = "vote in secret: most powerful, least functional, most flavorful"
+ART_PROMPT = f"draw the art: up to {ART_LINES} lines of {ART_WIDTH} characters"
 
 PACKS_OPTION = Option(
     "packs",
@@ -164,6 +173,16 @@ def _writing_example(round_: int, color: str, kind: str) -> RndAction:
     example = random.new_rng(round_)
     name, flavour = bot.name_for(color, kind, example), bot.flavour(example)
     return _known(RndAction(writing=RndWriting(name=name, flavour=flavour)), WRITING, "_apply_writing", name, flavour)
+
+
+@lru_cache(maxsize=4096)  # keyed by a state's facts: bounded, a client may send any state
+def _art_for(type_line: str) -> RndAction:
+    return _art_example(bot.kind(type_line))
+
+
+@lru_cache(maxsize=4096)  # keyed by a state's facts: bounded, a client may send any state
+def _writing_for(round_: int, mana_cost: str, type_line: str) -> RndAction:
+    return _writing_example(round_, bot.color(mana_cost), bot.kind(type_line))
 
 
 for _text in bot.SKETCH_TEXTS:
@@ -273,10 +292,11 @@ class Rnd(Game[RndState, RndAction]):
         state.pack.extend(face.id for face in faces)
         random.shuffle(state.header.rng, state.pack)
         seats = seat_count(state)
+        designs, ballots = state.designs, state.ballots
         for round_ in range(seats):
-            state.designs.add(artist=artist_of(round_), writer=writer_of(seats, round_))
+            add_design(designs, artist_of(round_), writer_of(seats, round_))
         for _ in range(seats):
-            state.ballots.add()
+            add_ballot(ballots)
         self._start_round(state, 0, [])
 
     def _start_round(self, state: RndState, round_: int, events: list[Event]) -> None:
@@ -298,11 +318,11 @@ class Rnd(Game[RndState, RndAction]):
     # The open categories (`wanted`, in `open_categories` order) are worked out once per step and passed along.
 
     def _start_turn(self, state: RndState, events: list[Event], wanted: tuple[RndCategory.ValueType, ...]) -> None:
-        seats = seat_count(state)
+        seats = state.header.config.seats  # seat_count()
         designer = state.designer = (state.round + 2 + state.design_turns % (seats - 2)) % seats  # designers()
         state.draws_this_turn = 0
         self._draw_useful(state, events, wanted)
-        pend(state, [designer], prompt=_turn_prompt(wanted))
+        pass_turn(state, designer, _turn_prompt(wanted))
 
     def _draw(self, state: RndState, events: list[Event]) -> tuple[MagicCard, frozenset[RndCategory.ValueType]]:
         """Draw the top card of the pack (the pile reshuffled into it when it ran out): the card and its categories."""
@@ -393,7 +413,7 @@ class Rnd(Game[RndState, RndAction]):
             design.complete = True
             state.phase = ART
             events.append(event("DesignCompleted", f"card {state.round + 1}'s design is complete"))
-            pend(state, [design.artist], prompt=f"draw the art: up to {ART_LINES} lines of {ART_WIDTH} characters")
+            pass_turn(state, design.artist, ART_PROMPT)
         return events
 
     def _apply_draw_another(self, state: RndState, seat: int) -> list[Event]:
@@ -423,7 +443,7 @@ class Rnd(Game[RndState, RndAction]):
         design = own_design(state, state.round)
         design.art = art
         state.phase = WRITING
-        pend(state, [design.writer], prompt="name the card and write its flavor text")
+        pass_turn(state, design.writer, "name the card and write its flavor text")
         return [event("ArtDrawn", f"seat {seat} drew the art of card {state.round + 1}", actor=seat)]
 
     def _apply_writing(self, state: RndState, seat: int, name: str, flavour: str) -> list[Event]:
@@ -542,9 +562,9 @@ class Rnd(Game[RndState, RndAction]):
             return actions
         design = state.designs[state.round]
         if state.phase == ART:
-            return [_art_example(bot.kind(design.type_line))]
+            return [_art_for(design.type_line)]
         if state.phase == WRITING:
-            return [_writing_example(state.round, bot.color(design.mana_cost), bot.kind(design.type_line))]
+            return [_writing_for(state.round, design.mana_cost, design.type_line)]
         votes = state.ballots[seat].votes
         designs = state.designs
         if options(state)[SELF_VOTES_OPTION.name] == "allowed":  # _may_vote_for()

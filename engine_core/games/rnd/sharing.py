@@ -141,6 +141,21 @@ def pend(state: Any, seats: Iterable[int], kind: DecisionKind.ValueType = TURN, 
     live.pending = pending
 
 
+def pass_turn(state: Any, seat: int, prompt: str) -> None:
+    """`pend(state, [seat], prompt=prompt)`, the most common decision, made in one step."""
+    header: Any = state.header
+    if not isinstance(header, Twin):
+        set_pending(state, [seat], TURN, prompt)
+        return
+    live: Any = header  # (mypy narrows `header` to a bare Twin)
+    pending = _new(_Pending)
+    pending._set = True  # as set_pending's SetInParent
+    pending.seats = [seat]
+    pending.kind = TURN
+    pending.prompt = prompt
+    live.pending = pending
+
+
 def own_header_part(state: Any, name: str) -> None:
     """Make the header's `name` (rng, outcome or pending) the state's own, before a rule changes it."""
     header = state.header

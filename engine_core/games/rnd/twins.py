@@ -1,4 +1,5 @@
-"""The twins the rules make at every step (filled categories, votes, results), made without a class call.
+"""The twins the rules make at every step (filled categories, votes, results) or game (designs, ballots), made
+without a class call.
 
 Calling a twin class (engine_core.live) runs its generated keyword `__init__` through CPython's `tp_init`, which
 packs the keywords into a dict first: about 4,000 instructions for an event. Filling the slots of a bare object takes
@@ -12,7 +13,16 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from manaforge.v1.games.rnd_pb2 import RndAward, RndCategory, RndCopy, RndResult, RndState, RndVote
+from manaforge.v1.games.rnd_pb2 import (
+    RndAward,
+    RndBallot,
+    RndCategory,
+    RndCopy,
+    RndDesign,
+    RndResult,
+    RndState,
+    RndVote,
+)
 
 from engine_core.live import Repeated, twin
 
@@ -21,12 +31,19 @@ _append = list.append  # the item is a twin of the list's class already: Repeate
 _Copy = twin(RndCopy)
 _Vote = twin(RndVote)
 _Result = twin(RndResult)
+_Design = twin(RndDesign)
+_Ballot = twin(RndBallot)
 # the slots filled below, in the twins' order (a changed message fails at import, in `_check`)
 _FIELDS = {
     _Copy: ("category", "designer", "source"),
     _Vote: ("award", "design"),
     _Result: ("award", "designs", "votes"),
-}
+    _Design: (
+        "artist", "writer", "mana_cost", "type_line", "text", "power", "toughness", "needs_power_toughness", "copies",
+        "art", "name", "flavour", "complete",
+    ),
+    _Ballot: ("votes", "votes_cast"),
+}  # fmt: skip
 
 
 def add_copy(copies: Any, category: RndCategory.ValueType, designer: int, source: str = "") -> None:
@@ -67,6 +84,35 @@ def add_result(results: Any, award: RndAward.ValueType, designs: Iterable[int], 
     _append(results, made)
 
 
+def add_design(designs: Any, artist: int, writer: int) -> None:
+    """`designs.add(artist=artist, writer=writer)`."""
+    if not isinstance(designs, Repeated):
+        designs.add(artist=artist, writer=writer)
+        return
+    made = _new(_Design)
+    made._set = False
+    made.artist = artist
+    made.writer = writer
+    made.mana_cost = made.type_line = made.text = made.power = made.toughness = ""
+    made.needs_power_toughness = False
+    made.copies = _Design._repeated["copies"]()
+    made.art = made.name = made.flavour = ""
+    made.complete = False
+    _append(designs, made)
+
+
+def add_ballot(ballots: Any) -> None:
+    """`ballots.add()`."""
+    if not isinstance(ballots, Repeated):
+        ballots.add()
+        return
+    made = _new(_Ballot)
+    made._set = False
+    made.votes = _Ballot._repeated["votes"]()
+    made.votes_cast = 0
+    _append(ballots, made)
+
+
 def _check() -> None:
     """Each function above makes what the twin's constructor makes."""
     for twin_type, fields in _FIELDS.items():
@@ -77,7 +123,11 @@ def _check() -> None:
     add_copy(lists.designs.add().copies, cost, 2, "card")
     add_vote(lists.ballots.add().votes, award, 4)
     add_result(lists.results, award, (6, 7), 8)
+    add_design(lists.designs, 3, 5)
+    add_ballot(lists.ballots)
     pairs = [
+        (lists.designs[1], _Design(artist=3, writer=5)),
+        (lists.ballots[1], _Ballot()),
         (lists.designs[0].copies[0], _Copy(category=cost, designer=2, source="card")),
         (lists.ballots[0].votes[0], _Vote(award=award, design=4)),
         (lists.results[0], _Result(award=award, designs=(6, 7), votes=8)),
