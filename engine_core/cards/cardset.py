@@ -10,6 +10,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from itertools import accumulate
 
 from manaforge.v1.cards_pb2 import MagicCard
 
@@ -32,12 +33,20 @@ class SheetDraws:
     """A sheet made ready to draw from, once per set: its distinct cards in order with their weights (a card listed
     twice keeps its first place and its last weight), and when the sheet balances colours, per colour that has a card,
     the positions (into `cards`) of the cards of exactly that colour and their weights. `weight` is the weight every
-    card has when they all have the same positive one (most sheets), else 0."""
+    card has when they all have the same positive one (most sheets), else 0. `faces` are the cards as faces
+    (`face_of`: the card index and the sheet's foil), `totals` the running totals of the weights."""
 
     cards: tuple[int, ...]
     weights: tuple[int, ...]
     by_color: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]
     weight: int = 0
+    faces: tuple[int, ...] = ()
+    totals: tuple[int, ...] = ()
+
+
+def face_of(index: int, foil: bool) -> int:
+    """A card face as one small int: a template index and whether the card is foil (booster opening deals these)."""
+    return index * 2 + foil
 
 
 @dataclass(frozen=True)
@@ -90,8 +99,40 @@ class CardSet:
                 if positions:
                     by_color.append((positions, tuple(weights[p] for p in positions)))
             same = weights[0] if weights and weights[0] > 0 and len(set(weights)) == 1 else 0
-            draws[name] = SheetDraws(cards, weights, tuple(by_color), same)
+            faces = tuple(face_of(index, sheet.foil) for index in cards)
+            draws[name] = SheetDraws(cards, weights, tuple(by_color), same, faces, tuple(accumulate(weights)))
         return draws
+
+    @cached_property
+    def layout_totals(self) -> tuple[int, ...]:
+        """The running totals of the booster layouts' weights (a layout is drawn by one point below the last)."""
+        return tuple(accumulate(layout.weight for layout in self.layouts))
+
+    @cached_property
+    def layout_draws(self) -> tuple[tuple[tuple[SheetDraws | None, int, str], ...], ...]:
+        """Per booster layout, its slots in pack order: the sheet made ready to draw from (None: the set has no sheet
+        of that name), how many cards it gives, and the sheet's name."""
+        draws = self.sheet_draws
+        return tuple(
+            tuple((draws.get(name), count, name) for name, count in layout.contents) for layout in self.layouts
+        )
+
+    @cached_property
+    def face_templates(self) -> tuple[MagicCard, ...]:
+        """Per face (`face_of`), the template with `foil` set: what a booster's card is a copy of (with its id)."""
+        made: list[MagicCard] = []
+        for card in self.cards:
+            for foil in (False, True):
+                template = MagicCard()
+                template.CopyFrom(card)
+                template.foil = foil
+                made.append(template)
+        return tuple(made)
+
+    @cached_property
+    def shared_faces(self) -> dict[int, MagicCard]:
+        """The cards `booster.shared_cards` made (never changed), by id * len(face_templates) + face; bounded there."""
+        return {}
 
     def sheet_cards(self, name: str) -> list[MagicCard]:
         return [self.cards[index] for index in self.sheet(name).cards]

@@ -4,16 +4,22 @@ from __future__ import annotations
 
 import csv
 import json
+import random
+from bisect import bisect_right
 from collections import Counter
+from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
 import pytest
 from manaforge.v1.cards_pb2 import MagicCard
+from manaforge.v1.common_pb2 import Rng
 
 from engine_core.cards import (
     CARD_SET_OPTION,
+    BoosterLayout,
     CardSet,
+    Sheet,
     builtin_set,
     draft_booster,
     find_set,
@@ -26,8 +32,10 @@ from engine_core.cards import (
     register_set,
     set_codes,
 )
+from engine_core.cards.booster import draw_faces, shared_cards
+from engine_core.cards.cardset import face_of
 from engine_core.errors import InvalidConfigError
-from engine_core.rng import new_rng
+from engine_core.rng import new_rng, randbelow
 
 DATA = Path(__file__).parents[3] / "shared" / "data"
 needs_data = pytest.mark.skipif(
@@ -184,6 +192,68 @@ def test_open_packs_numbers_the_cards_in_order() -> None:
     cards = open_packs(builtin_set(), new_rng(3), 4)
     assert [card.id for card in cards] == list(range(60))
     assert builtin_set().cards[0].id == 0  # the templates are never changed
+
+
+def _reference_faces(card_set: CardSet, rng: Rng, packs: int) -> list[tuple[int, bool]]:
+    """Booster opening as first written (a running total built at each weighted draw): (template index, foil)."""
+
+    def index(weights: list[int]) -> int:
+        totals = list(accumulate(weights))
+        return bisect_right(totals, randbelow(rng, totals[-1] if totals else 0))
+
+    faces: list[tuple[int, bool]] = []
+    for _ in range(packs):
+        layout = card_set.layouts[index([layout.weight for layout in card_set.layouts])]
+        for name, count in layout.contents:
+            sheet = card_set.sheet_draws[name]
+            foil = card_set.sheet(name).foil
+            taken = []
+            if sheet.by_color and count >= 5:
+                taken = [positions[index(list(weights))] for positions, weights in sheet.by_color]
+            drawn = [sheet.cards[position] for position in taken]
+            cards, weights = list(sheet.cards), list(sheet.weights)
+            for position in sorted(taken, reverse=True):
+                del cards[position], weights[position]
+            while len(drawn) < count and cards:
+                position = index(weights)
+                drawn.append(cards.pop(position))
+                del weights[position]
+            faces += [(card, foil) for card in drawn]
+    return faces
+
+
+def _random_set(rand: random.Random) -> CardSet:
+    colors = ["W", "U", "B", "R", "G"]
+    size = rand.randint(1, 30)
+    cards = tuple(MagicCard(name=f"c{i}", colors=rand.sample(colors, rand.choice([0, 1, 1, 2]))) for i in range(size))
+    sheets = []
+    for number in range(rand.randint(1, 4)):
+        indices = tuple(rand.randrange(size) for _ in range(rand.randint(0, size + 3)))
+        same = rand.choice([0, 1, 3])  # 0: weights that differ
+        weights = tuple(same or rand.choice([1, 2, 3]) for _ in indices)
+        sheets.append(Sheet(f"s{number}", indices, weights, rand.random() < 0.3, rand.random() < 0.5))
+    layouts = [
+        BoosterLayout(rand.randint(1, 5), tuple((f"s{rand.randrange(len(sheets))}", rand.randint(0, 8)) for _ in "ab"))
+        for _ in range(rand.randint(1, 3))
+    ]
+    return CardSet("RND", "random", cards, tuple(sheets), tuple(layouts))
+
+
+def test_boosters_deal_what_the_first_written_opening_dealt() -> None:
+    rand = random.Random(5)
+    for card_set in [builtin_set(), *(_random_set(rand) for _ in range(200))]:
+        for seed in range(20 if card_set is builtin_set() else 3):
+            rng, again = new_rng(seed), new_rng(seed)
+            expected = _reference_faces(card_set, rng, 3)
+            faces = draw_faces(card_set, again, 3)
+            assert faces == [face_of(index, foil) for index, foil in expected]
+            assert again.counter == rng.counter
+            opened = open_packs(card_set, new_rng(seed), 3)
+            assert [(card.name, card.foil, card.id) for card in opened] == [
+                (card_set.cards[index].name, foil, card_id) for card_id, (index, foil) in enumerate(expected)
+            ]
+            shared = shared_cards(card_set, faces)
+            assert shared == opened and all(a is b for a, b in zip(shared, shared_cards(card_set, faces), strict=True))
 
 
 # ----- MTGJSON parsing and the registry ---------------------------------------------------------------------------

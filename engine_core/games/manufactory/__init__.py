@@ -32,9 +32,9 @@ from engine_core.cards import (
     catalogue_card,
     find_set,
     is_land,
-    open_packs,
     sample_faces,
 )
+from engine_core.cards.booster import draw_faces, shared_cards
 from engine_core.errors import IllegalActionError, MalformedActionError
 from engine_core.game import Game, GameInfo, Option, event, finish, options, seat_count, set_pending
 from engine_core.games.manufactory.scoring import (
@@ -345,11 +345,10 @@ class Manufactory(Game[ManufactoryState, ManufactoryAction]):
     def _setup(self, state: ManufactoryState) -> None:
         header = state.header
         seats = seat_count(state)
-        pool = open_packs(find_set(options(state)[CARD_SET_OPTION.name]), header.rng, seats)
-        random.shuffle(header.rng, pool)  # ids in shuffled order: an id tells nothing of its pack or slot
-        pool = pool[:MAX_CARDS]
-        for card_id, card in enumerate(pool):
-            card.id = card_id
+        card_set = find_set(options(state)[CARD_SET_OPTION.name])
+        faces = draw_faces(card_set, header.rng, seats)  # the boosters' cards, as `open_packs` opens them
+        random.shuffle(header.rng, faces)  # ids in shuffled order: an id tells nothing of its pack or slot
+        pool = shared_cards(card_set, faces[:MAX_CARDS])  # never changed: the same messages from game to game
         state.catalogue.extend(pool)
         state.deck.extend(range(len(pool)))
         random.shuffle(header.rng, state.deck)

@@ -34,6 +34,7 @@ from manaforge.v1.games.rnd_pb2 import (
 
 from engine_core import rng as random
 from engine_core.cards import CARD_SET_OPTION, find_set, format_card, open_packs
+from engine_core.cards.booster import draw_faces, shared_cards
 from engine_core.errors import GameOverError, IllegalActionError, MalformedActionError, NotYourTurnError
 from engine_core.game import (
     SIMULTANEOUS,
@@ -286,7 +287,9 @@ class Rnd(Game[RndState, RndAction]):
 
     def _setup(self, state: RndState) -> None:
         opts = options(state)
-        faces = open_packs(find_set(opts[CARD_SET_OPTION.name]), state.header.rng, int(opts[PACKS_OPTION.name]))
+        card_set = find_set(opts[CARD_SET_OPTION.name])
+        # the cards `open_packs` opens, shared from game to game (faces are never changed)
+        faces = shared_cards(card_set, draw_faces(card_set, state.header.rng, int(opts[PACKS_OPTION.name])))
         state.faces.extend(faces)
         state.card_count = len(faces)
         state.pack.extend(face.id for face in faces)
