@@ -10,7 +10,7 @@ reflect. Rules, card design (a reconstruction) and every decision: RULES.md besi
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, MutableSequence
+from collections.abc import Callable, Iterable, MutableSequence
 from dataclasses import replace
 from functools import lru_cache
 from typing import Any, NamedTuple, cast
@@ -47,7 +47,17 @@ from engine_core.games.magicka.cards import (
     element_name,
     kind_name,
 )
-from engine_core.games.magicka.payment import Needs, Payment, payment_problem, payments
+from engine_core.games.magicka.payment import (
+    KINDS_OF,
+    MASKS,
+    Needs,
+    Payment,
+    mask,
+    packed_payments,
+    payment_problem,
+    payments,
+    value,
+)
 from engine_core.games.magicka.spells import (
     HALF,
     SNAP_EXTRA,
@@ -238,10 +248,6 @@ def _cast_needs(kind: int, extra: int) -> Needs:
     return tuple(sorted(_needs(spell.cost, spell.upgrade, extra).items()))
 
 
-def _max_extra(hand: Mapping[int, int], element: Element) -> int:
-    return sum(ELEMENT_BY_KIND[k].value * n for k, n in hand.items() if element in ELEMENT_BY_KIND[k].elements)
-
-
 def answer_kind(state: MagickaState, spell: SpellCard, element: Element) -> str:
     """'disrupt', 'counter' or '' for a snap spell of `element` cast at `spell`."""
     return _answer_kind(spell, element, options(state)["counter"])
@@ -263,9 +269,8 @@ def _answer_kind(spell: SpellCard, element: Element, counter: str) -> str:
 # Legal actions are built from small keys and remembered, so a playout does not rebuild the same messages (or search
 # the same payments) at every step. The messages are shared between calls: never mutate one.
 #
-# A hand's Element cards are read once per call as one int, `packed`: 4 bits per Element card kind holding its count
-# (no kind has 16 copies). The cards of the kinds that can pay for an Element (or a spell) are then `packed & mask`,
-# a small exact key that is cheap to make and to hash, where a tuple of (kind, count) pairs would cost a loop.
+# A hand's Element cards are read once per call as one packed int (payment.py): the cards of the kinds that can pay
+# for an Element (or a spell) are then `packed & mask`, a small exact key that is cheap to make and to hash.
 
 Aim = tuple[int, int]  # a target as (seat, creature number; 0 for the wizard)
 Hand = tuple[tuple[int, int], ...]  # sorted (Element card kind, count) pairs of a hand, or of the kinds that matter
@@ -274,46 +279,21 @@ _LIMIT = 1 << 14  # lists kept per table before it starts again
 _PASS = MagickaAction(type=PASS)
 _END_TURN = MagickaAction(type=END_TURN)
 _DRAW_REPLACEMENTS = MagickaAction(type=DRAW_REPLACEMENTS)
-# The Element card kinds that can pay for each Element, and for each spell kind (its cost and upgrade Elements).
-_ELEMENT_KINDS: dict[Element, frozenset[int]] = {
-    e: frozenset(k for k, card in ELEMENT_BY_KIND.items() if e in card.elements) for e in ELEMENTS
-}
-_SPELL_KINDS: dict[int, frozenset[int]] = {
-    kind: frozenset().union(*(_ELEMENT_KINDS[e] for e, _ in spell.cost), _ELEMENT_KINDS.get(spell.upgrade, ()))
-    for kind, spell in SPELL_BY_KIND.items()
-}
-if max(card.count for card in ELEMENT_BY_KIND.values()) > 15:
-    raise ValueError("a packed hand holds at most 15 cards of an Element card kind")
-_NIBBLE: dict[int, int] = {  # Element card id -> 1 in its kind's 4 bits
+_NIBBLE: dict[int, int] = {  # Element card id -> 1 in its kind's 4 bits of a packed hand
     card: 1 << 4 * kind for card, kind in CATALOGUE.kind_of.items() if kind in ELEMENT_BY_KIND
 }
-
-
-def _mask(kinds: frozenset[int]) -> int:
-    return sum(15 << 4 * kind for kind in kinds)
-
-
-_ELEMENT_MASK: dict[Element, int] = {e: _mask(kinds) for e, kinds in _ELEMENT_KINDS.items()}
-_SPELL_MASK: dict[int, int] = {kind: _mask(kinds) for kind, kinds in _SPELL_KINDS.items()}
-_SNAP_MASKS: tuple[tuple[Element, int], ...] = tuple((e, _ELEMENT_MASK[e]) for e in ELEMENTS)
-_SHIELD_MASK = _ELEMENT_MASK[SHIELD]
+# The packed cards that can pay for each spell kind (its cost and upgrade Elements), and for each snap spell.
+_SPELL_MASK: dict[int, int] = {
+    kind: mask(k for e in {*dict(spell.cost), *([spell.upgrade] if spell.upgrade else [])} for k in KINDS_OF[e])
+    for kind, spell in SPELL_BY_KIND.items()
+}
+_SNAP_MASKS: tuple[tuple[Element, int], ...] = tuple((e, MASKS[e]) for e in ELEMENTS)
+_SHIELD_MASK = MASKS[SHIELD]
 _SUMMONS = frozenset(kind for kind, spell in SPELL_BY_KIND.items() if spell.type is SpellType.SUMMON)
 
 
 def _packed(elements: Iterable[int]) -> int:
     return sum(map(_NIBBLE.__getitem__, elements))
-
-
-def _unpack(packed: int) -> Hand:
-    """The (kind, count) pairs of a packed hand, by kind."""
-    hand: list[tuple[int, int]] = []
-    kind = 0
-    while packed:
-        if packed & 15:
-            hand.append((kind, packed & 15))
-        packed >>= 4
-        kind += 1
-    return tuple(hand)
 
 
 def _hand(state: MagickaState, seat: int) -> Hand:
@@ -367,33 +347,45 @@ def _trade_actions(elements: list[int], spell_cards: list[int]) -> list[MagickaA
     return legal
 
 
-# Every paid action message (a cast, a snap spell, a repair) built once and shared: the lists below are remembered
-# per spell or Element, the cards that can pay for it and the aims, and in random play many of those keys are new
-# while the actions they list repeat.
-_PAID: dict[tuple[MagickaActionType.ValueType, int, Payment, Aim, int], MagickaAction] = {}
-_PAID_LIMIT = 1 << 16  # messages kept before the table starts again
+# Every paid action message (a cast, a snap spell, a repair) is built once and shared: a row holds the actions of
+# one spell (or Element), payment and extra by aim. The lists below are remembered per spell or Element, the cards
+# that can pay for it and the aims, and in random play many of those keys are new while the actions they list repeat.
+class _Row(dict[Aim, MagickaAction]):
+    """The actions of `type` paying `payment` with `extra`, by aim, each made when first asked for; `what` is the spell
+    kind of a cast, the Element of a snap spell, 0 for a repair."""
 
+    __slots__ = ("extra", "payment", "type", "what")
+    type: MagickaActionType.ValueType
+    what: int
+    payment: Payment
+    extra: int
 
-def _paid_action(
-    type_: MagickaActionType.ValueType, what: int, payment: Payment, aim: Aim, extra: int
-) -> MagickaAction:
-    """The action of `type_` paying `payment` at `aim` with `extra`; `what` is the spell kind of a cast, the Element of
-    a snap spell, 0 for a repair."""
-    key = (type_, what, payment, aim, extra)
-    found = _PAID.get(key)
-    if found is None:
-        if len(_PAID) >= _PAID_LIMIT:
-            _PAID.clear()
-        payment_message, target = _payment_message(payment), _target(aim)
+    def __missing__(self, aim: Aim) -> MagickaAction:
+        type_, what, payment_message, target = self.type, self.what, _payment_message(self.payment), _target(aim)
         if type_ == CAST_SPELL:
-            found = MagickaAction(type=type_, spell=what, payment=payment_message, target=target, extra=extra)
+            made = MagickaAction(type=type_, spell=what, payment=payment_message, target=target, extra=self.extra)
         elif type_ == CAST_SNAP:
-            found = MagickaAction(
-                type=type_, element=cast(Element, what), payment=payment_message, target=target, extra=extra
+            made = MagickaAction(
+                type=type_, element=cast(Element, what), payment=payment_message, target=target, extra=self.extra
             )
         else:
-            found = MagickaAction(type=type_, payment=payment_message, target=target, extra=extra)
-        _PAID[key] = found
+            made = MagickaAction(type=type_, payment=payment_message, target=target, extra=self.extra)
+        self[aim] = made
+        return made
+
+
+_ROWS: dict[tuple[MagickaActionType.ValueType, int, Payment, int], _Row] = {}
+_ROWS_LIMIT = 1 << 15  # rows kept before the table starts again
+
+
+def _row(type_: MagickaActionType.ValueType, what: int, payment: Payment, extra: int) -> _Row:
+    key = (type_, what, payment, extra)
+    found = _ROWS.get(key)
+    if found is None:
+        if len(_ROWS) >= _ROWS_LIMIT:
+            _ROWS.clear()
+        found = _ROWS[key] = _Row()
+        found.type, found.what, found.payment, found.extra = type_, what, payment, extra
     return found
 
 
@@ -412,11 +404,12 @@ def _attack_action(creature: int, aim: Aim) -> MagickaAction:
 _CASTS: dict[tuple[int, int, tuple[Aim, ...]], Actions] = {}  # (spell kind, packed payers, aims) -> casts
 _SNAPS: dict[tuple[Element, int, tuple[Aim, ...]], Actions] = {}  # (Element, packed payers, aims) -> snap spells
 _REPAIRS: dict[tuple[Aim, int, int], Actions] = {}  # (aim, points missing, packed Shield payers) -> repairs
-# The (extra, payment) pairs of a spell kind or snap Element, in list order, by the packed cards that can pay: the
-# lists above repeat these for each aim, and they miss more often (the aims change when a creature comes or goes).
-Options = tuple[tuple[int, Payment], ...]
-_CAST_OPTIONS: dict[tuple[int, int], Options] = {}
-_SNAP_OPTIONS: dict[tuple[Element, int], Options] = {}
+# The rows of a spell kind or snap Element (each upgrade, each payment), in list order, by the packed cards that can
+# pay: the lists above repeat these for each aim, and they miss more often (the aims change when a creature comes or
+# goes).
+Rows = tuple[_Row, ...]
+_CAST_OPTIONS: dict[tuple[int, int], Rows] = {}
+_SNAP_OPTIONS: dict[tuple[Element, int], Rows] = {}
 
 
 def _remember(table: dict[Any, Any], key: Any, value: Any) -> Any:
@@ -426,61 +419,51 @@ def _remember(table: dict[Any, Any], key: Any, value: Any) -> Any:
     return value
 
 
-def _cast_options(kind: int, payers: int) -> Options:
+def _cast_options(kind: int, payers: int) -> Rows:
     """Each upgrade and each payment of spell `kind` from the packed cards that can pay for it."""
     found = _CAST_OPTIONS.get((kind, payers))
     if found is None:
-        spell = SPELL_BY_KIND[kind]
-        counts = dict(_unpack(payers))
-        top = _max_extra(counts, spell.upgrade) if spell.upgrade else 0
+        upgrade = SPELL_BY_KIND[kind].upgrade
+        top = value(payers & MASKS[upgrade]) if upgrade else 0
         found = tuple(
-            (extra, payment)
+            _row(CAST_SPELL, kind, payment, extra)
             for extra in range(top + 1)
-            for payment in payments(_needs(spell.cost, spell.upgrade, extra), counts)
+            for payment in packed_payments(_cast_needs(kind, extra), payers)
         )
         _remember(_CAST_OPTIONS, (kind, payers), found)
     return found
 
 
-def _snap_options(element: Element, payers: int) -> Options:
+def _snap_options(element: Element, payers: int) -> Rows:
     """Each snap spell of `element` (two of it, more for the snaps that take extra) and each payment for it."""
     found = _SNAP_OPTIONS.get((element, payers))
     if found is None:
-        counts = dict(_unpack(payers))
-        total = _max_extra(counts, element)
+        total = value(payers)
         top = -1 if total < 2 else total - 2 if element in SNAP_EXTRA else 0
         found = tuple(
-            (extra, payment) for extra in range(top + 1) for payment in payments({element: 2 + extra}, counts)
+            _row(CAST_SNAP, element, payment, extra)
+            for extra in range(top + 1)
+            for payment in packed_payments(((element, 2 + extra),), payers)
         )
         _remember(_SNAP_OPTIONS, (element, payers), found)
     return found
 
 
-def _paid_for(
-    table: dict[Any, Actions],
-    type_: MagickaActionType.ValueType,
-    what: Any,
-    payers: int,
-    aims: tuple[Aim, ...],
-    options: Any,
-) -> Actions:
-    """The casts (or snap spells) of `what` paid from `payers`, at each aim: every option of `options(what, payers)`
-    in order, each at every aim; remembered in `table` by (what, payers, aims)."""
+def _paid_for(table: dict[Any, Actions], what: Any, payers: int, aims: tuple[Aim, ...], options: Any) -> Actions:
+    """The casts (or snap spells) of `what` paid from `payers`, at each aim: every row of `options(what, payers)` in
+    order, each at every aim; remembered in `table` by (what, payers, aims)."""
     found = table.get((what, payers, aims))
     if found is None:
-        found = tuple(
-            _paid_action(type_, what, payment, aim, extra) for extra, payment in options(what, payers) for aim in aims
-        )
+        found = tuple([row[aim] for row in options(what, payers) for aim in aims])
         _remember(table, (what, payers, aims), found)
     return found
 
 
-def _repair_actions(aim: Aim, missing: int, shields: Hand) -> Actions:
-    counts = dict(shields)
+def _repair_actions(aim: Aim, missing: int, shields: int) -> Actions:
     return tuple(
-        _paid_action(REPAIR, 0, p, aim, amount)
+        _row(REPAIR, 0, payment, amount)[aim]
         for amount in range(1, missing + 1)
-        for p in payments({SHIELD: amount}, counts)
+        for payment in packed_payments(((SHIELD, amount),), shields)
     )
 
 
@@ -493,17 +476,17 @@ def _paid_actions(
     legal: list[MagickaAction] = []
     for kind in spell_cards:
         cast_aims = (_WIZARD_AIMS[seat],) if kind in _SUMMONS else aims
-        legal += _paid_for(_CASTS, CAST_SPELL, kind, packed & _SPELL_MASK[kind], cast_aims, _cast_options)
-    for element, mask in _SNAP_MASKS:
-        payers = packed & mask
+        legal += _paid_for(_CASTS, kind, packed & _SPELL_MASK[kind], cast_aims, _cast_options)
+    for element, payable in _SNAP_MASKS:
+        payers = packed & payable
         if payers:
-            legal += _paid_for(_SNAPS, CAST_SNAP, element, payers, aims, _snap_options)
+            legal += _paid_for(_SNAPS, element, payers, aims, _snap_options)
     if hurt:
         shields = packed & _SHIELD_MASK
         for aim, missing in hurt:
             found = _REPAIRS.get((aim, missing, shields))
             if found is None:
-                found = _remember(_REPAIRS, (aim, missing, shields), _repair_actions(aim, missing, _unpack(shields)))
+                found = _remember(_REPAIRS, (aim, missing, shields), _repair_actions(aim, missing, shields))
             legal += found
     return legal
 

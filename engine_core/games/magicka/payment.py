@@ -10,7 +10,7 @@ card counted is worth 2 (Raging Fire for 1 Fire, Limitless Lightning for Fire Bo
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import lru_cache
 from itertools import chain, product
 
@@ -69,77 +69,105 @@ def _is_minimal(values: list[int], need: int) -> bool:
     return total == need or (total == need + 1 and all(v == 2 for v in values))
 
 
-# The Element card kinds that can be counted as each Element.
-PAYERS: dict[Element, tuple[int, ...]] = {
-    e: tuple(k for k, card in ELEMENT_BY_KIND.items() if e in card.elements)
-    for e in {e for card in ELEMENT_BY_KIND.values() for e in card.elements}
-}
+# The Elements each Element card kind can be counted as, and the kinds that can be counted as each Element.
 ELEMENTS_OF: dict[int, tuple[Element, ...]] = {kind: card.elements for kind, card in ELEMENT_BY_KIND.items()}
+KINDS_OF: dict[Element, tuple[int, ...]] = {
+    element: tuple(kind for kind, elements in ELEMENTS_OF.items() if element in elements)
+    for element in {element for elements in ELEMENTS_OF.values() for element in elements}
+}
+
+# A hand of Element cards as one int, `packed`: 4 bits per Element card kind holding its count (no kind has 16
+# copies). The cards of the kinds that can pay an Element are then `packed & MASKS[element]`, a small exact key that
+# is cheap to make and to hash, where a tuple of (kind, count) pairs would cost a loop.
+if max(card.count for card in ELEMENT_BY_KIND.values()) > 15:
+    raise ValueError("a packed hand holds at most 15 cards of an Element card kind")
+
+
+def mask(kinds: Iterable[int]) -> int:
+    """The bits of `kinds` in a packed hand."""
+    return sum(15 << 4 * kind for kind in set(kinds))
+
+
+MASKS: dict[Element, int] = {element: mask(kinds) for element, kinds in KINDS_OF.items()}
+
+
+def pack(hand: Mapping[int, int]) -> int:
+    """A hand of Element card kinds (kind -> count) packed."""
+    packed = 0
+    for kind, count in hand.items():
+        if count > 0:
+            if count > 15:
+                raise ValueError("a packed hand holds at most 15 cards of an Element card kind")
+            packed += count << 4 * kind
+    return packed
+
+
+def unpack(packed: int) -> tuple[tuple[int, int], ...]:
+    """The (kind, count) pairs of a packed hand, by kind."""
+    hand: list[tuple[int, int]] = []
+    kind = 0
+    while packed:
+        if packed & 15:
+            hand.append((kind, packed & 15))
+        packed >>= 4
+        kind += 1
+    return tuple(hand)
+
+
+def value(packed: int) -> int:
+    """What the cards of a packed hand are worth together (each counted as one of its Elements)."""
+    return sum(ELEMENT_BY_KIND[kind].value * count for kind, count in unpack(packed))
 
 
 def payments(needs: Mapping[Element, int], hand: Mapping[int, int]) -> tuple[Payment, ...]:
-    """Every legal payment for `needs` from `hand`, each once, in a fixed order."""
-    wanted = tuple(sorted(needs.items()))
-    # When no kind in the hand can pay two of the needed Elements, the payments are every combination of a payment
-    # for each Element (in the search's order), and each Element's payments are remembered on their own: the hand's
-    # kinds that can pay it, counted up to its need. Those repeat far more often than whole hands do.
-    want = {element: n for element, n in wanted if n > 0}
-    offers: dict[Element, list[tuple[int, int]]] = {element: [] for element in want}
-    for kind, count in sorted(hand.items()):
-        if count > 0:
-            paid = False
-            for element in ELEMENTS_OF.get(kind, ()):
-                n = want.get(element)
-                if n:
-                    if paid:
-                        return _shared_payments(wanted, hand)
-                    offers[element].append((kind, min(count, n)))
-                    paid = True
-    parts = [_element_payments(element, n, tuple(offers[element])) for element, n in want.items()]
+    """Every legal payment for `needs` from `hand` (kind -> count), each once, in a fixed order (`packed_payments`)."""
+    return packed_payments(tuple(sorted(needs.items())), pack(hand))
+
+
+def packed_payments(needs: Needs, packed: int) -> tuple[Payment, ...]:
+    """Every legal payment for `needs` from a packed hand, each once, in a fixed order: for each needed Element (in
+    Element order) its cards as a multiset of kinds, the Elements' choices combined in lexicographic order.
+
+    Each Element's choices are remembered on their own, by the hand's cards that can pay it: those repeat far more
+    often than whole hands do. A kind that can pay two needed Elements (a combo or Blended card) may then be chosen
+    for both more often than the hand holds it: those combinations are left out. That gives the payments, and their
+    order, of a search that chooses Element by Element from what the earlier Elements left: with fewer cards of a
+    kind, an Element's choices are the same list with the choices that take too many left out."""
+    parts = [_choices(element, n, packed & MASKS[element]) for element, n in needs if n > 0]
     if len(parts) == 1:
         return parts[0]
-    return tuple(tuple(sorted(chain.from_iterable(combination))) for combination in product(*parts))
+    combined = (tuple(sorted(chain.from_iterable(combination))) for combination in product(*parts))
+    short = []  # the kinds that two Elements' choices may overdraw, with the cards the hand holds
+    for kind, wanted in _doubles(needs):
+        count = packed >> 4 * kind & 15
+        if count and count < sum([min(count, n) for n in wanted]):
+            short.append((kind, count))
+    if not short:
+        return tuple(combined)
+    return tuple(payment for payment in combined if all(_count(payment, kind) <= n for kind, n in short))
+
+
+@lru_cache(maxsize=1 << 10)
+def _doubles(needs: Needs) -> tuple[tuple[int, tuple[int, ...]], ...]:
+    """The kinds that can pay two or more of the needed Elements, each with those Elements' needs."""
+    wanted = {element: n for element, n in needs if n > 0}
+    found = []
+    for kind, elements in ELEMENTS_OF.items():
+        paid = tuple(wanted[element] for element in elements if element in wanted)
+        if len(paid) > 1:
+            found.append((kind, paid))
+    return tuple(found)
+
+
+def _count(payment: Payment, kind: int) -> int:
+    return sum(1 for k, _ in payment if k == kind)
 
 
 @lru_cache(maxsize=1 << 14)
-def _element_payments(element: Element, need: int, offer: tuple[tuple[int, int], ...]) -> tuple[Payment, ...]:
-    """The payments of `need` of `element` alone from `offer` (kinds with their counts capped at the need)."""
+def _choices(element: Element, need: int, payers: int) -> tuple[Payment, ...]:
+    """The payments of `need` of `element` alone from the packed cards that can pay it."""
+    offer = tuple((kind, min(count, need)) for kind, count in unpack(payers))
     return tuple(tuple((kind, element) for kind in chosen) for chosen in _multisets_of(offer, need))
-
-
-def _shared_payments(wanted: Needs, hand: Mapping[int, int]) -> tuple[Payment, ...]:
-    """The search over every needed Element at once, for hands with kinds that can pay more than one of them."""
-    # The cache key keeps only what the search looks at: the kinds that can pay a needed Element, each counted up
-    # to the total need of the Elements it can pay (every card is worth at least 1, so no payment uses more).
-    cap: dict[int, int] = {}
-    for element, n in wanted:
-        if n > 0:
-            for kind in PAYERS.get(element, ()):
-                cap[kind] = cap.get(kind, 0) + n
-    return _payments(wanted, tuple(sorted((k, min(n, cap[k])) for k, n in hand.items() if n > 0 and k in cap)))
-
-
-@lru_cache(maxsize=1 << 14)
-def _payments(needs: tuple[tuple[Element, int], ...], hand: tuple[tuple[int, int], ...]) -> tuple[Payment, ...]:
-    elements = [e for e, n in needs if n > 0]
-    return tuple(_pay(elements, dict(needs), dict(hand), ()))
-
-
-def _pay(
-    elements: list[Element], needs: Mapping[Element, int], hand: dict[int, int], done: Payment
-) -> Iterator[Payment]:
-    """The payments of `elements` in order from `hand` (kind counts: a plain dict, copied per choice)."""
-    if not elements:
-        yield tuple(sorted(done))
-        return
-    element, rest = elements[0], elements[1:]
-    need = needs[element]
-    offer = tuple([(k, min(hand[k], need)) for k in PAYERS.get(element, ()) if hand.get(k, 0) > 0])  # by kind
-    for chosen in _multisets_of(offer, need):
-        left = dict(hand)
-        for kind in chosen:
-            left[kind] -= 1
-        yield from _pay(rest, needs, left, done + tuple((k, element) for k in chosen))
 
 
 @lru_cache(maxsize=1 << 12)

@@ -36,13 +36,17 @@ from engine_core.games.magicka.cards import (
     CATALOGUE,
     COLD,
     EARTH,
+    ELEMENT_BY_KIND,
+    ELEMENTS,
     FIRE,
     LIFE,
     LIGHTNING,
     SHIELD,
+    SPELL_BY_KIND,
     WATER,
     kind_of,
 )
+from engine_core.games.magicka.payment import Payment, payments
 from engine_core.rng import new_rng
 
 # Element card kinds
@@ -226,6 +230,57 @@ def test_unneeded_elements_are_refused_and_cards_never_split() -> None:
     short = cast(FIRE_BOLT, pay((E_FIRE, FIRE), (E_LIGHTNING, LIGHTNING)), at(1))
     with pytest.raises(IllegalActionError, match="element cost"):
         GAME.apply(state, 0, short)
+
+
+def _reference_payments(needs: dict[int, int], hand: dict[int, int]) -> tuple[Payment, ...]:
+    """The payment search as first written: Element by Element (in Element order), each Element's cards chosen as a
+    multiset of kinds (by kind) from what the earlier Elements left, every card needed (RULES.md, D3)."""
+    found: list[Payment] = []
+
+    def choose(elements: list[int], left: dict[int, int], done: list[tuple[int, int]]) -> None:
+        if not elements:
+            found.append(tuple(sorted(done)))
+            return
+        element, need = elements[0], needs[elements[0]]
+        kinds = [k for k in sorted(left) if left[k] > 0 and element in ELEMENT_BY_KIND[k].elements]
+
+        def grow(start: int, picked: list[int], total: int) -> None:
+            if total >= need:
+                values = [ELEMENT_BY_KIND[k].value for k in picked]
+                if total == need or (total == need + 1 and all(v == 2 for v in values)):
+                    rest = dict(left)
+                    for k in picked:
+                        rest[k] -= 1
+                    choose(elements[1:], rest, done + [(k, element) for k in picked])
+                return
+            for i in range(start, len(kinds)):
+                if picked.count(kinds[i]) < left[kinds[i]]:
+                    grow(i, [*picked, kinds[i]], total + ELEMENT_BY_KIND[kinds[i]].value)
+
+        grow(0, [], 0)
+
+    choose(sorted(e for e, n in needs.items() if n > 0), dict(hand), [])
+    return tuple(found)
+
+
+def test_payments_match_the_search_as_first_written() -> None:
+    """`payments` combines each Element's choices and leaves out those that overdraw a combo or Blended card: the
+    same payments in the same order as the search Element by Element, over random hands and needs."""
+    rand = random.Random(16)
+    kinds = list(ELEMENT_BY_KIND)
+    for _ in range(6000):
+        hand: dict[int, int] = {}
+        for _ in range(rand.randint(0, 14)):
+            kind = rand.choice(kinds)
+            hand[kind] = min(hand.get(kind, 0) + 1, ELEMENT_BY_KIND[kind].count)
+        if rand.random() < 0.5:
+            spell = rand.choice(list(SPELL_BY_KIND.values()))
+            needs = dict(spell.cost)
+            if spell.upgrade:
+                needs[spell.upgrade] = needs.get(spell.upgrade, 0) + rand.randint(0, 4)
+        else:
+            needs = {rand.choice(ELEMENTS): rand.randint(1, 4) for _ in range(rand.randint(1, 3))}
+        assert payments(needs, hand) == _reference_payments(needs, hand), (needs, hand)
 
 
 def test_combo_and_blended_cards_count_as_one_chosen_element() -> None:
