@@ -29,7 +29,7 @@ from manaforge.v1.games.magicka_pb2 import (
 
 from engine_core import rng
 from engine_core.bots.budget import Budget, by_seats
-from engine_core.errors import IllegalActionError, MalformedActionError
+from engine_core.errors import GameOverError, IllegalActionError, MalformedActionError, NotYourTurnError
 from engine_core.game import RESPONSE, TURN, Game, GameInfo, Option, event, finish, options, set_pending
 from engine_core.games.magicka import bot, spells
 from engine_core.games.magicka.cards import (
@@ -58,6 +58,7 @@ from engine_core.games.magicka.payment import (
     payments,
     value,
 )
+from engine_core.games.magicka.sharing import LiveState, own_outcome, own_wizard, put_cast, step_copy
 from engine_core.games.magicka.spells import (
     HALF,
     SNAP_EXTRA,
@@ -89,6 +90,7 @@ TRADES = (TRADE_SPELL_FOR_ELEMENTS, TRADE_ELEMENTS_FOR_SPELL, TRADE_ELEMENT, TRA
 MAIN = MagickaPhase.MAGICKA_PHASE_MAIN
 DISCARDING = MagickaPhase.MAGICKA_PHASE_DISCARD
 RESPONDING = MagickaPhase.MAGICKA_PHASE_RESPONSE
+ACTION_NAME = MagickaAction.DESCRIPTOR.full_name
 _STEP_ACTIONS = {RESPONDING: (ANSWER, PASS), DISCARDING: (DISCARD,)}  # the only actions of these steps
 
 DEAL_ELEMENTS, DEAL_SPELLS = 5, 3
@@ -147,8 +149,11 @@ def _take(cards: MutableSequence[int], kind: int) -> int:
 
 
 def _sync_counts(state: MagickaState) -> None:
-    for wizard in state.wizards[:]:
-        wizard.element_count, wizard.spell_count = len(wizard.elements), len(wizard.spells)
+    for seat, wizard in enumerate(state.wizards[:]):
+        elements, spell_cards = len(wizard.elements), len(wizard.spells)
+        if wizard.element_count != elements or wizard.spell_count != spell_cards:  # a shared wizard stays shared
+            wizard = own_wizard(state, seat)
+            wizard.element_count, wizard.spell_count = elements, spell_cards
     state.element_deck_size = len(state.element_deck)
     state.spell_deck_size = len(state.spell_deck)
     state.mayhem_deck_size = len(state.mayhem_deck)
@@ -156,7 +161,7 @@ def _sync_counts(state: MagickaState) -> None:
 
 def _draw(state: MagickaState, seat: int, elements: int, spell_cards: int, events: list[Event]) -> None:
     """Draw from the top; 'When a card deck runs out of cards, simply reshuffle the Discarded cards and continue.'"""
-    wizard = state.wizards[seat]
+    wizard = own_wizard(state, seat)
     drawn: list[int] = []
     for deck, discard, hand, n, what in (
         (state.element_deck, state.element_discard, wizard.elements, elements, "Element"),
@@ -178,7 +183,7 @@ def _draw(state: MagickaState, seat: int, elements: int, spell_cards: int, event
 
 
 def _pay(state: MagickaState, seat: int, payment: Payment) -> list[int]:
-    wizard = state.wizards[seat]
+    wizard = own_wizard(state, seat)
     paid = [_take(wizard.elements, kind) for kind, _ in payment]
     state.element_discard.extend(paid)
     return paid
@@ -565,6 +570,41 @@ class Magicka(Game[MagickaState, MagickaAction]):
     state_type = MagickaState
     action_type = MagickaAction
 
+    # ----- the public API, without the base class's indirections (the same answers) -----------------------------
+
+    def legal_actions(self, state: MagickaState, seat: int) -> list[MagickaAction]:
+        header = state.header
+        if header.outcome.finished or seat not in header.pending.seats:
+            return []
+        return self._legal_actions(state, seat)
+
+    def pending_seats(self, state: MagickaState) -> list[int]:
+        header = state.header
+        return [] if header.outcome.finished else header.pending.seats[:]
+
+    def is_terminal(self, state: MagickaState) -> bool:
+        return state.header.outcome.finished
+
+    def apply(self, state: MagickaState, seat: int, action: MagickaAction) -> tuple[MagickaState, list[Event]]:
+        """`Game.apply`; on a live state its copy shares the wizards until the rules change one (sharing.py)."""
+        if type(state) is not LiveState:
+            return super().apply(state, seat, action)
+        header = state.header
+        if header.outcome.finished:
+            raise GameOverError()
+        if seat not in header.pending.seats:
+            raise NotYourTurnError(seat, list(header.pending.seats))
+        if not isinstance(action, MagickaAction):
+            raise MalformedActionError("action type", f"{self.info.title} takes {ACTION_NAME} actions")
+        new = step_copy(state)
+        events = self._apply(new, seat, action)
+        new_header = new.header
+        version = new_header.version + 1
+        new_header.version = version
+        for made in events:
+            made.version = version
+        return new, events
+
     # ----- setup and turns --------------------------------------------------------------------------------------
 
     def _setup(self, state: MagickaState) -> None:
@@ -605,7 +645,7 @@ class Magicka(Game[MagickaState, MagickaAction]):
                     creature.ready = not creature.frozen and not frozen
                     creature.frozen = False
             if frozen:
-                wizard.frozen = False
+                own_wizard(state, seat).frozen = False
                 events.append(event("TurnSkipped", f"wizard {seat} is frozen and skipped the turn", actor=seat))
                 seat = self._next_seat(state, seat)
                 continue
@@ -641,6 +681,7 @@ class Magicka(Game[MagickaState, MagickaAction]):
         else:
             reason = "every remaining wizard fell at once: a draw"
         events.append(event("GameEnded", reason))
+        own_outcome(state)
         finish(state, standing, scores, reason)
         _sync_counts(state)
         return True
@@ -651,6 +692,7 @@ class Magicka(Game[MagickaState, MagickaAction]):
         winners = [s for s in standing if state.wizards[s].health == best]
         reason = f"the round limit of {options(state)['round_limit']} rounds was reached: most Health wins"
         events.append(event("GameEnded", reason))
+        own_outcome(state)
         finish(state, winners, [float(w.health) for w in state.wizards], reason)
 
     def _after_action(self, state: MagickaState, events: list[Event]) -> None:
@@ -780,7 +822,7 @@ class Magicka(Game[MagickaState, MagickaAction]):
             raise IllegalActionError(
                 "exchange", "'All Card Exchanges occur at the BEGINNING of a Wizard's Turn', before any casting"
             )
-        wizard = state.wizards[seat]
+        wizard = own_wizard(state, seat)
         gives_spells = type_ in (TRADE_SPELL_FOR_ELEMENTS, TRADE_SPELL)
         want = 1 if type_ != TRADE_ELEMENTS_FOR_SPELL else 2
         hand, pile = (wizard.spells, state.spell_discard) if gives_spells else (wizard.elements, state.element_discard)
@@ -810,7 +852,7 @@ class Magicka(Game[MagickaState, MagickaAction]):
     def _apply_cast_spell(self, state: MagickaState, seat: int, action: MagickaAction, move: Move) -> list[Event]:
         self._require_caster(state, seat, CAST_SPELL)
         spell = SPELL_BY_KIND.get(move.spell)
-        wizard = state.wizards[seat]
+        wizard = own_wizard(state, seat)
         if spell is None or move.spell not in map(_KIND_OF.__getitem__, wizard.spells[:]):
             raise IllegalActionError("spell card", "'Spell Card Spells require a Spell card' from your hand")
         extra = move.extra
@@ -855,7 +897,7 @@ class Magicka(Game[MagickaState, MagickaAction]):
             and not state.wizards[responder].dead
         ):
             cast.responders[:] = [responder]
-            state.cast.CopyFrom(cast)
+            put_cast(state, cast)
             state.phase = RESPONDING
             set_pending(state, [responder], RESPONSE, f"wizard {responder}: answer {spell.name} or pass")
             return
@@ -951,7 +993,7 @@ class Magicka(Game[MagickaState, MagickaAction]):
 
     def _apply_discard(self, state: MagickaState, seat: int, action: MagickaAction, move: Move) -> list[Event]:
         kind = move.kinds[0] if len(move.kinds) == 1 else -1
-        wizard = state.wizards[seat]
+        wizard = own_wizard(state, seat)
         if kind in map(_KIND_OF.__getitem__, wizard.elements[:]):
             card = _take(wizard.elements, kind)
             state.element_discard.append(card)

@@ -39,6 +39,7 @@ from engine_core.games.magicka.cards import (
     element_name,
     mayhem_card,
 )
+from engine_core.games.magicka.sharing import own_wizard
 from engine_core.live import clone
 
 STARTING_HEALTH = 20
@@ -77,11 +78,13 @@ def find_creature(state: MagickaState, number: int) -> MagickaCreature | None:
 
 
 def body(state: MagickaState, target: MagickaTarget) -> Body | None:
-    """The living wizard or creature `target` points at, or None."""
+    """The living wizard or creature `target` points at, or None; a wizard as the state's own, to be changed
+    (sharing.own_wizard)."""
     if target.creature:
         return find_creature(state, target.creature)
-    if 0 <= target.seat < len(state.wizards) and not state.wizards[target.seat].dead:
-        return state.wizards[target.seat]
+    seat = target.seat
+    if 0 <= seat < len(state.wizards) and not state.wizards[seat].dead:
+        return own_wizard(state, seat)
     return None
 
 
@@ -191,7 +194,7 @@ def _destroy(state: MagickaState, target: MagickaTarget, events: list[Event]) ->
     if target.creature:
         _destroy_creature(state, target.creature, events)
         return
-    wizard = state.wizards[target.seat]
+    wizard = own_wizard(state, target.seat)
     wizard.dead, wizard.wet, wizard.frozen, wizard.barrier, wizard.barrier_max = True, False, False, 0, 0
     state.element_discard.extend(wizard.elements)
     state.spell_discard.extend(wizard.spells)
