@@ -6,10 +6,10 @@ otherwise the level's default applies. Plain data, importable by game modules wi
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from types import MappingProxyType
-from typing import Literal
+from typing import Any, Literal
 
 
 @dataclass(frozen=True)
@@ -27,7 +27,9 @@ class Budget:
     `rollout`: "random" or "heuristic" playouts (random where a game has no heuristic), cut after
     `max_rollout_actions`. `evaluate_after`: where the game has a static evaluation (`Game.evaluate`), playouts stop
     after this many actions (0: the leaf is evaluated at once) and back up the evaluation instead of playing on; None
-    plays on to `max_rollout_actions`. `heuristic_prior` ("tree"): after the search, the heuristic's choice at the
+    plays on to `max_rollout_actions`. `playout_end`: where the game can evaluate a state, playouts also stop at the
+    first state of which this is true (a natural break, such as the end of a round) and back up the evaluation;
+    None: no such break. `heuristic_prior` ("tree"): after the search, the heuristic's choice at the
     root gets this fraction of the iterations run (plus one) as extra visits, so the search plays it unless it found
     a move clearly better: a search too small to tell (a long game under a small budget) plays like the heuristic
     instead of at random. `world_cost`: what dealing one world counts against `actions`. `score_weight`: see
@@ -42,6 +44,7 @@ class Budget:
     rollout: Literal["random", "heuristic"] = "random"
     max_rollout_actions: int = 400
     evaluate_after: int | None = None
+    playout_end: Callable[[Any], bool] | None = None
     exploration: float = 0.5
     score_weight: float = 0.25
     heuristic_prior: float = 0.5

@@ -100,14 +100,19 @@ def has_evaluate(game: AnyGame) -> bool:
 
 
 def playout(game: AnyGame, world: Message, observer: int, budget: Budget, rng: Rng, limit: int) -> list[float]:
-    """Play on to the end, or `limit` actions (`evaluate_after` where the game can evaluate a state); each seat's
-    reward, the game's evaluation where the playout was cut."""
+    """Play on to the end, or `limit` actions (`evaluate_after` where the game can evaluate a state), or to a state
+    where `playout_end` holds; each seat's reward, the game's evaluation where the playout was cut."""
     heuristic = budget.rollout == "heuristic" and has_heuristic(game)
     cut = budget.evaluate_after if has_evaluate(game) else None
+    end = budget.playout_end if has_evaluate(game) else None
     if cut is not None:
         limit = min(limit, cut)
+    ended = False
     for _ in range(limit):
         if game.is_terminal(world):
+            break
+        if end is not None and end(world):
+            ended = True
             break
         seat = acting_seat(game, world, observer)
         legal = game.legal_actions(world, seat)
@@ -116,7 +121,7 @@ def playout(game: AnyGame, world: Message, observer: int, budget: Budget, rng: R
         else:
             action = legal[randbelow(rng, len(legal))]
         step(game, world, seat, action)
-    if cut is not None and not game.is_terminal(world):
+    if (cut is not None or ended) and not game.is_terminal(world):
         return game.evaluate(world)
     return rewards(game, world, budget.score_weight)
 

@@ -9,9 +9,11 @@ import pytest
 from manaforge.v1.common_pb2 import GameConfig
 from manaforge.v1.games.manasurge_pb2 import ManasurgeAction, ManasurgeState
 
+from engine_core.bots import ismcts
+from engine_core.bots.budget import budget_at
 from engine_core.errors import IllegalActionError
 from engine_core.game import TURN, set_pending
-from engine_core.games.manasurge import GAME, rules
+from engine_core.games.manasurge import GAME, bots, rules
 from engine_core.games.manasurge.cards import (
     DECK_SIZE,
     NUMBERS,
@@ -491,6 +493,18 @@ def test_the_heuristic_prefers_resonant_plays_and_its_self_play_ends() -> None:
             action = GAME.heuristic_action(GAME.view(game, seat), seat, GAME.legal_actions(game, seat), bot_rng)
             game, _ = GAME.apply(game, seat, action)
         assert GAME.is_terminal(game)
+
+
+def test_the_search_playouts_stop_where_the_round_ends_and_score_the_stones() -> None:
+    # At two seats the flat search's playouts end with the round (bots.round_over), scored by the evaluation.
+    state = play(open_(deal([[spell(QUAKE, 2)], [spell(QUAKE, 4)]]), 0, spell(QUAKE, 2)), 1, spell(QUAKE, 4))
+    assert not bots.round_over(state)  # seat 0 holds no valid card: the heuristic takes the penalty
+    budget = budget_at(GAME.bot_budget, 2)
+    assert budget.playout_end is bots.round_over
+    world = GAME.copy(state)
+    result = ismcts.playout(GAME, world, 0, budget, new_rng(1), budget.max_rollout_actions)
+    assert bots.round_over(world) and world.round == 2 and world.header.version == state.header.version + 1
+    assert result == GAME.evaluate(world)
 
 
 def test_ember_sage_chronomancer_and_crystal_keeper() -> None:
