@@ -56,6 +56,7 @@ from engine_core.games.magicka.payment import (
     packed_payments,
     payment_problem,
     payments,
+    unpack,
     value,
 )
 from engine_core.games.magicka.sharing import LiveState, own_outcome, own_wizard, put_cast, step_copy
@@ -206,17 +207,42 @@ class Move(NamedTuple):
     target: tuple[int, int]  # (seat, creature number)
 
 
+def _check_fields(action: MagickaAction) -> None:
+    allowed = FIELDS.get(action.type)
+    if allowed is None:
+        raise MalformedActionError("action type", "choose an action type")
+    extra = {fd.name for fd, _ in action.ListFields()} - allowed
+    if extra:
+        raise MalformedActionError("action fields", f"this action does not take {', '.join(sorted(extra))}")
+
+
 _MOVES: dict[bytes, Move] = {}
 _MOVES_LIMIT = 1 << 15  # moves kept before the table starts again
 
 
+_SHARED: dict[int, tuple[MagickaAction, Move | None]] = {}  # id -> (a message of the legal action tables, its move)
+_SHARED_LIMIT = 1 << 16
+
+
 def _move(action: MagickaAction) -> Move:
-    """The action's fields, with its field check passed (MalformedActionError otherwise). Remembered by the message's
-    bytes, which is exact for any message and cheaper than reading its fields (a payment is a repeated message)."""
+    """The action's fields, with its field check passed (MalformedActionError otherwise). A message of the legal
+    action tables (never changed: `_shared`) is found by identity; any other is remembered by its bytes, which is
+    exact for any message and cheaper than reading its fields (a payment is a repeated message)."""
+    shared = _SHARED.get(id(action))
+    if shared is not None and shared[0] is action:
+        move = shared[1]
+        if move is None:  # the first time this message is applied
+            move = _read_move(action)
+            _SHARED[id(action)] = (action, move)
+        return move
+    return _read_move(action)
+
+
+def _read_move(action: MagickaAction) -> Move:
     key = action.SerializeToString()
     found = _MOVES.get(key)
     if found is None:
-        Magicka._check_fields(action)
+        _check_fields(action)
         target = action.target
         found = Move(
             action.type,
@@ -232,6 +258,16 @@ def _move(action: MagickaAction) -> Move:
             _MOVES.clear()
         _MOVES[key] = found
     return found
+
+
+def _shared(action: MagickaAction) -> MagickaAction:
+    """`action`, made for the legal action tables and shared from now on: never changed, so its move is remembered
+    by its identity once it is applied (the entry holds the message, so its id is not reused while the entry lasts).
+    """
+    if len(_SHARED) >= _SHARED_LIMIT:
+        _SHARED.clear()
+    _SHARED[id(action)] = (action, None)
+    return action
 
 
 def _payment_message(payment: Payment) -> list[MagickaPayment]:
@@ -281,9 +317,9 @@ Aim = tuple[int, int]  # a target as (seat, creature number; 0 for the wizard)
 Hand = tuple[tuple[int, int], ...]  # sorted (Element card kind, count) pairs of a hand, or of the kinds that matter
 Actions = tuple[MagickaAction, ...]
 _LIMIT = 1 << 14  # lists kept per table before it starts again
-_PASS = MagickaAction(type=PASS)
-_END_TURN = MagickaAction(type=END_TURN)
-_DRAW_REPLACEMENTS = MagickaAction(type=DRAW_REPLACEMENTS)
+_PASS = _shared(MagickaAction(type=PASS))
+_END_TURN = _shared(MagickaAction(type=END_TURN))
+_DRAW_REPLACEMENTS = _shared(MagickaAction(type=DRAW_REPLACEMENTS))
 _NIBBLE: dict[int, int] = {  # Element card id -> 1 in its kind's 4 bits of a packed hand
     card: 1 << 4 * kind for card, kind in CATALOGUE.kind_of.items() if kind in ELEMENT_BY_KIND
 }
@@ -313,6 +349,7 @@ def _aims(state: MagickaState) -> tuple[Aim, ...]:
 
 
 _WIZARD_AIMS: tuple[Aim, ...] = tuple((seat, 0) for seat in range(MAX_SEATS))
+_OWN_AIM: tuple[tuple[Aim], ...] = tuple((aim,) for aim in _WIZARD_AIMS)  # a summon's only aim
 
 
 def _target(aim: Aim) -> MagickaTarget:
@@ -320,7 +357,7 @@ def _target(aim: Aim) -> MagickaTarget:
 
 
 def _kinds_message(type_: MagickaActionType.ValueType, *kinds: int) -> MagickaAction:
-    return MagickaAction(type=type_, kinds=kinds)
+    return _shared(MagickaAction(type=type_, kinds=kinds))
 
 
 # Every exchange and discard message, built once: by the card kind (or the pair of kinds) it names.
@@ -337,19 +374,42 @@ def _hand_kinds(wizard: MagickaWizard) -> tuple[list[int], list[int]]:
     return sorted(map(kinds, wizard.elements[:])), sorted(set(map(kinds, wizard.spells[:])))
 
 
-def _trade_actions(elements: list[int], spell_cards: list[int]) -> list[MagickaAction]:
-    """Every exchange from a hand's Element card kinds (sorted, with repeats) and Spell card kinds (sorted)."""
-    legal = list(map(_SPELL_FOR_ELEMENTS.__getitem__, spell_cards))
-    legal += map(_SPELL_TRADE.__getitem__, spell_cards)
-    distinct = list(dict.fromkeys(elements))  # each kind once, still sorted
-    legal += map(_ELEMENT_TRADE.__getitem__, distinct)
-    doubles = len(distinct) < len(elements)
-    for i, first in enumerate(distinct):
+def _spell_kinds(wizard: MagickaWizard) -> tuple[int, ...]:
+    """A wizard's Spell card kinds, sorted (each once)."""
+    return tuple(sorted(set(map(_KIND_OF.__getitem__, wizard.spells[:]))))
+
+
+# A hand's exchanges are its Spell card exchanges, then its Element card exchanges: each part remembered by the part
+# of the hand it depends on. The two repeat far more often than whole hands do (an exchange changes one of them).
+_SPELL_TRADES: dict[tuple[int, ...], Actions] = {}  # Spell card kinds -> exchanges
+_ELEMENT_TRADES: dict[int, Actions] = {}  # packed Element cards -> exchanges
+
+
+def _trade_actions(packed: int, spell_cards: tuple[int, ...]) -> list[MagickaAction]:
+    """Every exchange from a hand's packed Element cards and Spell card kinds (sorted)."""
+    spell_part = _SPELL_TRADES.get(spell_cards)
+    if spell_part is None:
+        spell_part = _remember(
+            _SPELL_TRADES,
+            spell_cards,
+            (*map(_SPELL_FOR_ELEMENTS.__getitem__, spell_cards), *map(_SPELL_TRADE.__getitem__, spell_cards)),
+        )
+    element_part = _ELEMENT_TRADES.get(packed)
+    if element_part is None:
+        element_part = _remember(_ELEMENT_TRADES, packed, _element_trades(packed))
+    return [*spell_part, *element_part]
+
+
+def _element_trades(packed: int) -> Actions:
+    """Each Element card kind of a packed hand for a new card (by kind), then each pair of cards for a Spell card."""
+    held = unpack(packed)  # (kind, count) by kind
+    legal = [_ELEMENT_TRADE[kind] for kind, _ in held]
+    for i, (first, count) in enumerate(held):
         row = _PAIR_TRADE[first]
-        if doubles and elements.count(first) >= 2:
+        if count >= 2:
             legal.append(row[first])
-        legal += map(row.__getitem__, distinct[i + 1 :])
-    return legal
+        legal += [row[second] for second, _ in held[i + 1 :]]
+    return tuple(legal)
 
 
 # Every paid action message (a cast, a snap spell, a repair) is built once and shared: a row holds the actions of
@@ -375,7 +435,7 @@ class _Row(dict[Aim, MagickaAction]):
             )
         else:
             made = MagickaAction(type=type_, payment=payment_message, target=target, extra=self.extra)
-        self[aim] = made
+        self[aim] = _shared(made)
         return made
 
 
@@ -402,7 +462,7 @@ def _attack_action(creature: int, aim: Aim) -> MagickaAction:
     if found is None:
         if len(_ATTACKS) >= _LIMIT:
             _ATTACKS.clear()
-        found = _ATTACKS[creature, aim] = MagickaAction(type=ATTACK, creature=creature, target=_target(aim))
+        found = _ATTACKS[creature, aim] = _shared(MagickaAction(type=ATTACK, creature=creature, target=_target(aim)))
     return found
 
 
@@ -459,8 +519,8 @@ def _paid_for(table: dict[Any, Actions], what: Any, payers: int, aims: tuple[Aim
     order, each at every aim; remembered in `table` by (what, payers, aims)."""
     found = table.get((what, payers, aims))
     if found is None:
-        found = tuple([row[aim] for row in options(what, payers) for aim in aims])
-        _remember(table, (what, payers, aims), found)
+        listed = tuple([row[aim] for row in options(what, payers) for aim in aims])
+        found = _remember(table, (what, payers, aims), listed)
     return found
 
 
@@ -473,19 +533,23 @@ def _repair_actions(aim: Aim, missing: int, shields: int) -> Actions:
 
 
 def _paid_actions(
-    seat: int, packed: int, spell_cards: list[int], aims: tuple[Aim, ...], hurt: list[tuple[Aim, int]]
+    seat: int, packed: int, spell_cards: tuple[int, ...], aims: tuple[Aim, ...], hurt: list[tuple[Aim, int]]
 ) -> list[MagickaAction]:
     """A living wizard's casts, snap spells and repairs, in that order, from its packed Element cards, its Spell card
     kinds, the aims and the barriers to repair (each read once). Not remembered as a whole: in random play almost
     every such key is new, while its parts (per spell, per Element) repeat."""
     legal: list[MagickaAction] = []
+    casts, snaps = _CASTS, _SNAPS
     for kind in spell_cards:
-        cast_aims = (_WIZARD_AIMS[seat],) if kind in _SUMMONS else aims
-        legal += _paid_for(_CASTS, kind, packed & _SPELL_MASK[kind], cast_aims, _cast_options)
+        cast_aims = _OWN_AIM[seat] if kind in _SUMMONS else aims
+        payers = packed & _SPELL_MASK[kind]
+        found = casts.get((kind, payers, cast_aims))
+        legal += _paid_for(casts, kind, payers, cast_aims, _cast_options) if found is None else found
     for element, payable in _SNAP_MASKS:
         payers = packed & payable
         if payers:
-            legal += _paid_for(_SNAPS, element, payers, aims, _snap_options)
+            found = snaps.get((element, payers, aims))
+            legal += _paid_for(snaps, element, payers, aims, _snap_options) if found is None else found
     if hurt:
         shields = packed & _SHIELD_MASK
         for aim, missing in hurt:
@@ -508,7 +572,8 @@ def _answer_actions(spell_kind: int, counter: str, hand: Hand) -> Actions:
         needs = [{element: 2}] + ([{element: 2, SHIELD: 1}] if kind == "counter" else [])
         for need in needs:
             legal += [
-                MagickaAction(type=ANSWER, element=element, payment=_payment_message(p)) for p in payments(need, counts)
+                _shared(MagickaAction(type=ANSWER, element=element, payment=_payment_message(p)))
+                for p in payments(need, counts)
             ]
     return tuple(legal)
 
@@ -722,18 +787,18 @@ class Magicka(Game[MagickaState, MagickaAction]):
             return [*self._answers(state, seat), _PASS]
         wizard = state.wizards[seat]
         if phase == DISCARDING:
-            elements, spell_cards = _hand_kinds(wizard)
-            return [_DISCARD[k] for k in sorted(set(elements))] + [_DISCARD[k] for k in spell_cards]
+            elements, spell_kinds = _hand_kinds(wizard)
+            return [_DISCARD[k] for k in sorted(set(elements))] + [_DISCARD[k] for k in spell_kinds]
         alive = not wizard.dead
         if alive and (state.owed_elements or state.owed_spells):
-            legal = _trade_actions(*_hand_kinds(wizard))
+            legal = _trade_actions(_packed(wizard.elements[:]), _spell_kinds(wizard))
             legal.append(_DRAW_REPLACEMENTS)
             return legal
         aims = _aims(state)
         if alive:
-            elements, spell_cards = _hand_kinds(wizard)
-            legal = _trade_actions(elements, spell_cards) if state.exchange_open else []
-            legal += _paid_actions(seat, _packed(wizard.elements[:]), spell_cards, aims, self._repairs(state))
+            packed, spell_cards = _packed(wizard.elements[:]), _spell_kinds(wizard)
+            legal = _trade_actions(packed, spell_cards) if state.exchange_open else []
+            legal += _paid_actions(seat, packed, spell_cards, aims, self._repairs(state))
         else:
             legal = []
         if state.creatures:
@@ -781,15 +846,6 @@ class Magicka(Game[MagickaState, MagickaAction]):
         events = _HANDLERS.get(type_, Magicka._apply_trade)(self, state, seat, action, move)
         self._after_action(state, events)
         return events
-
-    @staticmethod
-    def _check_fields(action: MagickaAction) -> None:
-        allowed = FIELDS.get(action.type)
-        if allowed is None:
-            raise MalformedActionError("action type", "choose an action type")
-        extra = {fd.name for fd, _ in action.ListFields()} - allowed
-        if extra:
-            raise MalformedActionError("action fields", f"this action does not take {', '.join(sorted(extra))}")
 
     def _require_caster(self, state: MagickaState, seat: int, type_: int) -> None:
         if state.wizards[seat].dead:
