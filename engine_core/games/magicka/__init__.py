@@ -30,7 +30,7 @@ from manaforge.v1.games.magicka_pb2 import (
 from engine_core import rng
 from engine_core.bots.budget import Budget, by_seats
 from engine_core.errors import GameOverError, IllegalActionError, MalformedActionError, NotYourTurnError
-from engine_core.game import RESPONSE, TURN, Game, GameInfo, Option, event, finish, options, set_pending
+from engine_core.game import RESPONSE, TURN, Game, GameInfo, Option, event, finish, options
 from engine_core.games.magicka import bot, spells
 from engine_core.games.magicka.cards import (
     CATALOGUE,
@@ -59,7 +59,7 @@ from engine_core.games.magicka.payment import (
     unpack,
     value,
 )
-from engine_core.games.magicka.sharing import LiveState, own_outcome, own_wizard, put_cast, step_copy
+from engine_core.games.magicka.sharing import LiveState, own_outcome, own_wizard, put_cast, put_pending, step_copy
 from engine_core.games.magicka.spells import (
     HALF,
     SNAP_EXTRA,
@@ -161,7 +161,8 @@ def _sync_counts(state: MagickaState) -> None:
 
 
 def _draw(state: MagickaState, seat: int, elements: int, spell_cards: int, events: list[Event]) -> None:
-    """Draw from the top; 'When a card deck runs out of cards, simply reshuffle the Discarded cards and continue.'"""
+    """Draw from the top; 'When a card deck runs out of cards, simply reshuffle the Discarded cards and continue.'
+    The counts are synced after the step (`_after_action`, `_setup`)."""
     wizard = own_wizard(state, seat)
     drawn: list[int] = []
     for deck, discard, hand, n, what in (
@@ -180,7 +181,6 @@ def _draw(state: MagickaState, seat: int, elements: int, spell_cards: int, event
         names = ", ".join(map(_CARD_NAMES.__getitem__, drawn))
         events.append(event("CardsDrawn", f"wizard {seat} drew {len(drawn)} card(s)", actor=seat))
         events.append(event("CardsDrawn", f"you drew {names}", actor=seat, audience=seat, cards=drawn))
-    _sync_counts(state)
 
 
 def _pay(state: MagickaState, seat: int, payment: Payment) -> list[int]:
@@ -685,8 +685,8 @@ class Magicka(Game[MagickaState, MagickaAction]):
             del state.element_deck[-DEAL_ELEMENTS:]
             wizard.spells.extend(state.spell_deck[-DEAL_SPELLS:])
             del state.spell_deck[-DEAL_SPELLS:]
-        _sync_counts(state)
         self._begin_turn(state, 0, [])
+        _sync_counts(state)
 
     def _begin_turn(self, state: MagickaState, seat: int, events: list[Event]) -> None:
         """Start `seat`'s turn: beams, frozen skips, the draw. Skipped turns pass on clockwise."""
@@ -717,7 +717,7 @@ class Magicka(Game[MagickaState, MagickaAction]):
             events.append(event("TurnBegan", f"wizard {seat}'s turn began", actor=seat))
             if not wizard.dead:
                 _draw(state, seat, DRAW_ELEMENTS, DRAW_SPELLS, events)
-            set_pending(state, [seat], TURN, _TURN_PROMPTS[seat])
+            put_pending(state, [seat], TURN, _TURN_PROMPTS[seat])
             return
 
     def _next_seat(self, state: MagickaState, seat: int) -> int:
@@ -769,14 +769,14 @@ class Magicka(Game[MagickaState, MagickaAction]):
             _sync_counts(state)
             return
         if phase == DISCARDING:
-            set_pending(state, [state.turn], TURN, f"wizard {state.turn}: discard down to {HAND_LIMIT} cards")
+            put_pending(state, [state.turn], TURN, f"wizard {state.turn}: discard down to {HAND_LIMIT} cards")
             _sync_counts(state)
             return
         if not spells.is_standing(state, state.turn):
             self._begin_turn(state, self._next_seat(state, state.turn), events)
         else:
             state.phase = MAIN
-            set_pending(state, [state.turn], TURN, _TURN_PROMPTS[state.turn])
+            put_pending(state, [state.turn], TURN, _TURN_PROMPTS[state.turn])
         _sync_counts(state)
 
     # ----- legal actions ----------------------------------------------------------------------------------------
@@ -955,7 +955,7 @@ class Magicka(Game[MagickaState, MagickaAction]):
             cast.responders[:] = [responder]
             put_cast(state, cast)
             state.phase = RESPONDING
-            set_pending(state, [responder], RESPONSE, f"wizard {responder}: answer {spell.name} or pass")
+            put_pending(state, [responder], RESPONSE, f"wizard {responder}: answer {spell.name} or pass")
             return
         self._resolve(state, cast, events)
 

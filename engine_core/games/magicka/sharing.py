@@ -1,11 +1,13 @@
-"""The copy `apply` makes of a live state: everything is copied but the wizards, the header's outcome and the spell
-in flight, which stay shared with the state they came from until the rules change them (copy on write).
+"""The copy `apply` makes of a live state: everything is copied but the wizards, the header's pending decision and
+outcome and the spell in flight, which stay shared with the state they came from until the rules change them (copy
+on write).
 
 Most steps change one wizard (a trade, a draw, a cast pays from one hand) and a wizard with its hand is a fifth of a
 whole copy at two seats, more at six. So the rules take a wizard they are about to change through `own_wizard`,
 which copies it first when it is still shared; on a protobuf message (the services' path) and on a live state that
 shares nothing (a new game, a `Game.copy`, a bot's world) it is the wizard itself. `finish` is preceded by
-`own_outcome`, and a spell put in flight replaces the state's cast (`put_cast`) instead of changing it.
+`own_outcome`, a new pending decision replaces the old one (`put_pending`, which also leaves an unchanged one
+alone) and a spell put in flight replaces the state's cast (`put_cast`), instead of changing them.
 
 Every change to a wizard in __init__.py and spells.py goes through `own_wizard` (spells.body owns what it finds),
 and keeps the wizard it returns (a wizard read before may be a shared one that another `own_wizard` has since
@@ -16,8 +18,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from manaforge.v1.common_pb2 import DecisionKind
 from manaforge.v1.games.magicka_pb2 import MagickaCast, MagickaState, MagickaWizard
 
+from engine_core.game import set_pending
 from engine_core.live import twin
 
 LiveState: Any = twin(MagickaState)
@@ -46,11 +50,24 @@ def own_wizard(state: MagickaState, seat: int) -> MagickaWizard:
 
 
 def own_outcome(state: MagickaState) -> None:
-    """Before `finish`: on a live state the outcome is shared with the state it came from (it is the same until the
-    game ends), so it gets its own first."""
+    """Before `finish`: on a live state the outcome and the pending decision are shared with the state it came from
+    (the outcome is the same until the game ends), so they get their own first."""
     if type(state) is LiveState:
         header: Any = state.header
         header.outcome = header.outcome.copy()
+        header.pending = header.pending.copy()
+
+
+def put_pending(state: MagickaState, seats: list[int], kind: DecisionKind.ValueType, prompt: str) -> None:
+    """`set_pending` with some seats: nothing is written when the decision stays the same (it is present then, as
+    `set_pending` would leave it), and a live state gets a new pending decision, its old one may be shared."""
+    header: Any = state.header
+    pending = header.pending
+    if pending.kind == kind and pending.prompt == prompt and pending.seats == seats:
+        return
+    if type(state) is LiveState:
+        header.pending = pending.copy()
+    set_pending(state, seats, kind, prompt)
 
 
 def put_cast(state: MagickaState, cast: MagickaCast) -> None:
@@ -71,7 +88,7 @@ def _copy_header(header: Any) -> Any:
     n.config = header.config
     n.version = header.version
     n.rng = header.rng.copy()
-    n.pending = header.pending.copy()
+    n.pending = header.pending  # replaced, never changed, on a live state (`put_pending`, `own_outcome`)
     n.outcome = header.outcome
     return n
 
