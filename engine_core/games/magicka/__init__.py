@@ -61,11 +61,11 @@ from engine_core.games.magicka.payment import (
 )
 from engine_core.games.magicka.sharing import LiveState, own_outcome, own_wizard, put_cast, put_pending, step_copy
 from engine_core.games.magicka.spells import (
+    FULL,
     HALF,
     SNAP_EXTRA,
     SNAP_NAMES,
     STARTING_HEALTH,
-    Scale,
     body,
     controller,
     target_name,
@@ -967,13 +967,13 @@ class Magicka(Game[MagickaState, MagickaAction]):
         state.spell_discard.append(cast.card)
         mayhem = options(state)["mayhem"] != "none"
         if cast.reflected and mayhem:  # 'Reflected Spell: Only NEW Target draws a Mayhem card.'
-            spells.mayhem_hit(state, cast, cast.target, controller(state, cast.target), Scale(), events)
+            spells.mayhem_hit(state, cast, cast.target, controller(state, cast.target), FULL, events)
         elif cast.reflected or spells.passes_muster(state):
             events.append(event("MusterPassed", f"{spell.name} passed the Mayhem Muster"))
-            spells.hit(state, cast, cast.target, Scale(), events)
+            spells.hit(state, cast, cast.target, FULL, events)
         else:
             events.append(event("Mayhemified", f"{spell.name} failed the Mayhem Muster"))
-            spells.mayhem_hit(state, cast, cast.target, cast.caster, Scale(), events)
+            spells.mayhem_hit(state, cast, cast.target, cast.caster, FULL, events)
 
     def _apply_cast_snap(self, state: MagickaState, seat: int, action: MagickaAction, move: Move) -> list[Event]:
         self._require_caster(state, seat, CAST_SNAP)

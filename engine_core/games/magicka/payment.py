@@ -133,7 +133,13 @@ def packed_payments(needs: Needs, packed: int) -> tuple[Payment, ...]:
     for both more often than the hand holds it: those combinations are left out. That gives the payments, and their
     order, of a search that chooses Element by Element from what the earlier Elements left: with fewer cards of a
     kind, an Element's choices are the same list with the choices that take too many left out."""
-    parts = [_choices(element, n, packed & MASKS[element]) for element, n in needs if n > 0]
+    parts = []
+    for element, n in needs:
+        if n > 0:
+            part = _choices(element, n, packed & MASKS[element])
+            if not part:
+                return ()  # an Element the hand cannot pay: no combination
+            parts.append(part)
     if len(parts) == 1:
         return parts[0]
     combined = (tuple(sorted(chain.from_iterable(combination))) for combination in product(*parts))

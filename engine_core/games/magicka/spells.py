@@ -269,9 +269,13 @@ class Scale:
     effect: int = 1
 
     def of_damage(self, amount: int) -> int:
-        return int(amount * self.damage)  # halves round down (RULES.md, decision D11)
+        damage = self.damage
+        if damage.denominator == 1:  # a whole multiple: no Fraction arithmetic
+            return amount * damage.numerator
+        return int(amount * damage)  # halves round down (RULES.md, decision D11)
 
 
+FULL = Scale()  # a spell as cast
 HALF = Scale(damage=Fraction(1, 2))
 
 
