@@ -7,7 +7,7 @@ cards that are never changed again, remembered per face and id (`shared_cards`, 
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from itertools import accumulate
 from typing import NoReturn
 
@@ -17,7 +17,7 @@ from manaforge.v1.common_pb2 import Rng
 from engine_core import rng as random
 from engine_core.cards.card import COLORS
 from engine_core.cards.cardset import CardSet, SheetDraws
-from engine_core.rng import _GAMMA, _MASK, _mix
+from engine_core.cards.draws import draws, shuffle
 
 SHARED_LIMIT = 1 << 14  # shared cards a set keeps (per face and id) before it starts again
 
@@ -41,7 +41,7 @@ def sample_faces(card_set: CardSet, rng: Rng, count: int, packs: int) -> list[Ma
     numbered: list[tuple[int, int]] = []  # (id, face): each booster batch numbered as `open_packs` numbers it
     while len(numbered) < count:
         numbered += enumerate(draw_faces(card_set, rng, max(1, packs)))
-    random.shuffle(rng, numbered)
+    shuffle(rng, numbered)
     return _fresh_cards(card_set, numbered[:count])
 
 
@@ -76,30 +76,35 @@ def _fresh_cards(card_set: CardSet, numbered: Sequence[tuple[int, int]]) -> list
 
 def draw_faces(card_set: CardSet, rng: Rng, packs: int) -> list[int]:
     """The faces of `packs` draft boosters, one after another (`face_of`): per booster a layout drawn by weight, then
-    each sheet's cards in the layout's order (no card twice from one sheet). `open_packs` makes them cards."""
+    each sheet's cards in the layout's order (no card twice from one sheet). `open_packs` makes them cards.
+
+    A booster takes at most one draw for its layout and one per card, so its draws are made together (`draws`)."""
     layouts, totals = card_set.layout_draws, card_set.layout_totals
     total = totals[-1] if totals else 0
+    most = 1 + card_set.largest_layout
     seed, counter = rng.seed, rng.counter
     faces: list[int] = []
     for _ in range(packs):
         if total <= 0:
             _no_draw(rng, counter)
+        points = iter(draws(seed, counter, most))
         counter += 1
-        layout = layouts[bisect_right(totals, _mix((seed + counter * _GAMMA) & _MASK) % total)]
+        layout = layouts[bisect_right(totals, next(points) % total)]
         for sheet, count, name in layout:
             if sheet is None:
                 rng.counter = counter
                 card_set.sheet(name)  # the KeyError naming the set and the sheet
                 raise AssertionError(name)  # pragma: no cover - sheet() raised
-            counter = _draw_sheet(sheet, count, rng, seed, counter, faces)
+            counter = _draw_sheet(sheet, count, rng, points, counter, faces)
     rng.counter = counter
     return faces
 
 
-def _draw_sheet(sheet: SheetDraws, count: int, rng: Rng, seed: int, counter: int, faces: list[int]) -> int:
+def _draw_sheet(sheet: SheetDraws, count: int, rng: Rng, points: Iterator[int], counter: int, faces: list[int]) -> int:
     """Add `count` distinct faces from a sheet by weight to `faces`; with colour balancing (`sheet.by_color` is empty
     without it), one card of each colour first (while the count allows and the sheet has a card of that colour).
-    Each draw is the rng's next (`counter` + 1, as `rng.randbelow`): returns the last counter used."""
+    Each draw is the rng's next (`counter` + 1, as `rng.randbelow`), taken from `points`: returns the last counter
+    used. A sheet takes at most `count` draws."""
     weight = sheet.weight
     sheet_faces = sheet.faces
     remaining: list[int] | None = None  # the faces not drawn yet, once a draw takes one out
@@ -109,7 +114,7 @@ def _draw_sheet(sheet: SheetDraws, count: int, rng: Rng, seed: int, counter: int
         taken: list[int] = []  # positions in sheet.faces
         for positions, color_weights in sheet.by_color:
             counter += 1
-            point = _mix((seed + counter * _GAMMA) & _MASK)
+            point = next(points)
             if weight:
                 taken.append(positions[point % (len(positions) * weight) // weight])
             else:
@@ -130,14 +135,13 @@ def _draw_sheet(sheet: SheetDraws, count: int, rng: Rng, seed: int, counter: int
     if weight:  # every weight is `weight`: a position by one division
         if remaining is None and count == 1:
             counter += 1
-            faces.append(sheet_faces[_mix((seed + counter * _GAMMA) & _MASK) % (len(sheet_faces) * weight) // weight])
+            faces.append(sheet_faces[next(points) % (len(sheet_faces) * weight) // weight])
             return counter
         if remaining is None:
             remaining = list(sheet_faces)
         while count and remaining:
             counter += 1
-            point = _mix((seed + counter * _GAMMA) & _MASK)
-            faces.append(remaining.pop(point % (len(remaining) * weight) // weight))
+            faces.append(remaining.pop(next(points) % (len(remaining) * weight) // weight))
             count -= 1
         return counter
     if remaining is None:
@@ -148,7 +152,7 @@ def _draw_sheet(sheet: SheetDraws, count: int, rng: Rng, seed: int, counter: int
             if totals[-1] <= 0:
                 _no_draw(rng, counter)
             counter += 1
-            faces.append(sheet_faces[bisect_right(totals, _mix((seed + counter * _GAMMA) & _MASK) % totals[-1])])
+            faces.append(sheet_faces[bisect_right(totals, next(points) % totals[-1])])
             return counter
         remaining, weights = list(sheet_faces), list(sheet.weights)
     assert weights is not None
@@ -157,7 +161,7 @@ def _draw_sheet(sheet: SheetDraws, count: int, rng: Rng, seed: int, counter: int
         if running[-1] <= 0:
             _no_draw(rng, counter)
         counter += 1
-        position = bisect_right(running, _mix((seed + counter * _GAMMA) & _MASK) % running[-1])
+        position = bisect_right(running, next(points) % running[-1])
         faces.append(remaining.pop(position))
         del weights[position]
         count -= 1

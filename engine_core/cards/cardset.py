@@ -109,6 +109,12 @@ class CardSet:
         return tuple(accumulate(layout.weight for layout in self.layouts))
 
     @cached_property
+    def largest_layout(self) -> int:
+        """The most cards a booster layout can give (a booster takes at most one draw for its layout and one per card;
+        a slot of no cards or fewer gives none)."""
+        return max((sum(max(count, 0) for _, count in layout.contents) for layout in self.layouts), default=0)
+
+    @cached_property
     def layout_draws(self) -> tuple[tuple[tuple[SheetDraws | None, int, str], ...], ...]:
         """Per booster layout, its slots in pack order: the sheet made ready to draw from (None: the set has no sheet
         of that name), how many cards it gives, and the sheet's name."""

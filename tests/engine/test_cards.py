@@ -34,8 +34,10 @@ from engine_core.cards import (
 )
 from engine_core.cards.booster import draw_faces, shared_cards
 from engine_core.cards.cardset import face_of
+from engine_core.cards.draws import draws, shuffle
 from engine_core.errors import InvalidConfigError
-from engine_core.rng import new_rng, randbelow
+from engine_core.rng import new_rng, next_u64, randbelow
+from engine_core.rng import shuffle as rng_shuffle
 
 DATA = Path(__file__).parents[3] / "shared" / "data"
 needs_data = pytest.mark.skipif(
@@ -254,6 +256,44 @@ def test_boosters_deal_what_the_first_written_opening_dealt() -> None:
             ]
             shared = shared_cards(card_set, faces)
             assert shared == opened and all(a is b for a, b in zip(shared, shared_cards(card_set, faces), strict=True))
+
+
+def test_a_draw_from_no_weight_fails_as_the_first_written_opening_did_keeping_the_draws_before() -> None:
+    cards = tuple(MagicCard(name=f"c{index}", colors=[color]) for index, color in enumerate("WUBRGW"))
+    sheets = (
+        Sheet("some", (0, 1, 2), (1, 2, 3)),
+        Sheet("none", (3, 4), (0, 0)),
+        Sheet("balanced", tuple(range(6)), (0,) * 6, balance_colors=True),
+    )
+    for weight, contents in [
+        (1, (("some", 2), ("none", 1))),
+        (1, (("some", 1), ("none", 2))),
+        (1, (("balanced", 5),)),
+        (0, (("some", 1),)),
+    ]:
+        card_set = CardSet("ZERO", "zero", cards, sheets, (BoosterLayout(weight, contents),))
+        rng, again = new_rng(4), new_rng(4)
+        with pytest.raises(ValueError):
+            _reference_faces(card_set, rng, 2)
+        with pytest.raises(ValueError):
+            draw_faces(card_set, again, 2)
+        assert again.counter == rng.counter
+
+
+def test_draws_made_together_are_the_rngs_draws_one_at_a_time() -> None:
+    rand = random.Random(11)
+    for _ in range(500):
+        seed = rand.getrandbits(64)
+        counter = rand.choice([0, 1, rand.getrandbits(20), rand.getrandbits(64)])
+        count = rand.randint(0, 70)
+        rng = Rng(seed=seed, counter=counter)
+        assert list(draws(seed, counter, count)) == [next_u64(rng) for _ in range(count)]
+        items = [rand.randrange(9) for _ in range(count)]
+        expected, one_at_a_time = list(items), Rng(seed=seed, counter=counter)
+        rng_shuffle(one_at_a_time, expected)
+        together = Rng(seed=seed, counter=counter)
+        shuffle(together, items)
+        assert items == expected and together.counter == one_at_a_time.counter
 
 
 # ----- MTGJSON parsing and the registry ---------------------------------------------------------------------------
