@@ -466,8 +466,10 @@ def _attack_action(creature: int, aim: Aim) -> MagickaAction:
     return found
 
 
-_CASTS: dict[tuple[int, int, tuple[Aim, ...]], Actions] = {}  # (spell kind, packed payers, aims) -> casts
-_SNAPS: dict[tuple[Element, int, tuple[Aim, ...]], Actions] = {}  # (Element, packed payers, aims) -> snap spells
+# The casts (or snap spells) of a spell kind (or Element) paid from the packed cards that can pay for it, by the aims
+# and then by (spell kind or Element, packed payers): spell kinds (100..) and Elements (1..8) never collide, and a key
+# of two ints hashes faster than one that holds the aims too.
+_PAID: dict[tuple[Aim, ...], dict[tuple[int, int], Actions]] = {}
 _REPAIRS: dict[tuple[Aim, int, int], Actions] = {}  # (aim, points missing, packed Shield payers) -> repairs
 # The rows of a spell kind or snap Element (each upgrade, each payment), in list order, by the packed cards that can
 # pay: the lists above repeat these for each aim, and they miss more often (the aims change when a creature comes or
@@ -514,13 +516,21 @@ def _snap_options(element: Element, payers: int) -> Rows:
     return found
 
 
-def _paid_for(table: dict[Any, Actions], what: Any, payers: int, aims: tuple[Aim, ...], options: Any) -> Actions:
-    """The casts (or snap spells) of `what` paid from `payers`, at each aim: every row of `options(what, payers)` in
-    order, each at every aim; remembered in `table` by (what, payers, aims)."""
-    found = table.get((what, payers, aims))
+def _paid_table(aims: tuple[Aim, ...]) -> dict[tuple[int, int], Actions]:
+    """The paid action lists for `aims`, by (spell kind or Element, packed payers)."""
+    found = _PAID.get(aims)
     if found is None:
-        listed = tuple([row[aim] for row in options(what, payers) for aim in aims])
-        found = _remember(table, (what, payers, aims), listed)
+        found = _remember(_PAID, aims, {})
+    return found
+
+
+def _paid_for(
+    table: dict[tuple[int, int], Actions], what: int, payers: int, aims: tuple[Aim, ...], options: Any
+) -> Actions:
+    """The casts (or snap spells) of `what` paid from `payers`, at each aim: every row of `options(what, payers)` in
+    order, each at every aim; remembered in `table`, the aims' table, by (what, payers)."""
+    listed = tuple([row[aim] for row in options(what, payers) for aim in aims])
+    found: Actions = _remember(table, (what, payers), listed)
     return found
 
 
@@ -539,17 +549,22 @@ def _paid_actions(
     kinds, the aims and the barriers to repair (each read once). Not remembered as a whole: in random play almost
     every such key is new, while its parts (per spell, per Element) repeat."""
     legal: list[MagickaAction] = []
-    casts, snaps = _CASTS, _SNAPS
+    table = _paid_table(aims)
     for kind in spell_cards:
-        cast_aims = _OWN_AIM[seat] if kind in _SUMMONS else aims
         payers = packed & _SPELL_MASK[kind]
-        found = casts.get((kind, payers, cast_aims))
-        legal += _paid_for(casts, kind, payers, cast_aims, _cast_options) if found is None else found
+        if kind in _SUMMONS:  # aimed at the caster only
+            own = _OWN_AIM[seat]
+            summons = _paid_table(own)
+            found = summons.get((kind, payers))
+            legal += _paid_for(summons, kind, payers, own, _cast_options) if found is None else found
+        else:
+            found = table.get((kind, payers))
+            legal += _paid_for(table, kind, payers, aims, _cast_options) if found is None else found
     for element, payable in _SNAP_MASKS:
         payers = packed & payable
         if payers:
-            found = snaps.get((element, payers, aims))
-            legal += _paid_for(snaps, element, payers, aims, _snap_options) if found is None else found
+            found = table.get((element, payers))
+            legal += _paid_for(table, element, payers, aims, _snap_options) if found is None else found
     if hurt:
         shields = packed & _SHIELD_MASK
         for aim, missing in hurt:
