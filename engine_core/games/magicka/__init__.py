@@ -59,7 +59,15 @@ from engine_core.games.magicka.payment import (
     unpack,
     value,
 )
-from engine_core.games.magicka.sharing import LiveState, own_outcome, own_wizard, put_cast, put_pending, step_copy
+from engine_core.games.magicka.sharing import (
+    LiveState,
+    own_outcome,
+    own_rng,
+    own_wizard,
+    put_cast,
+    put_pending,
+    step_copy,
+)
 from engine_core.games.magicka.spells import (
     FULL,
     HALF,
@@ -171,7 +179,7 @@ def _draw(state: MagickaState, seat: int, elements: int, spell_cards: int, event
     ):
         for _ in range(n):
             if not deck and discard:
-                rng.shuffle_into(state.header.rng, deck, discard)
+                rng.shuffle_into(own_rng(state), deck, discard)
                 events.append(event("DeckReshuffled", f"the {what} discards were shuffled into a new {what} deck"))
             if deck:
                 card = deck.pop()

@@ -1,13 +1,13 @@
-"""The copy `apply` makes of a live state: everything is copied but the wizards, the header's pending decision and
-outcome and the spell in flight, which stay shared with the state they came from until the rules change them (copy
-on write).
+"""The copy `apply` makes of a live state: everything is copied but the wizards, the header's rng, pending decision
+and outcome and the spell in flight, which stay shared with the state they came from until the rules change them
+(copy on write).
 
 Most steps change one wizard (a trade, a draw, a cast pays from one hand) and a wizard with its hand is a fifth of a
 whole copy at two seats, more at six. So the rules take a wizard they are about to change through `own_wizard`,
 which copies it first when it is still shared; on a protobuf message (the services' path) and on a live state that
 shares nothing (a new game, a `Game.copy`, a bot's world) it is the wizard itself. `finish` is preceded by
-`own_outcome`, a new pending decision replaces the old one (`put_pending`, which also leaves an unchanged one
-alone) and a spell put in flight replaces the state's cast (`put_cast`), instead of changing them.
+`own_outcome`, a draw from the rng goes through `own_rng`, and a new pending decision (`put_pending`, which also
+leaves an unchanged one alone) and a spell put in flight (`put_cast`) replace the old ones instead of changing them.
 
 Every change to a wizard in __init__.py and spells.py goes through `own_wizard` (spells.body owns what it finds),
 and keeps the wizard it returns (a wizard read before may be a shared one that another `own_wizard` has since
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from manaforge.v1.common_pb2 import DecisionKind
+from manaforge.v1.common_pb2 import DecisionKind, Rng
 from manaforge.v1.games.magicka_pb2 import MagickaCast, MagickaState, MagickaWizard
 
 from engine_core.game import set_pending
@@ -58,6 +58,15 @@ def own_outcome(state: MagickaState) -> None:
         header.pending = header.pending.copy()
 
 
+def own_rng(state: MagickaState) -> Rng:
+    """`state.header.rng`, to draw from: on a live state it may be shared with the state it came from, so it is
+    copied first (a step seldom draws: a reshuffle, a Mayhem Muster, a ricochet)."""
+    header: Any = state.header
+    if type(state) is LiveState:
+        header.rng = header.rng.copy()
+    return header.rng  # type: ignore[no-any-return]
+
+
 def put_pending(state: MagickaState, seats: list[int], kind: DecisionKind.ValueType, prompt: str) -> None:
     """`set_pending` with some seats: nothing is written when the decision stays the same (it is present then, as
     `set_pending` would leave it), and a live state gets a new pending decision, its old one may be shared."""
@@ -87,7 +96,7 @@ def _copy_header(header: Any) -> Any:
     n._set = header._set
     n.config = header.config
     n.version = header.version
-    n.rng = header.rng.copy()
+    n.rng = header.rng  # copied before a draw (`own_rng`)
     n.pending = header.pending  # replaced, never changed, on a live state (`put_pending`, `own_outcome`)
     n.outcome = header.outcome
     return n

@@ -39,7 +39,7 @@ from engine_core.games.magicka.cards import (
     element_name,
     mayhem_card,
 )
-from engine_core.games.magicka.sharing import own_wizard
+from engine_core.games.magicka.sharing import own_rng, own_wizard
 from engine_core.live import clone
 
 STARTING_HEALTH = 20
@@ -376,13 +376,13 @@ def passes_muster(state: MagickaState) -> bool:
     if level == "none":
         return True
     if level == "minimum":
-        return rng.roll(state.header.rng, 6) != 1
-    return not rng.coin(state.header.rng)  # heads: Mayhem
+        return rng.roll(own_rng(state), 6) != 1
+    return not rng.coin(own_rng(state))  # heads: Mayhem
 
 
 def draw_mayhem(state: MagickaState, events: list[Event]) -> int:
     if not state.mayhem_deck:
-        rng.shuffle_into(state.header.rng, state.mayhem_deck, state.mayhem_discard)
+        rng.shuffle_into(own_rng(state), state.mayhem_deck, state.mayhem_discard)
         events.append(event("DeckReshuffled", "the Mayhem discards were shuffled into a new Mayhem deck"))
     card = state.mayhem_deck.pop()
     state.mayhem_discard.append(card)
@@ -412,7 +412,7 @@ def mayhem_hit(
         scale = Scale(scale.damage * 2, scale.effect * 2)
     elif effect is Mayhem.RICOCHET:
         others = [wizard_target(s) for s, w in enumerate(state.wizards) if s != cast.caster and not w.dead]
-        hits = [rng.choice(state.header.rng, others)] if others else []
+        hits = [rng.choice(own_rng(state), others)] if others else []
     elif effect is Mayhem.HALF_BAKED:
         scale = Scale(scale.damage / 2, scale.effect)
     for each in hits:
