@@ -44,6 +44,7 @@ from engine_core.games.magicka.cards import (
     SHIELD,
     SPELL_BY_KIND,
     WATER,
+    Element,
     kind_of,
 )
 from engine_core.games.magicka.payment import Payment, payments
@@ -232,12 +233,12 @@ def test_unneeded_elements_are_refused_and_cards_never_split() -> None:
         GAME.apply(state, 0, short)
 
 
-def _reference_payments(needs: dict[int, int], hand: dict[int, int]) -> tuple[Payment, ...]:
+def _reference_payments(needs: dict[Element, int], hand: dict[int, int]) -> tuple[Payment, ...]:
     """The payment search as first written: Element by Element (in Element order), each Element's cards chosen as a
     multiset of kinds (by kind) from what the earlier Elements left, every card needed (RULES.md, D3)."""
     found: list[Payment] = []
 
-    def choose(elements: list[int], left: dict[int, int], done: list[tuple[int, int]]) -> None:
+    def choose(elements: list[Element], left: dict[int, int], done: list[tuple[int, Element]]) -> None:
         if not elements:
             found.append(tuple(sorted(done)))
             return
