@@ -27,10 +27,10 @@ _MULTIPLY_2 = 0x94D049BB133111EB
 @lru_cache(maxsize=64)
 def _lanes(count: int) -> tuple[int, int, int, struct.Struct]:
     """For `count` lanes: a 1 in each lane, lane i holding (i + 1) * _GAMMA, _MASK in each lane, and the struct that
-    reads the lanes out as pairs of 64-bit words."""
+    reads each lane's low 64 bits."""
     ones = sum(1 << (LANE * lane) for lane in range(count))
     steps = sum(((lane + 1) * _GAMMA) << (LANE * lane) for lane in range(count))
-    return ones, steps, _MASK * ones, struct.Struct(f"<{2 * count}Q")
+    return ones, steps, _MASK * ones, struct.Struct("<" + "Q8x" * count)
 
 
 def draws(seed: int, counter: int, count: int) -> tuple[int, ...]:
@@ -42,8 +42,8 @@ def draws(seed: int, counter: int, count: int) -> tuple[int, ...]:
     z = (((seed + counter * _GAMMA) & _MASK) * ones + steps) & masks
     z = ((z ^ (z >> 30)) & masks) * _MULTIPLY_1 & masks
     z = ((z ^ (z >> 27)) & masks) * _MULTIPLY_2 & masks
-    z = (z ^ (z >> 31)) & masks
-    numbers: tuple[int, ...] = words.unpack(z.to_bytes(LANE // 8 * count, "little"))[::2]
+    z ^= z >> 31  # the bits this shifts in from the next lane lie above the low 64 bits that are read
+    numbers: tuple[int, ...] = words.unpack(z.to_bytes(LANE // 8 * count, "little"))
     return numbers
 
 

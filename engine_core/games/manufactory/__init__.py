@@ -36,7 +36,7 @@ from engine_core.cards import (
 )
 from engine_core.cards.booster import draw_faces, shared_cards
 from engine_core.cards.draws import shuffle
-from engine_core.errors import IllegalActionError, MalformedActionError
+from engine_core.errors import GameOverError, IllegalActionError, MalformedActionError, NotYourTurnError
 from engine_core.game import Game, GameInfo, Option, event, finish, options, seat_count, set_pending
 from engine_core.games.manufactory.scoring import (
     GROUPS,
@@ -55,6 +55,7 @@ BELT_SIZE = 4
 FRONT = 2  # belt positions 0 and 1 are the front of the line; the rest is the back
 MAX_CARDS = 400  # a game lasts exactly one turn per card; four boosters are about 60 cards
 PROMPT = "draft a card from the conveyor belt"
+ACTION_NAME = ManufactoryAction.DESCRIPTOR.full_name
 
 COLOR_OF_GROUP: dict[str, ManufactoryColor.ValueType] = {
     group: ManufactoryColor.Value(f"MANUFACTORY_COLOR_{name}")
@@ -62,7 +63,32 @@ COLOR_OF_GROUP: dict[str, ManufactoryColor.ValueType] = {
 }
 GROUP_OF_COLOR = {color: group for group, color in COLOR_OF_GROUP.items()}
 GROUP_INDEX = {group: index for index, group in enumerate(GROUPS)}
+INDEX_OF_COLOR = {color: GROUP_INDEX[group] for color, group in GROUP_OF_COLOR.items()}
 GROUP_NAMES = {"W": "white", "U": "blue", "B": "black", "R": "red", "G": "green", "C": "colorless"}
+
+
+class SeatTexts(dict[int, str]):
+    """`form` with a seat filled in, by seat: made once for the seats a game can have; any other seat (in a state a
+    client sent) made when asked, not kept."""
+
+    __slots__ = ("form",)
+
+    def __init__(self, form: str, seats: int) -> None:
+        super().__init__((seat, form.format(seat)) for seat in range(seats))
+        self.form = form
+
+    def __missing__(self, seat: int) -> str:
+        return self.form.format(seat)
+
+
+# The events' texts of a draft, in parts made once: the seat's part, the card's (its facts), the group's part.
+DRAFTED = SeatTexts("seat {} drafted ", 4)
+DISCARDED = SeatTexts("seat {} discarded ", 4)
+INTO_FRONT, INTO_BACK = (
+    tuple(f" from the {where} of the line into their {GROUP_NAMES[group]} group" for group in GROUPS)
+    for where in ("front", "back")
+)
+FROM_GROUP = tuple(f" from their {GROUP_NAMES[group]} group" for group in GROUPS)
 
 FIRST_PLACE_TIE_OPTION = Option(
     "first_place_tie",
@@ -109,9 +135,40 @@ def _colors_of_groups(groups: tuple[str, ...]) -> tuple[ManufactoryColor.ValueTy
     return tuple(COLOR_OF_GROUP[group] for group in groups)
 
 
+class Draft(NamedTuple):
+    """What an action says, read once: the card drafted, the colour declared and its group's index (None: no group),
+    and the card discarded (None: none, a draft from the front)."""
+
+    card: int
+    color: ManufactoryColor.ValueType
+    group: int | None
+    discard: int | None
+
+
+# The shared actions (below) by identity, with what they say: apply reads a shared action in one lookup.
+_DECODED: dict[int, tuple[ManufactoryAction, Draft]] = {}
+
+
+def _shared_action(card: int, color: ManufactoryColor.ValueType, discard: int | None = None) -> ManufactoryAction:
+    """A legal action made to be shared (callers never modify an action), remembered with what it says."""
+    made = ManufactoryAction(card=card, color=color, discard=discard)
+    _DECODED[id(made)] = made, Draft(card, color, INDEX_OF_COLOR[color], discard)  # the reference keeps the id
+    return made
+
+
+def draft_of(action: ManufactoryAction) -> Draft:
+    """What an action says: a shared action's by identity, any other action's read from its fields."""
+    known = _DECODED.get(id(action))
+    if known is not None and known[0] is action:
+        return known[1]
+    color = action.color
+    discard = action.discard if action.HasField("discard") else None
+    return Draft(action.card, color, INDEX_OF_COLOR.get(color), discard)
+
+
 class BackRow(dict[int, ManufactoryAction]):
     """The drafts of one back-of-the-line card as one colour, by the discarded card: each action is made on first
-    use and then shared (callers never modify an action)."""
+    use and then shared."""
 
     __slots__ = ("card", "color")
 
@@ -121,7 +178,7 @@ class BackRow(dict[int, ManufactoryAction]):
         self.color = color
 
     def __missing__(self, discard: int) -> ManufactoryAction:
-        made = self[discard] = ManufactoryAction(card=self.card, color=self.color, discard=discard)
+        made = self[discard] = _shared_action(self.card, self.color, discard)
         return made
 
 
@@ -145,10 +202,11 @@ def _drafts(card_id: int, colors: Colors) -> Drafts:
             _DRAFTS.clear()
             _FRONT_ACTIONS.clear()
             _BACK_ROWS.clear()
+            _DECODED.clear()
         keys = [(card_id, color) for color in colors]
         for color_key in keys:
             if color_key not in _FRONT_ACTIONS:
-                _FRONT_ACTIONS[color_key] = ManufactoryAction(card=card_id, color=color_key[1])
+                _FRONT_ACTIONS[color_key] = _shared_action(card_id, color_key[1])
                 _BACK_ROWS[color_key] = BackRow(*color_key)
         front = tuple(_FRONT_ACTIONS[color_key] for color_key in keys)
         found = _DRAFTS[key] = front, tuple(_BACK_ROWS[color_key] for color_key in keys)
@@ -161,12 +219,13 @@ class CardFacts(NamedTuple):
     card_id: int
     name: str
     text: str  # `format_card`: in the events of every draft
+    revealed: str  # the event's text when the card joins the back of the belt
     colors: tuple[ManufactoryColor.ValueType, ...]  # the colours an action may declare: `card_groups` as values
     front: tuple[ManufactoryAction, ...]  # its drafts from the front of the line, one per colour
     back: tuple[BackRow, ...]  # its drafts from the back, one row per colour
 
 
-Traits = tuple[str, str, Colors]  # name, text, declarable colours
+Traits = tuple[str, str, str, Colors]  # name, text, revealed text, declarable colours
 TraitsKey = tuple[str, tuple[str, ...], bool, int]  # name, colours, land, mana value: all the traits depend on
 TRAITS_LIMIT = 1 << 12
 
@@ -178,7 +237,7 @@ def _traits(key: TraitsKey) -> Traits:
     name, colors, land, mana_value = key
     declarable = _colors_of_groups(GROUPS if land else _groups_of_colors(colors))
     text = f"{name} ({''.join(colors) or 'colorless'}{' land' if land else ''}, mv {mana_value})"
-    return name, text, declarable
+    return name, text, f"{text} joined the back of the conveyor belt", declarable
 
 
 def _card_facts(card: MagicCard) -> CardFacts:
@@ -188,9 +247,9 @@ def _card_facts(card: MagicCard) -> CardFacts:
         if len(_TRAITS) >= TRAITS_LIMIT:
             _TRAITS.clear()
         traits = _TRAITS[key] = _traits(key)
-    name, text, colors = traits
+    name, text, revealed, colors = traits
     card_id = card.id
-    return CardFacts(card_id, name, text, colors, *_drafts(card_id, colors))
+    return CardFacts(card_id, name, text, revealed, colors, *_drafts(card_id, colors))
 
 
 _BY_CONTENT: dict[bytes, CardFacts] = {}
@@ -255,18 +314,15 @@ def facts_table(state: ManufactoryState) -> FactsTable:
     in place (sharing.py), so its table is kept with it: a card's facts cost one lookup by id. A message gets a new
     table (its cards are found by content)."""
     catalogue: Sequence[MagicCard] = state.catalogue
+    table = _TABLES.get(id(catalogue))
+    if table is not None and table.catalogue is catalogue:  # kept only for a live state's list
+        return table
     if type(catalogue) is not Shared:
         return FactsTable(catalogue)
-    table = _TABLES.get(id(catalogue))
-    if table is None or table.catalogue is not catalogue:
-        if len(_TABLES) >= TABLES_LIMIT:
-            _TABLES.clear()
-        table = _TABLES[id(catalogue)] = FactsTable(catalogue)  # it keeps the list, so the id is not reused
+    if len(_TABLES) >= TABLES_LIMIT:
+        _TABLES.clear()
+    table = _TABLES[id(catalogue)] = FactsTable(catalogue)  # it keeps the list, so the id is not reused
     return table
-
-
-def facts_of(state: ManufactoryState, card_id: int) -> CardFacts:
-    return facts_table(state)[card_id]
 
 
 def format_card(card: MagicCard) -> str:
@@ -374,31 +430,35 @@ class Manufactory(Game[ManufactoryState, ManufactoryAction]):
 
     # ----- actions --------------------------------------------------------------------------------------------
 
+    def legal_actions(self, state: ManufactoryState, seat: int) -> list[ManufactoryAction]:
+        """`Game.legal_actions`, without its indirections (asked at every step of a playout)."""
+        header = state.header
+        if header.outcome.finished or seat not in header.pending.seats:
+            return []
+        return self._legal_actions(state, seat)
+
     def _legal_actions(self, state: ManufactoryState, seat: int) -> list[ManufactoryAction]:
         legal: list[ManufactoryAction] = []
         cards = facts_table(state)
-        discards: list[int] | None = None
-        for position, card_id in enumerate(state.belt):
-            facts = cards[card_id]
-            if position < FRONT:
-                legal += facts.front
-            else:
-                if discards is None:
-                    discards = collected(state.players[seat])
-                for row in facts.back:  # one row per colour: the drafts by discarded card, in collection order
+        belt = state.belt[:]
+        for card_id in belt[:FRONT]:
+            legal += cards[card_id].front
+        if len(belt) > FRONT:
+            discards = collected(state.players[seat])
+            for card_id in belt[FRONT:]:
+                for row in cards[card_id].back:  # one row per colour: the drafts by discarded card, in collection order
                     legal += map(row.__getitem__, discards)
         return legal
 
     def _check(
-        self, state: ManufactoryState, seat: int, action: ManufactoryAction, cards: FactsTable
-    ) -> tuple[int, CardFacts, int | None]:
-        """Refuses an illegal action (naming the rule); returns the drafted card's belt position, its facts, and
-        the index of the group the discarded card leaves (None: a free draft from the front)."""
-        color = action.color
-        group = GROUP_OF_COLOR.get(color)
+        self, state: ManufactoryState, seat: int, draft: Draft, cards: FactsTable
+    ) -> tuple[int, int, CardFacts, tuple[int, int] | None]:
+        """Refuses an illegal action (naming the rule); returns the declared group's index, the drafted card's belt
+        position and facts, and the discarded card with the index of the group it leaves (None: a free draft from the
+        front)."""
+        card_id, color, group, discard = draft
         if group is None:
             raise MalformedActionError("declare a colour", "the action names no group (a colour or colorless)")
-        card_id = action.card
         belt = state.belt[:]
         if card_id not in belt:
             raise IllegalActionError("draft from the conveyor belt", f"card {card_id} is not on the conveyor belt")
@@ -407,50 +467,76 @@ class Manufactory(Game[ManufactoryState, ManufactoryAction]):
         if color not in facts.colors:
             raise IllegalActionError(
                 "declare a colour",
-                f"{facts.name} cannot join the {GROUP_NAMES[group]} group: lands are wild, and a multicolored card "
-                "can be any of its colors; any other card goes to its own colour (or colorless)",
+                f"{facts.name} cannot join the {GROUP_NAMES[GROUPS[group]]} group: lands are wild, and a multicolored "
+                "card can be any of its colors; any other card goes to its own colour (or colorless)",
             )
-        discards = action.HasField("discard")
         if position < FRONT:
-            if discards:
+            if discard is not None:
                 raise IllegalActionError(
                     "front of the line", "the two cards at the front of the line are free: discard nothing"
                 )
-            return position, facts, None
-        if not discards:
+            return group, position, facts, None
+        if discard is None:
             raise IllegalActionError(
                 "back of the line",
                 "a player must discard a card they've already collected to draft a card from the back of the line",
             )
-        discard = action.discard
         for index, pile in enumerate(state.players[seat].groups):
             if discard in pile.cards:
-                return position, facts, index
+                return group, position, facts, (discard, index)
         raise IllegalActionError("back of the line", f"card {discard} is not a card you have already collected")
+
+    def apply(
+        self, state: ManufactoryState, seat: int, action: ManufactoryAction
+    ) -> tuple[ManufactoryState, list[Event]]:
+        """`Game.apply`; on a live state without its indirections, into a copy that shares what the step does not
+        change (sharing.py)."""
+        if type(state) is not LiveState:
+            return super().apply(state, seat, action)
+        header = state.header
+        if header.outcome.finished:
+            raise GameOverError()
+        if seat not in header.pending.seats:
+            raise NotYourTurnError(seat, list(header.pending.seats))
+        if not isinstance(action, ManufactoryAction):
+            raise MalformedActionError("action type", f"{self.info.title} takes {ACTION_NAME} actions")
+        new = shared_copy(state)
+        events = self._apply(new, seat, action)
+        new_header = new.header
+        version = new_header.version + 1
+        new_header.version = version
+        for made in events:
+            made.version = version
+        return new, events
+
+    def pending_seats(self, state: ManufactoryState) -> list[int]:
+        header = state.header
+        return [] if header.outcome.finished else header.pending.seats[:]
+
+    def is_terminal(self, state: ManufactoryState) -> bool:
+        return state.header.outcome.finished
 
     def _apply(self, state: ManufactoryState, seat: int, action: ManufactoryAction) -> list[Event]:
         cards = facts_table(state)
-        position, facts, discard_group = self._check(state, seat, action, cards)
+        draft = draft_of(action)
+        group, position, facts, leaving = self._check(state, seat, draft, cards)
         player = own_player(state, seat)  # a live state's players are shared with its copies (sharing.py)
         events: list[Event] = []
-        if discard_group is not None:  # the price of a back-of-the-line card: a collected card leaves the game
-            discard = action.discard
+        if leaving is not None:  # the price of a back-of-the-line card: a collected card leaves the game
+            discard, discard_group = leaving
             own_group(player, discard_group).cards.remove(discard)
             state.discards.append(discard)
-            text = f"seat {seat} discarded {cards[discard].name} from their {GROUP_NAMES[GROUPS[discard_group]]} group"
+            text = f"{DISCARDED[seat]}{cards[discard].name}{FROM_GROUP[discard_group]}"
             events.append(event("CardDiscarded", text, actor=seat, cards=[discard]))
         # the card leaves the belt (the cards behind slide forward) for the declared group
         del state.belt[position]
-        group = GROUP_OF_COLOR[action.color]
-        card_id = action.card
-        own_group(player, GROUP_INDEX[group]).cards.append(card_id)
-        where = "front" if position < FRONT else "back"
-        text = f"seat {seat} drafted {facts.text} from the {where} of the line into their {GROUP_NAMES[group]} group"
+        card_id = draft.card
+        own_group(player, group).cards.append(card_id)
+        text = f"{DRAFTED[seat]}{facts.text}{(INTO_FRONT if position < FRONT else INTO_BACK)[group]}"
         events.append(event("CardDrafted", text, actor=seat, cards=[card_id]))
         added = self._refill(state)
         if added is not None:
-            text = f"{cards[added].text} joined the back of the conveyor belt"
-            events.append(event("CardRevealed", text, cards=[added]))
+            events.append(event("CardRevealed", cards[added].revealed, cards=[added]))
         if state.belt:
             pass_turn(state, (seat + 1) % seat_count(state), PROMPT)  # play passes clockwise
         else:

@@ -12,9 +12,9 @@ from manaforge.v1.games.manufactory_pb2 import ManufactoryAction, ManufactorySta
 
 from engine_core.cards import find_set, open_packs
 from engine_core.conformance import card_refs
-from engine_core.errors import IllegalActionError, MalformedActionError
+from engine_core.errors import IllegalActionError, MalformedActionError, NotYourTurnError
 from engine_core.game import set_pending
-from engine_core.games.manufactory import COLOR_OF_GROUP, GAME, PROMPT, card_groups, collected
+from engine_core.games.manufactory import COLOR_OF_GROUP, GAME, PROMPT, card_groups, collected, draft_of
 from engine_core.games.manufactory.scoring import (
     GROUPS,
     SECOND_STILL_SCORES,
@@ -227,6 +227,36 @@ def test_play_passes_clockwise() -> None:
     assert list(state.header.pending.seats) == [2]
     state = draft(state, 2, 1, W)
     assert list(state.header.pending.seats) == [0]
+
+
+def test_live_states_refuse_what_messages_refuse() -> None:
+    # The live path (its own apply, shared actions read by identity) names the same rules as the message path.
+    state = five_card_state(groups={0: {"W": [5]}})
+    refused = [
+        (ManufactoryAction(card=0, color=W, discard=5), IllegalActionError, "front of the line"),
+        (ManufactoryAction(card=2, color=B), IllegalActionError, "back of the line"),
+        (ManufactoryAction(card=2, color=B, discard=0), IllegalActionError, "already collected"),
+        (ManufactoryAction(card=4, color=G), IllegalActionError, "conveyor belt"),
+        (ManufactoryAction(card=0, color=U), IllegalActionError, "declare a colour"),
+        (ManufactoryAction(card=0), MalformedActionError, "declare a colour"),
+    ]
+    for kind in (state, GAME.live(state)):
+        for action, error, rule in refused:
+            with pytest.raises(error, match=rule):
+                GAME.apply(kind, 0, action)
+        with pytest.raises(NotYourTurnError):
+            GAME.apply(kind, 1, ManufactoryAction(card=0, color=W))
+
+
+def test_shared_actions_are_read_as_their_fields_say() -> None:
+    # apply reads a legal action (shared between calls) by its identity: the same as reading a copy's fields.
+    state = GAME.new_game(GameConfig(game="manufactory", seats=3), 4, live=True)
+    while not GAME.is_terminal(state):
+        seat = GAME.pending_seats(state)[0]
+        legal = GAME.legal_actions(state, seat)
+        for action in legal:
+            assert draft_of(action) == draft_of(ManufactoryAction.FromString(action.SerializeToString()))
+        state, _ = GAME.apply(state, seat, legal[len(legal) // 2])
 
 
 def test_discards_leave_the_game_face_up() -> None:
