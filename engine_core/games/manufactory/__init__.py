@@ -48,7 +48,15 @@ from engine_core.games.manufactory.scoring import (
     group_bonus,
     winners,
 )
-from engine_core.games.manufactory.sharing import LiveState, own_group, own_player, pass_turn, shared_copy
+from engine_core.games.manufactory.sharing import (
+    LiveGroup,
+    LivePlayer,
+    LiveState,
+    own_group,
+    own_player,
+    pass_turn,
+    shared_copy,
+)
 from engine_core.live import Shared, Twin, clone, is_frozen
 
 BELT_SIZE = 4
@@ -360,6 +368,9 @@ def points(state: ManufactoryState) -> list[int]:
 # ----- the game ----------------------------------------------------------------------------------------------------
 
 
+NEW_PLAYER = LivePlayer(groups=[LiveGroup(color=COLOR_OF_GROUP[group]) for group in GROUPS])
+"""A player before the first draft: six empty groups (copied for each seat at setup, never changed itself)."""
+
 FLAT = Budget(
     iterations=1000, actions=200, evaluate_after=4, search="flat", rollout="heuristic", max_rollout_actions=200
 )
@@ -411,11 +422,8 @@ class Manufactory(Game[ManufactoryState, ManufactoryAction]):
         shuffle(header.rng, state.deck)
         for _ in range(BELT_SIZE):
             self._refill(state)
-        first = state.players.add()
-        for group in GROUPS:
-            first.groups.add(color=COLOR_OF_GROUP[group])
-        for _ in range(seats - 1):
-            state.players.append(clone(first))
+        for _ in range(seats):
+            state.players.append(clone(NEW_PLAYER))
         state.first_seat = random.randbelow(header.rng, seats)
         set_pending(state, [state.first_seat], prompt=PROMPT)
 

@@ -30,6 +30,7 @@ from engine_core.live import Twin, twin
 
 LiveState: Any = twin(ManufactoryState)
 LivePlayer: Any = twin(ManufactoryPlayer)
+LiveGroup: Any = twin(ManufactoryGroup)
 LiveHeader: Any = twin(Header)
 LivePending: Any = twin(Pending)
 _new = object.__new__
