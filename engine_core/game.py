@@ -147,7 +147,7 @@ class Game(ABC, Generic[S, A]):
 
     def legal_actions(self, state: S, seat: int) -> list[A]:
         """Every action `seat` may take now; empty when it is not the seat's decision or the game is over."""
-        header = self.header(state)
+        header = state.header  # type: ignore[attr-defined]
         if header.outcome.finished or seat not in header.pending.seats:
             return []
         return self._legal_actions(state, seat)  # read-only: a message is read as it is, without converting it
@@ -156,7 +156,7 @@ class Game(ABC, Generic[S, A]):
         """The state after `seat` takes `action`, and the events it caused. `state` itself is never changed.
 
         A live state gives a live state and live events, a message gives a message and `Event` messages."""
-        header = self.header(state)
+        header = state.header  # type: ignore[attr-defined]
         if header.outcome.finished:
             raise GameOverError()
         if seat not in header.pending.seats:
@@ -165,16 +165,21 @@ class Game(ABC, Generic[S, A]):
             raise MalformedActionError(
                 "action type", f"{self.info.title} takes {self.action_type.DESCRIPTOR.full_name} actions"
             )
-        new = self.copy(state)
+        live = type(state) is self.live_type
+        new = self.step_copy(state) if live else self.copy(state)
         events = self._apply(new, seat, action)
-        new_header = self.header(new)
-        version = new_header.version + 1
-        new_header.version = version
+        new_header = new.header  # type: ignore[attr-defined]
+        version = new_header.version = new_header.version + 1
         for event in events:
             event.version = version
-        if isinstance(new, Twin):
+        if live:
             return new, events
         return new, [message(event) for event in events]  # the rules make events as twins
+
+    def step_copy(self, state: S) -> S:
+        """The copy `apply` makes of a live state before the rules change it. A game whose rules copy a part on
+        write (they make it the state's own before changing it) shares the other parts here."""
+        return self.copy(state)
 
     def view(self, state: S, seat: int | None) -> S:
         """What `seat` may see (None: a spectator). The only way a state leaves the server. A live state gives a
@@ -188,10 +193,10 @@ class Game(ABC, Generic[S, A]):
         return self.header(state).outcome
 
     def is_terminal(self, state: S) -> bool:
-        return self.header(state).outcome.finished
+        return state.header.outcome.finished  # type: ignore[attr-defined, no-any-return]
 
     def pending_seats(self, state: S) -> list[int]:
-        header = self.header(state)
+        header = state.header  # type: ignore[attr-defined]
         return [] if header.outcome.finished else header.pending.seats[:]  # a slice: half the cost of list()
 
     @staticmethod

@@ -29,7 +29,7 @@ from manaforge.v1.games.magicka_pb2 import (
 
 from engine_core import rng
 from engine_core.bots.budget import Budget, by_seats
-from engine_core.errors import GameOverError, IllegalActionError, MalformedActionError, NotYourTurnError
+from engine_core.errors import IllegalActionError, MalformedActionError
 from engine_core.game import RESPONSE, TURN, Game, GameInfo, Option, event, finish, options
 from engine_core.games.magicka import bot, spells
 from engine_core.games.magicka.cards import (
@@ -60,7 +60,6 @@ from engine_core.games.magicka.payment import (
     value,
 )
 from engine_core.games.magicka.sharing import (
-    LiveState,
     own_outcome,
     own_rng,
     own_wizard,
@@ -658,40 +657,10 @@ class Magicka(Game[MagickaState, MagickaAction]):
     state_type = MagickaState
     action_type = MagickaAction
 
-    # ----- the public API, without the base class's indirections (the same answers) -----------------------------
-
-    def legal_actions(self, state: MagickaState, seat: int) -> list[MagickaAction]:
-        header = state.header
-        if header.outcome.finished or seat not in header.pending.seats:
-            return []
-        return self._legal_actions(state, seat)
-
-    def pending_seats(self, state: MagickaState) -> list[int]:
-        header = state.header
-        return [] if header.outcome.finished else header.pending.seats[:]
-
-    def is_terminal(self, state: MagickaState) -> bool:
-        return state.header.outcome.finished
-
-    def apply(self, state: MagickaState, seat: int, action: MagickaAction) -> tuple[MagickaState, list[Event]]:
-        """`Game.apply`; on a live state its copy shares the wizards until the rules change one (sharing.py)."""
-        if type(state) is not LiveState:
-            return super().apply(state, seat, action)
-        header = state.header
-        if header.outcome.finished:
-            raise GameOverError()
-        if seat not in header.pending.seats:
-            raise NotYourTurnError(seat, list(header.pending.seats))
-        if not isinstance(action, MagickaAction):
-            raise MalformedActionError("action type", f"{self.info.title} takes {ACTION_NAME} actions")
-        new = step_copy(state)
-        events = self._apply(new, seat, action)
-        new_header = new.header
-        version = new_header.version + 1
-        new_header.version = version
-        for made in events:
-            made.version = version
-        return new, events
+    def step_copy(self, state: MagickaState) -> MagickaState:
+        """`apply`'s copy shares the wizards until the rules change one (sharing.py)."""
+        copied: MagickaState = step_copy(state)
+        return copied
 
     # ----- setup and turns --------------------------------------------------------------------------------------
 

@@ -18,12 +18,12 @@ from manaforge.v1.games.mana_burn_pb2 import ManaBurnAction, ManaBurnState
 
 from engine_core import rng
 from engine_core.bots.budget import Budget, by_seats
-from engine_core.errors import GameOverError, IllegalActionError, MalformedActionError, NotYourTurnError
+from engine_core.errors import IllegalActionError, MalformedActionError
 from engine_core.game import Game, GameInfo, Option, seat_count
 from engine_core.games.mana_burn import board, rules
 from engine_core.games.mana_burn.bots import heuristic
 from engine_core.games.mana_burn.cards import DECK_SIZE, INSTANTS, MAIN_CARDS, NAMES, distinct, kind, name, names
-from engine_core.games.mana_burn.cow import LiveState, step_copy
+from engine_core.games.mana_burn.cow import step_copy
 from engine_core.games.mana_burn.rules import PASS, Move, Phase
 from engine_core.games.mana_burn.zones import all_cards, sync_sizes
 
@@ -68,39 +68,17 @@ class ManaBurn(Game[ManaBurnState, ManaBurnAction]):
     state_type = ManaBurnState
     action_type = ManaBurnAction
 
-    # `Game`'s per-step calls without their indirections (the same answers; random playouts make one of each per step)
     def legal_actions(self, state: ManaBurnState, seat: int) -> list[ManaBurnAction]:
+        """`Game.legal_actions`, straight to the rules (asked at every step of a playout)."""
         header = state.header
         if header.outcome.finished or seat not in header.pending.seats:
             return []
         return rules.legal_actions(state, seat)
 
-    def pending_seats(self, state: ManaBurnState) -> list[int]:
-        header = state.header
-        return [] if header.outcome.finished else header.pending.seats[:]
-
-    def is_terminal(self, state: ManaBurnState) -> bool:
-        return state.header.outcome.finished
-
-    def apply(self, state: ManaBurnState, seat: int, action: ManaBurnAction) -> tuple[ManaBurnState, list[Event]]:
-        """`Game.apply`; on a live state its copy shares the players until the rules change one (cow.py)."""
-        if type(state) is not LiveState:
-            return super().apply(state, seat, action)
-        header = state.header
-        if header.outcome.finished:
-            raise GameOverError()
-        if seat not in header.pending.seats:
-            raise NotYourTurnError(seat, list(header.pending.seats))
-        if not isinstance(action, ManaBurnAction):
-            raise MalformedActionError("action type", f"{self.info.title} takes {ACTION_NAME} actions")
-        new = step_copy(state)
-        events = self._apply(new, seat, action)
-        new_header = new.header
-        version = new_header.version + 1
-        new_header.version = version
-        for made in events:
-            made.version = version
-        return new, events
+    def step_copy(self, state: ManaBurnState) -> ManaBurnState:
+        """`apply`'s copy shares the players until the rules change one (cow.py)."""
+        copied: ManaBurnState = step_copy(state)
+        return copied
 
     # ----- hooks ----------------------------------------------------------------------------------------------------
 

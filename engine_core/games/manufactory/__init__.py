@@ -36,7 +36,7 @@ from engine_core.cards import (
 )
 from engine_core.cards.booster import draw_faces, shared_cards
 from engine_core.cards.draws import shuffle
-from engine_core.errors import GameOverError, IllegalActionError, MalformedActionError, NotYourTurnError
+from engine_core.errors import IllegalActionError, MalformedActionError
 from engine_core.game import Game, GameInfo, Option, event, finish, options, seat_count, set_pending
 from engine_core.games.manufactory.scoring import (
     GROUPS,
@@ -438,13 +438,6 @@ class Manufactory(Game[ManufactoryState, ManufactoryAction]):
 
     # ----- actions --------------------------------------------------------------------------------------------
 
-    def legal_actions(self, state: ManufactoryState, seat: int) -> list[ManufactoryAction]:
-        """`Game.legal_actions`, without its indirections (asked at every step of a playout)."""
-        header = state.header
-        if header.outcome.finished or seat not in header.pending.seats:
-            return []
-        return self._legal_actions(state, seat)
-
     def _legal_actions(self, state: ManufactoryState, seat: int) -> list[ManufactoryAction]:
         legal: list[ManufactoryAction] = []
         cards = facts_table(state)
@@ -493,36 +486,6 @@ class Manufactory(Game[ManufactoryState, ManufactoryAction]):
             if discard in pile.cards:
                 return group, position, facts, (discard, index)
         raise IllegalActionError("back of the line", f"card {discard} is not a card you have already collected")
-
-    def apply(
-        self, state: ManufactoryState, seat: int, action: ManufactoryAction
-    ) -> tuple[ManufactoryState, list[Event]]:
-        """`Game.apply`; on a live state without its indirections, into a copy that shares what the step does not
-        change (sharing.py)."""
-        if type(state) is not LiveState:
-            return super().apply(state, seat, action)
-        header = state.header
-        if header.outcome.finished:
-            raise GameOverError()
-        if seat not in header.pending.seats:
-            raise NotYourTurnError(seat, list(header.pending.seats))
-        if not isinstance(action, ManufactoryAction):
-            raise MalformedActionError("action type", f"{self.info.title} takes {ACTION_NAME} actions")
-        new = shared_copy(state)
-        events = self._apply(new, seat, action)
-        new_header = new.header
-        version = new_header.version + 1
-        new_header.version = version
-        for made in events:
-            made.version = version
-        return new, events
-
-    def pending_seats(self, state: ManufactoryState) -> list[int]:
-        header = state.header
-        return [] if header.outcome.finished else header.pending.seats[:]
-
-    def is_terminal(self, state: ManufactoryState) -> bool:
-        return state.header.outcome.finished
 
     def _apply(self, state: ManufactoryState, seat: int, action: ManufactoryAction) -> list[Event]:
         cards = facts_table(state)

@@ -35,7 +35,7 @@ from manaforge.v1.games.rnd_pb2 import (
 from engine_core import rng as random
 from engine_core.cards import CARD_SET_OPTION, find_set, format_card, open_packs
 from engine_core.cards.booster import draw_faces, shared_cards
-from engine_core.errors import GameOverError, IllegalActionError, MalformedActionError, NotYourTurnError
+from engine_core.errors import IllegalActionError, MalformedActionError
 from engine_core.game import (
     SIMULTANEOUS,
     Game,
@@ -240,40 +240,6 @@ class Rnd(Game[RndState, RndAction]):
     )
     state_type = RndState
     action_type = RndAction
-
-    def legal_actions(self, state: RndState, seat: int) -> list[RndAction]:
-        header = state.header
-        if header.outcome.finished or seat not in header.pending.seats:
-            return []
-        return self._legal_actions(state, seat)
-
-    def pending_seats(self, state: RndState) -> list[int]:
-        header = state.header
-        return [] if header.outcome.finished else header.pending.seats[:]
-
-    def is_terminal(self, state: RndState) -> bool:
-        return state.header.outcome.finished
-
-    def apply(self, state: RndState, seat: int, action: RndAction) -> tuple[RndState, list[Event]]:
-        """`Game.apply`; on a live state without its indirections (the copy is `sharing.copy_live`)."""
-        if type(state) is not _LiveState:
-            return super().apply(state, seat, action)
-        header = state.header
-        if header.outcome.finished:
-            raise GameOverError()
-        if seat not in header.pending.seats:
-            raise NotYourTurnError(seat, list(header.pending.seats))
-        if not isinstance(action, RndAction):
-            raise MalformedActionError(
-                "action type", f"{self.info.title} takes {RndAction.DESCRIPTOR.full_name} actions"
-            )
-        new: RndState = copy_live(state)
-        events = self._apply(new, seat, action)
-        new_header = new.header
-        version = new_header.version = new_header.version + 1
-        for made in events:
-            made.version = version
-        return new, events
 
     def copy(self, state: RndState) -> RndState:
         """A copy of a live state shares the parts a step does not change (`sharing.copy_live`; rules make a part
