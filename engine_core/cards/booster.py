@@ -17,7 +17,6 @@ from manaforge.v1.common_pb2 import Rng
 from engine_core import rng as random
 from engine_core.cards.card import COLORS
 from engine_core.cards.cardset import CardSet, SheetDraws
-from engine_core.cards.draws import draws, shuffle
 
 SHARED_LIMIT = 1 << 14  # shared cards a set keeps (per face and id) before it starts again
 
@@ -41,7 +40,7 @@ def sample_faces(card_set: CardSet, rng: Rng, count: int, packs: int) -> list[Ma
     numbered: list[tuple[int, int]] = []  # (id, face): each booster batch numbered as `open_packs` numbers it
     while len(numbered) < count:
         numbered += enumerate(draw_faces(card_set, rng, max(1, packs)))
-    shuffle(rng, numbered)
+    random.shuffle(rng, numbered)
     return _fresh_cards(card_set, numbered[:count])
 
 
@@ -78,7 +77,7 @@ def draw_faces(card_set: CardSet, rng: Rng, packs: int) -> list[int]:
     """The faces of `packs` draft boosters, one after another (`face_of`): per booster a layout drawn by weight, then
     each sheet's cards in the layout's order (no card twice from one sheet). `open_packs` makes them cards.
 
-    A booster takes at most one draw for its layout and one per card, so its draws are made together (`draws`)."""
+    A booster takes at most one draw for its layout and one per card, so its draws are made together (`rng.draws`)."""
     layouts, totals = card_set.layout_draws, card_set.layout_totals
     total = totals[-1] if totals else 0
     most = 1 + card_set.largest_layout
@@ -87,7 +86,7 @@ def draw_faces(card_set: CardSet, rng: Rng, packs: int) -> list[int]:
     for _ in range(packs):
         if total <= 0:
             _no_draw(rng, counter)
-        points = iter(draws(seed, counter, most))
+        points = iter(random.draws(seed, counter, most))
         counter += 1
         layout = layouts[bisect_right(totals, next(points) % total)]
         for sheet, count, name in layout:

@@ -34,10 +34,8 @@ from engine_core.cards import (
 )
 from engine_core.cards.booster import draw_faces, shared_cards
 from engine_core.cards.cardset import face_of
-from engine_core.cards.draws import draws, shuffle
 from engine_core.errors import InvalidConfigError
-from engine_core.rng import new_rng, next_u64, randbelow
-from engine_core.rng import shuffle as rng_shuffle
+from engine_core.rng import draws, new_rng, next_u64, randbelow, shuffle
 
 DATA = Path(__file__).parents[3] / "shared" / "data"
 needs_data = pytest.mark.skipif(
@@ -290,7 +288,9 @@ def test_draws_made_together_are_the_rngs_draws_one_at_a_time() -> None:
         assert list(draws(seed, counter, count)) == [next_u64(rng) for _ in range(count)]
         items = [rand.randrange(9) for _ in range(count)]
         expected, one_at_a_time = list(items), Rng(seed=seed, counter=counter)
-        rng_shuffle(one_at_a_time, expected)
+        for i in range(len(expected) - 1, 0, -1):  # Fisher-Yates, a draw at a time
+            j = randbelow(one_at_a_time, i + 1)
+            expected[i], expected[j] = expected[j], expected[i]
         together = Rng(seed=seed, counter=counter)
         shuffle(together, items)
         assert items == expected and together.counter == one_at_a_time.counter

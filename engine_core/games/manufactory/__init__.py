@@ -35,7 +35,6 @@ from engine_core.cards import (
     sample_faces,
 )
 from engine_core.cards.booster import draw_faces, shared_cards
-from engine_core.cards.draws import shuffle
 from engine_core.errors import IllegalActionError, MalformedActionError
 from engine_core.game import Game, GameInfo, Option, event, finish, options, seat_count, set_pending
 from engine_core.games.manufactory.scoring import (
@@ -415,11 +414,11 @@ class Manufactory(Game[ManufactoryState, ManufactoryAction]):
         seats = seat_count(state)
         card_set = find_set(options(state)[CARD_SET_OPTION.name])
         faces = draw_faces(card_set, header.rng, seats)  # the boosters' cards, as `open_packs` opens them
-        shuffle(header.rng, faces)  # ids in shuffled order: an id tells nothing of its pack or slot
+        random.shuffle(header.rng, faces)  # ids in shuffled order: an id tells nothing of its pack or slot
         pool = shared_cards(card_set, faces[:MAX_CARDS])  # never changed: the same messages from game to game
         state.catalogue.extend(pool)
         state.deck.extend(range(len(pool)))
-        shuffle(header.rng, state.deck)
+        random.shuffle(header.rng, state.deck)
         for _ in range(BELT_SIZE):
             self._refill(state)
         for _ in range(seats):
