@@ -60,6 +60,8 @@ from engine_core.games.magicka.payment import (
     value,
 )
 from engine_core.games.magicka.sharing import (
+    SEATS_OF,
+    SharedWizards,
     own_outcome,
     own_rng,
     own_wizard,
@@ -157,11 +159,17 @@ def _take(cards: MutableSequence[int], kind: int) -> int:
 
 
 def _sync_counts(state: MagickaState) -> None:
-    for seat, wizard in enumerate(state.wizards[:]):
-        elements, spell_cards = len(wizard.elements), len(wizard.spells)
-        if wizard.element_count != elements or wizard.spell_count != spell_cards:  # a shared wizard stays shared
-            wizard = own_wizard(state, seat)
-            wizard.element_count, wizard.spell_count = elements, spell_cards
+    wizards: Any = state.wizards
+    if type(wizards) is SharedWizards:  # only the wizards this state owns can have changed since the last sync
+        for seat in SEATS_OF[wizards.owned]:
+            wizard = wizards[seat]
+            wizard.element_count, wizard.spell_count = len(wizard.elements), len(wizard.spells)
+    else:
+        for seat, wizard in enumerate(wizards[:]):
+            elements, spell_cards = len(wizard.elements), len(wizard.spells)
+            if wizard.element_count != elements or wizard.spell_count != spell_cards:  # a shared one stays shared
+                wizard = own_wizard(state, seat)
+                wizard.element_count, wizard.spell_count = elements, spell_cards
     state.element_deck_size = len(state.element_deck)
     state.spell_deck_size = len(state.spell_deck)
     state.mayhem_deck_size = len(state.mayhem_deck)

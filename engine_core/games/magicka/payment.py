@@ -105,12 +105,11 @@ def pack(hand: Mapping[int, int]) -> int:
 def unpack(packed: int) -> tuple[tuple[int, int], ...]:
     """The (kind, count) pairs of a packed hand, by kind."""
     hand: list[tuple[int, int]] = []
-    kind = 0
     while packed:
-        if packed & 15:
-            hand.append((kind, packed & 15))
-        packed >>= 4
-        kind += 1
+        shift = (packed & -packed).bit_length() - 1 & ~3  # the lowest kind held: straight to its 4 bits
+        count = packed >> shift & 15
+        hand.append((shift >> 2, count))
+        packed ^= count << shift
     return tuple(hand)
 
 

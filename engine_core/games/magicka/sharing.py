@@ -39,6 +39,11 @@ class SharedWizards(_Wizards):  # type: ignore[misc]
     owned = 0  # a class default: making one costs no Python-level __init__
 
 
+SEATS_OF: tuple[tuple[int, ...], ...] = tuple(  # the seats whose bits are set in `owned`, by its value
+    tuple(seat for seat in range(8) if bits >> seat & 1) for bits in range(1 << 8)
+)
+
+
 def own_wizard(state: MagickaState, seat: int) -> MagickaWizard:
     """`state.wizards[seat]`, to be changed: copied first when another state may share it."""
     wizards: Any = state.wizards
