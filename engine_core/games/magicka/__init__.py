@@ -389,9 +389,17 @@ def _hand_kinds(wizard: MagickaWizard) -> tuple[list[int], list[int]]:
     return sorted(map(kinds, wizard.elements[:])), sorted(set(map(kinds, wizard.spells[:])))
 
 
+_SPELL_KINDS: dict[tuple[int, ...], tuple[int, ...]] = {}  # Spell cards (as held) -> their kinds
+
+
 def _spell_kinds(wizard: MagickaWizard) -> tuple[int, ...]:
-    """A wizard's Spell card kinds, sorted (each once)."""
-    return tuple(sorted(set(map(_KIND_OF.__getitem__, wizard.spells[:]))))
+    """A wizard's Spell card kinds, sorted (each once): remembered by the cards, a handful of the 34 Spell cards
+    that a turn's steps keep while its Element cards change."""
+    cards = tuple(wizard.spells)
+    found = _SPELL_KINDS.get(cards)
+    if found is None:
+        found = _remember(_SPELL_KINDS, cards, tuple(sorted(set(map(_KIND_OF.__getitem__, cards)))))
+    return found
 
 
 # A hand's exchanges are its Spell card exchanges, then its Element card exchanges: each part remembered by the part
@@ -843,7 +851,12 @@ class Magicka(Game[MagickaState, MagickaAction]):
             )
         if expected is None and type_ in (ANSWER, PASS, DISCARD):
             raise IllegalActionError("turn step", "there is no spell to answer and no discard is due")
-        events = _HANDLERS.get(type_, Magicka._apply_trade)(self, state, seat, action, move)
+        handler = _HANDLERS.get(type_)
+        if handler is None or type_ == DRAW_REPLACEMENTS:  # an exchange: no one's health, standing or turn changes
+            events = (handler or Magicka._apply_trade)(self, state, seat, action, move)
+            _sync_counts(state)
+            return events
+        events = handler(self, state, seat, action, move)
         self._after_action(state, events)
         return events
 
