@@ -361,11 +361,23 @@ def _hand(state: MagickaState, seat: int) -> Hand:
     return tuple(sorted(element_kinds(state, seat).items()))
 
 
-def _aims(state: MagickaState) -> tuple[Aim, ...]:
-    """spells.targets as keys: every living wizard and creature, wizards first."""
-    wizards = tuple([_WIZARD_AIMS[s] for s, w in enumerate(state.wizards[:]) if not w.dead])
-    creatures = state.creatures[:]
-    return wizards + tuple([(c.controller, c.number) for c in creatures]) if creatures else wizards
+def _targets(state: MagickaState) -> tuple[tuple[Aim, ...], list[tuple[Aim, int]]]:
+    """spells.targets as keys: every living wizard and creature, wizards first; and, in the same order, those whose
+    barrier a Shield may repair, with the points each misses. One pass over the wizards and the creatures."""
+    aims: list[Aim] = []
+    hurt: list[tuple[Aim, int]] = []
+    for seat, wizard in enumerate(state.wizards[:]):
+        if not wizard.dead:
+            aim = _WIZARD_AIMS[seat]
+            aims.append(aim)
+            if wizard.barrier:
+                hurt.append((aim, wizard.barrier_max - wizard.barrier))
+    for creature in state.creatures[:]:
+        aim = (creature.controller, creature.number)
+        aims.append(aim)
+        if creature.barrier:
+            hurt.append((aim, creature.barrier_max - creature.barrier))
+    return tuple(aims), hurt
 
 
 _WIZARD_AIMS: tuple[Aim, ...] = tuple((seat, 0) for seat in range(MAX_SEATS))
@@ -807,27 +819,17 @@ class Magicka(Game[MagickaState, MagickaAction]):
             legal = _trade_actions(_packed(wizard.elements[:]), _spell_kinds(wizard))
             legal.append(_DRAW_REPLACEMENTS)
             return legal
-        aims = _aims(state)
+        aims, hurt = _targets(state)
         if alive:
             packed, spell_cards = _packed(wizard.elements[:]), _spell_kinds(wizard)
             legal = _trade_actions(packed, spell_cards) if state.exchange_open else []
-            legal += _paid_actions(seat, packed, spell_cards, aims, self._repairs(state))
+            legal += _paid_actions(seat, packed, spell_cards, aims, hurt)
         else:
             legal = []
         if state.creatures:
             legal += self._attacks(state, seat, aims)
         legal.append(_END_TURN)
         return legal
-
-    def _repairs(self, state: MagickaState) -> list[tuple[Aim, int]]:
-        """The aims whose barrier a Shield may repair, in the order of `_aims`, with the points each misses."""
-        hurt = [
-            (_WIZARD_AIMS[s], w.barrier_max - w.barrier)
-            for s, w in enumerate(state.wizards[:])
-            if w.barrier and not w.dead
-        ]
-        hurt += [((c.controller, c.number), c.barrier_max - c.barrier) for c in state.creatures[:] if c.barrier]
-        return hurt
 
     def _attacks(self, state: MagickaState, seat: int, aims: tuple[Aim, ...]) -> list[MagickaAction]:
         return [
