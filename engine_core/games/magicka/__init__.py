@@ -440,15 +440,23 @@ def _trade_actions(packed: int, spell_cards: tuple[int, ...]) -> list[MagickaAct
     return [*spell_part, *element_part]
 
 
+if sorted(ELEMENT_BY_KIND) != list(range(len(ELEMENT_BY_KIND))):
+    raise ValueError("Element card kinds are numbered from 0 without gaps: they index _PAIR_ROWS")
+_PAIR_ROWS: tuple[tuple[MagickaAction, ...], ...] = tuple(  # the pair exchanges by kind, then by kind
+    tuple(_PAIR_TRADE[first][second] for second in sorted(ELEMENT_BY_KIND)) for first in sorted(ELEMENT_BY_KIND)
+)
+
+
 def _element_trades(packed: int) -> Actions:
     """Each Element card kind of a packed hand for a new card (by kind), then each pair of cards for a Spell card."""
     held = unpack(packed)  # (kind, count) by kind
-    legal = [_ELEMENT_TRADE[kind] for kind, _ in held]
+    kinds = [kind for kind, _ in held]
+    legal = list(map(_ELEMENT_TRADE.__getitem__, kinds))
     for i, (first, count) in enumerate(held):
-        row = _PAIR_TRADE[first]
+        row = _PAIR_ROWS[first]
         if count >= 2:
             legal.append(row[first])
-        legal += [row[second] for second, _ in held[i + 1 :]]
+        legal += map(row.__getitem__, kinds[i + 1 :])
     return tuple(legal)
 
 
@@ -459,24 +467,32 @@ class _Row(dict[Aim, MagickaAction]):
     """The actions of `type` paying `payment` with `extra`, by aim, each made when first asked for; `what` is the spell
     kind of a cast, the Element of a snap spell, 0 for a repair."""
 
-    __slots__ = ("extra", "payment", "type", "what")
+    __slots__ = ("extra", "payment", "template", "type", "what")
     type: MagickaActionType.ValueType
     what: int
     payment: Payment
     extra: int
+    template: MagickaAction | None  # the action without its target, made at the first aim
 
     def __missing__(self, aim: Aim) -> MagickaAction:
-        type_, what, payment_message, target = self.type, self.what, _payment_message(self.payment), _target(aim)
-        if type_ == CAST_SPELL:
-            made = MagickaAction(type=type_, spell=what, payment=payment_message, target=target, extra=self.extra)
-        elif type_ == CAST_SNAP:
-            made = MagickaAction(
-                type=type_, element=cast(Element, what), payment=payment_message, target=target, extra=self.extra
-            )
-        else:
-            made = MagickaAction(type=type_, payment=payment_message, target=target, extra=self.extra)
+        template = self.template
+        if template is None:
+            template = self.template = self._without_target()
+        made = MagickaAction()
+        made.CopyFrom(template)  # a copy in C: a sixth of the cost of building the message and its payment again
+        target = made.target
+        target.SetInParent()
+        target.seat, target.creature = aim
         self[aim] = _shared(made)
         return made
+
+    def _without_target(self) -> MagickaAction:
+        type_, what, payment_message = self.type, self.what, _payment_message(self.payment)
+        if type_ == CAST_SPELL:
+            return MagickaAction(type=type_, spell=what, payment=payment_message, extra=self.extra)
+        if type_ == CAST_SNAP:
+            return MagickaAction(type=type_, element=cast(Element, what), payment=payment_message, extra=self.extra)
+        return MagickaAction(type=type_, payment=payment_message, extra=self.extra)
 
 
 _ROWS: dict[tuple[MagickaActionType.ValueType, int, Payment, int], _Row] = {}
@@ -490,7 +506,7 @@ def _row(type_: MagickaActionType.ValueType, what: int, payment: Payment, extra:
         if len(_ROWS) >= _ROWS_LIMIT:
             _ROWS.clear()
         found = _ROWS[key] = _Row()
-        found.type, found.what, found.payment, found.extra = type_, what, payment, extra
+        found.type, found.what, found.payment, found.extra, found.template = type_, what, payment, extra, None
     return found
 
 
