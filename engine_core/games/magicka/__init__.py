@@ -425,8 +425,9 @@ _SPELL_TRADES: dict[tuple[int, ...], Actions] = {}  # Spell card kinds -> exchan
 _ELEMENT_TRADES: dict[int, Actions] = {}  # packed Element cards -> exchanges
 
 
-def _trade_actions(packed: int, spell_cards: tuple[int, ...]) -> list[MagickaAction]:
-    """Every exchange from a hand's packed Element cards and Spell card kinds (sorted)."""
+def _trade_actions(packed: int, spell_cards: tuple[int, ...], elements: list[int]) -> list[MagickaAction]:
+    """Every exchange from a hand's packed Element cards (the cards themselves: `elements`) and Spell card kinds
+    (sorted)."""
     spell_part = _SPELL_TRADES.get(spell_cards)
     if spell_part is None:
         spell_part = _remember(
@@ -436,7 +437,7 @@ def _trade_actions(packed: int, spell_cards: tuple[int, ...]) -> list[MagickaAct
         )
     element_part = _ELEMENT_TRADES.get(packed)
     if element_part is None:
-        element_part = _remember(_ELEMENT_TRADES, packed, _element_trades(packed))
+        element_part = _remember(_ELEMENT_TRADES, packed, _element_trades(elements))
     return [*spell_part, *element_part]
 
 
@@ -447,14 +448,14 @@ _PAIR_ROWS: tuple[tuple[MagickaAction, ...], ...] = tuple(  # the pair exchanges
 )
 
 
-def _element_trades(packed: int) -> Actions:
-    """Each Element card kind of a packed hand for a new card (by kind), then each pair of cards for a Spell card."""
-    held = unpack(packed)  # (kind, count) by kind
-    kinds = [kind for kind, _ in held]
+def _element_trades(elements: list[int]) -> Actions:
+    """Each Element card kind of a hand for a new card (by kind), then each pair of cards for a Spell card."""
+    held = list(map(_KIND_OF.__getitem__, elements))  # read from the cards: no big-int arithmetic on the packed hand
+    kinds = sorted(set(held))
     legal = list(map(_ELEMENT_TRADE.__getitem__, kinds))
-    for i, (first, count) in enumerate(held):
+    for i, first in enumerate(kinds):
         row = _PAIR_ROWS[first]
-        if count >= 2:
+        if held.count(first) >= 2:
             legal.append(row[first])
         legal += map(row.__getitem__, kinds[i + 1 :])
     return tuple(legal)
@@ -832,13 +833,15 @@ class Magicka(Game[MagickaState, MagickaAction]):
             return [_DISCARD[k] for k in sorted(set(elements))] + [_DISCARD[k] for k in spell_kinds]
         alive = not wizard.dead
         if alive and (state.owed_elements or state.owed_spells):
-            legal = _trade_actions(_packed(wizard.elements[:]), _spell_kinds(wizard))
+            elements = wizard.elements[:]
+            legal = _trade_actions(_packed(elements), _spell_kinds(wizard), elements)
             legal.append(_DRAW_REPLACEMENTS)
             return legal
         aims, hurt = _targets(state)
         if alive:
-            packed, spell_cards = _packed(wizard.elements[:]), _spell_kinds(wizard)
-            legal = _trade_actions(packed, spell_cards) if state.exchange_open else []
+            elements = wizard.elements[:]
+            packed, spell_cards = _packed(elements), _spell_kinds(wizard)
+            legal = _trade_actions(packed, spell_cards, elements) if state.exchange_open else []
             legal += _paid_actions(seat, packed, spell_cards, aims, hurt)
         else:
             legal = []
