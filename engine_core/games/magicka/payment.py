@@ -141,7 +141,11 @@ def packed_payments(needs: Needs, packed: int) -> tuple[Payment, ...]:
             parts.append(part)
     if len(parts) == 1:
         return parts[0]
-    combined = (tuple(sorted(chain.from_iterable(combination))) for combination in product(*parts))
+    if len(parts) == 2:  # the usual case, without the generators of product() and chain()
+        first, second = parts
+        combined = [tuple(sorted(a + b)) for a in first for b in second]
+    else:
+        combined = [tuple(sorted(chain.from_iterable(combination))) for combination in product(*parts)]
     short = []  # the kinds that two Elements' choices may overdraw, with the cards the hand holds
     for kind, wanted in _doubles(needs):
         count = packed >> 4 * kind & 15
@@ -149,7 +153,7 @@ def packed_payments(needs: Needs, packed: int) -> tuple[Payment, ...]:
             short.append((kind, count))
     if not short:
         return tuple(combined)
-    return tuple(payment for payment in combined if all(_count(payment, kind) <= n for kind, n in short))
+    return tuple([payment for payment in combined if all([_count(payment, kind) <= n for kind, n in short])])
 
 
 @lru_cache(maxsize=1 << 10)
@@ -165,7 +169,7 @@ def _doubles(needs: Needs) -> tuple[tuple[int, tuple[int, ...]], ...]:
 
 
 def _count(payment: Payment, kind: int) -> int:
-    return sum(1 for k, _ in payment if k == kind)
+    return [k for k, _ in payment].count(kind)
 
 
 @lru_cache(maxsize=1 << 14)
