@@ -102,7 +102,10 @@ NONE = -1
 MAX_SEATS = 6  # the game's max_seats
 
 
-_ACTIONS: dict[tuple[object, ...], ManaBurnAction] = {}  # every action built so far (finitely many: small ints)
+_ACTIONS: dict[tuple[object, ...], ManaBurnAction] = {}  # the actions built so far, by their fields
+# A state sent to the stateless rules service may hold any ids, so the tables of shared actions are bounded: past
+# this many entries a table starts again (its actions stay valid where they are held; an equal one is built anew).
+ACTIONS_LIMIT = 1 << 14
 
 
 def act(move: ManaBurnMove.ValueType, **fields: int) -> ManaBurnAction:
@@ -110,6 +113,8 @@ def act(move: ManaBurnMove.ValueType, **fields: int) -> ManaBurnAction:
     key = (move, *fields.items())
     found = _ACTIONS.get(key)
     if found is None:
+        if len(_ACTIONS) >= ACTIONS_LIMIT:
+            _ACTIONS.clear()
         found = _ACTIONS[key] = ManaBurnAction(move=move, **fields)
     return found
 
@@ -150,10 +155,16 @@ def aimed(card: int, target: int) -> ManaBurnAction:
 
 def play_at(card: int, targets: list[int]) -> list[ManaBurnAction]:
     """`act(PLAY, card=card, target=t)` for each target (a Raise Dead may have a whole Graveyard to choose from)."""
-    row = _AIMED.setdefault(card, {})
+    row = _AIMED.get(card)
+    if row is None:
+        if len(_AIMED) >= ACTIONS_LIMIT:
+            _AIMED.clear()
+        row = _AIMED[card] = {}
     try:
         return [row[target] for target in targets]
     except KeyError:
+        if len(row) + len(targets) > ACTIONS_LIMIT:
+            row.clear()
         for target in targets:
             if target not in row:
                 row[target] = act(PLAY, card=card, target=target)

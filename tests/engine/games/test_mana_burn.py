@@ -871,3 +871,19 @@ def test_heuristic_bots_finish_games_by_collecting() -> None:
 def test_random_playouts_with_six_players_keep_the_invariants() -> None:
     for seed in range(2):
         assert check_playout(GAME, 6, seed, full=False).finished
+
+
+def test_shared_action_tables_stay_bounded_for_any_ids_a_client_sends() -> None:
+    """The stateless rules service lists actions for whatever state a client sends: ids it makes up must not grow
+    the tables of shared actions without bound, and the actions listed stay right."""
+    limit = rules.ACTIONS_LIMIT
+    for target in range(limit + 500):
+        action = rules.act(CREATURE, target=1_000_000 + target, other=7)
+        assert (action.move, action.target, action.other) == (CREATURE, 1_000_000 + target, 7)
+    assert len(rules._ACTIONS) <= limit
+    aimed = rules.play_at(3, list(range(limit + 10)))
+    assert [a.target for a in aimed] == list(range(limit + 10)) and {a.card for a in aimed} == {3}
+    for card in range(limit + 10):
+        rules.play_at(10_000 + card, [1])
+    assert len(rules._AIMED) <= limit and all(len(row) <= limit + 10 for row in rules._AIMED.values())
+    assert rules.act(PASS) == rules.PASS_ACTION  # a table started again still gives equal actions
