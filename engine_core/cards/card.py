@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from typing import TypeVar
+from typing import Protocol, TypeVar, cast
 
 from manaforge.v1.cards_pb2 import MagicCard
 
@@ -95,7 +95,18 @@ def format_card(card: MagicCard) -> str:
     return " ".join(parts) + (" *foil*" if card.foil else "")
 
 
-def memo_by_content(compute: Callable[[MagicCard], T]) -> Callable[[MagicCard], T]:
+T_co = TypeVar("T_co", covariant=True)
+
+
+class CardMemo(Protocol[T_co]):
+    """What `memo_by_content` gives: the remembered function, and `clear()` to forget every card."""
+
+    def __call__(self, card: MagicCard) -> T_co: ...
+
+    def clear(self) -> None: ...
+
+
+def memo_by_content(compute: Callable[[MagicCard], T]) -> CardMemo[T]:
     """`compute(card)`, remembered per card content: for facts an engine asks of the same cards at every step.
 
     The key is the card's serialized bytes (equal bytes, equal card: exact for any card, a scenario's hand-made ones
@@ -122,5 +133,10 @@ def memo_by_content(compute: Callable[[MagicCard], T]) -> Callable[[MagicCard], 
             by_identity[id(card)] = (card, value)  # the reference keeps the id from being reused
         return value
 
+    def clear() -> None:
+        memo.clear()
+        by_identity.clear()
+
     lookup.__doc__ = compute.__doc__
-    return lookup
+    lookup.clear = clear  # type: ignore[attr-defined]
+    return cast(CardMemo[T], lookup)

@@ -157,6 +157,9 @@ def builds_values(hand: tuple[CardValues, ...], location: Location) -> bool:
 CardMasks: TypeAlias = tuple[int, int, int, int] | None
 
 _BITS: dict[Value, int] = {}  # a value's bit: a few dozen in all (card types, colours, mana values)
+# More only from cards a client made up (the rules service plays any state it is sent): past this many the bits, and
+# the masks made of them, start again.
+BITS_LIMIT = 1 << 10
 
 
 def _bit(value: Value) -> int:
@@ -188,6 +191,9 @@ def new_builds(cards: Sequence[MagicCard], done: Container[Location]) -> list[Lo
     the hand for the three locations."""
     if len(cards) != CARDS_PER_LOCATION:
         return []
+    if len(_BITS) >= BITS_LIMIT:  # here, before any mask of this hand is read: they all use the same bits
+        _BITS.clear()
+        card_masks.clear()
     mine = power_plant = tower = flags = count = 0
     for card in cards:
         masks = card_masks(card)

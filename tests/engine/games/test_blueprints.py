@@ -465,3 +465,16 @@ def test_the_builtin_pool_can_build_every_location() -> None:
     assert {c for card_ in pool for c in card_.colors} == set("WUBRG")
     assert len({c.mana_value for c in pool}) >= 5
     assert isinstance(builtin_set(), CardSet)
+
+
+def test_location_bits_stay_bounded_for_cards_a_client_makes_up() -> None:
+    """The rules service plays any state it is sent: cards with made-up mana values must not grow the table of value
+    bits without bound, and a Tower is still told right after the table starts again."""
+    from engine_core.games.blueprints import locations
+
+    for start in range(0, 3 * locations.BITS_LIMIT, 5):
+        hand = [card(f"c{start + i}", mv=1000 + start + i) for i in range(5)]
+        assert locations.new_builds(hand, ()) == [TOWER]
+        assert len(locations._BITS) <= locations.BITS_LIMIT + 20
+    repeated = [card(f"r{i}", mv=1000 + i % 4) for i in range(5)]  # two cards share a mana value: no Tower
+    assert locations.new_builds(repeated, ()) == []
