@@ -56,7 +56,6 @@ from engine_core.games.magicka.payment import (
     packed_payments,
     payment_problem,
     payments,
-    unpack,
     value,
 )
 from engine_core.games.magicka.sharing import (
