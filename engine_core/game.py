@@ -325,6 +325,9 @@ class Game(ABC, Generic[S, A]):
 
 
 _LiveEvent: Any = twin(Event)
+_LiveHeader: Any = twin(Header)
+_LivePending: Any = _LiveHeader._messages["pending"]
+_LiveOutcome: Any = _LiveHeader._messages["outcome"]
 _new = object.__new__
 
 
@@ -337,7 +340,17 @@ def seat_count(state: GameState) -> int:
 
 
 def set_pending(state: GameState, seats: Iterable[int], kind: DecisionKind.ValueType = TURN, prompt: str = "") -> None:
-    pending = state.header.pending
+    """The decision the game waits for. A live state gets a new pending decision (its step copies may share the
+    old one: engine_core.live.step_copier); a message's is written in place."""
+    header: Any = state.header
+    if type(header) is _LiveHeader:
+        pending = header.pending = _new(_LivePending)
+        pending._set = True  # as SetInParent
+        pending.seats = list(seats)
+        pending.kind = kind
+        pending.prompt = prompt
+        return
+    pending = header.pending
     pending.SetInParent()  # as writing its fields would in protobuf, even when they are all defaults
     pending.seats[:] = seats
     pending.kind = kind
@@ -345,7 +358,11 @@ def set_pending(state: GameState, seats: Iterable[int], kind: DecisionKind.Value
 
 
 def finish(state: GameState, winners: Sequence[int], scores: Sequence[float] = (), reason: str = "") -> None:
-    outcome = state.header.outcome
+    """The game's end. As with `set_pending`, a live state gets a new outcome."""
+    header: Any = state.header
+    if type(header) is _LiveHeader:
+        header.outcome = _LiveOutcome()
+    outcome = header.outcome
     outcome.finished = True
     outcome.winners[:] = winners
     outcome.scores[:] = scores

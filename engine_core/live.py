@@ -366,3 +366,155 @@ def message(value: M) -> M:
         made: M = value.to_proto()
         return made
     return value
+
+
+# ----- copy on write: the copy `Game.apply` makes, for games whose rules take a part before changing it ------------
+
+
+class SharedItems(Repeated):
+    """A repeated message field whose items a live state may share with the states `Game.step_copy` made from it (or
+    it from them): bit `index` of `owned` is set once that item is this state's own copy (`owner`). A change that
+    moves items (a removal, an insertion, a slice assigned) forgets every bit: each item is then taken again."""
+
+    owned = 0  # a class default: making one costs no Python-level __init__
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        self.owned = 0
+        super().__setitem__(index, value)
+
+    def __delitem__(self, index: Any) -> None:
+        self.owned = 0
+        super().__delitem__(index)
+
+    def insert(self, index: Any, value: Any) -> None:
+        self.owned = 0
+        super().insert(index, value)
+
+    def pop(self, index: Any = -1) -> Any:
+        self.owned = 0
+        return super().pop(index)
+
+    def remove(self, value: Any) -> None:
+        self.owned = 0
+        super().remove(value)
+
+    def clear(self) -> None:
+        self.owned = 0
+        super().clear()
+
+
+_SHARED_ITEMS: dict[type[Repeated], type[SharedItems]] = {}
+
+
+def shared_items(repeated: type[Repeated]) -> type[SharedItems]:
+    """The `SharedItems` class of a repeated message field's class (made once)."""
+    made = _SHARED_ITEMS.get(repeated)
+    if made is None:
+        made = _SHARED_ITEMS[repeated] = type(f"Shared{repeated.__name__}", (SharedItems, repeated), {})
+    return made
+
+
+def step_copier(live_type: type[Twin], *, items: Iterable[str] = (), share: Iterable[str] = ()) -> Any:
+    """The copy `Game.apply` makes of a live state (`Game.step_copy`) for a game whose rules copy on write: the
+    twin's own `copy`, except that the items of the repeated message fields `items` stay shared until a rule takes
+    one with `owner(...)`, and that the message fields in `share` (a part of a part as "header.rng") stay shared
+    as they are: the rules replace them (`game.set_pending`, `game.finish`, `own_part`), never change them in
+    place. From the copy on, the state it was made from shares those items too, so its own changes (a bot stepping
+    it in place, `ismcts.step`) take them first as well. Generated as straight-line code, as the twins' copies."""
+    items, share = tuple(items), tuple(share)
+    for name in items:
+        if name not in live_type._repeated:
+            raise TypeError(f"{live_type.__name__} has no field {name} of repeated messages")
+    env: dict[str, Any] = {"new": object.__new__}
+    lines = ["def step_copy(s):"]
+    for name in items:
+        env[f"S_{name}"] = shared_items(live_type._repeated[name])
+        lines += [
+            f"    i_{name} = s.{name}",
+            f"    if type(i_{name}) is S_{name}:",
+            f"        i_{name}.owned = 0",
+            "    else:",
+            f"        s.{name} = i_{name} = S_{name}(i_{name})  # the same items: the state's content is unchanged",
+        ]
+    lines += _copy_lines(live_type, "s", "n", env, items, share)
+    lines.append("    return n")
+    namespace: dict[str, Any] = {}
+    exec("\n".join(lines), env, namespace)
+    copier = namespace["step_copy"]
+    copier.__doc__ = f"The step copy of a live {live_type.__name__}: shares {', '.join((*items, *share))}."
+    return copier
+
+
+def _copy_lines(
+    cls: type[Twin], source: str, target: str, env: dict[str, Any], items: tuple[str, ...], share: tuple[str, ...]
+) -> list[str]:
+    """Lines copying the twin `source` of class `cls` into a new `target`, as its `copy` does, but with the shared
+    items of `items`, the fields in `share`, and each part named in a dotted `share` copied the same way."""
+    env[f"C_{target}"] = cls
+    lines = [f"    {target} = new(C_{target})", f"    {target}._set = {source}._set"]
+    for field in cls.DESCRIPTOR.fields:
+        name = field.name
+        inner = tuple(part.split(".", 1)[1] for part in share if part.startswith(name + "."))
+        if name in items:
+            lines.append(f"    {target}.{name} = S_{name}(i_{name})")
+        elif name in share:
+            lines.append(f"    {target}.{name} = {source}.{name}")
+        elif inner:
+            part = f"{target}_{name}"
+            lines.append(f"    {source}_{name} = {source}.{name}")
+            lines += _copy_lines(cls._messages[name], f"{source}_{name}", part, env, (), inner)
+            lines.append(f"    {target}.{name} = {part}")
+        elif name in cls._optional:
+            lines.append(f"    {target}._{name} = {source}._{name}")
+        elif name in cls._messages:
+            frozen = cls._messages[name].DESCRIPTOR.full_name in FROZEN
+            lines.append(f"    {target}.{name} = {source}.{name}" + ("" if frozen else ".copy()"))
+        elif name in cls._repeated:
+            env[f"R_{target}_{name}"], env[f"c_{target}_{name}"] = cls._repeated[name], cls._repeated[name].item.copy
+            lines.append(
+                f"    {target}.{name} = R_{target}_{name}(map(c_{target}_{name}, {source}.{name}))"
+                f" if {source}.{name} else R_{target}_{name}()"
+            )
+        elif name in cls._shared:
+            env["Shared"] = Shared
+            lines.append(f"    {target}.{name} = Shared({source}.{name})")
+        elif _is_map(field):
+            lines.append(f"    {target}.{name} = {source}.{name}.copy()")
+        elif _is_repeated(field):
+            lines.append(f"    {target}.{name} = {source}.{name}[:]")
+        else:
+            lines.append(f"    {target}.{name} = {source}.{name}")
+    unknown = {part.split(".", 1)[0] for part in (*items, *share)} - {f.name for f in cls.DESCRIPTOR.fields}
+    if unknown:
+        raise TypeError(f"{cls.__name__} has no field {', '.join(sorted(unknown))}")
+    return lines
+
+
+def owner(live_type: type[Twin], name: str) -> Any:
+    """`own(state, index)`: the item `index` of the repeated message field `name`, to be changed. On a live state
+    whose items may be shared (`step_copier`) it is copied first, once; on a protobuf message (the services' path)
+    and on a live state that shares nothing (a new game, a `Game.copy`, a bot's world) it is the item itself."""
+    env = {"S": shared_items(live_type._repeated[name]), "put": list.__setitem__}
+    source = f"""def own(state, index):
+    items = state.{name}
+    item = items[index]
+    if type(items) is S and not items.owned >> index & 1:
+        item = item.copy()
+        put(items, index, item)  # list's own: the item stays where it was
+        items.owned |= 1 << index
+    return item
+"""
+    namespace: dict[str, Any] = {}
+    exec(source, env, namespace)
+    own = namespace["own"]
+    own.__doc__ = f"`state.{name}[index]`, to be changed: copied first when another state may share it."
+    return own
+
+
+def own_part(state: Any, name: str) -> Any:
+    """The header's part `name` (its rng, say), to be changed in place: on a live state its step copies may share
+    it (`step_copier`), so it is copied first."""
+    header = state.header
+    if isinstance(header, Twin):
+        setattr(header, name, getattr(header, name).copy())
+    return getattr(header, name)

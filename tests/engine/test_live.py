@@ -188,3 +188,80 @@ def test_a_cleared_field_is_empty_and_of_its_kind() -> None:
         state.ClearField(name)
         assert getattr(state, name) == [] and type(getattr(state, name)) is kind
     assert _bytes(state) == b""
+
+
+def _manasurge_midgame(seed: int = 5) -> Any:
+    from engine_core.registry import find_game
+
+    game = find_game("manasurge")
+    rand = random.Random(seed)
+    state = game.new_game(GameConfig(game="manasurge", seats=3), seed, live=True)
+    while len(state.table) < 2:
+        seat = rand.choice(game.pending_seats(state))
+        state, _ = game.apply(state, seat, rand.choice(game.legal_actions(state, seat)))
+    return state
+
+
+def test_a_step_copy_shares_the_named_items_and_parts_and_copies_the_rest() -> None:
+    from engine_core.games.manasurge import rules
+
+    state = _manasurge_midgame()
+    before = _bytes(state)
+    copied = rules.step_copy(state)
+    assert _bytes(copied) == before
+    assert all(a is b for a, b in zip(copied.players, state.players, strict=True))
+    assert all(a is b for a, b in zip(copied.table, state.table, strict=True))
+    assert copied.header.rng is state.header.rng and copied.header.pending is state.header.pending
+    assert copied.header is not state.header and copied.deck is not state.deck and copied.deck == state.deck
+    assert copied.players is not state.players  # the lists are the states' own: only their items are shared
+
+    player = rules.own_player(copied, 1)  # taken once, then the state's own
+    assert player is not state.players[1] and rules.own_player(copied, 1) is player
+    player.hand.clear()
+    player.stones += 5
+    assert _bytes(state) == before  # the state it came from never sees the change
+    assert rules.own_player(state, 1) is not player  # ... and takes its own copy before changing its own
+
+    message = state.to_proto()
+    assert rules.own_player(message, 0) is message.players[0]  # a protobuf message owns its parts
+
+
+def test_shared_items_forget_what_they_owned_when_items_move() -> None:
+    from engine_core.games.manasurge import rules
+
+    copied = rules.step_copy(_manasurge_midgame())
+    first = rules.own_played(copied, 0)
+    assert copied.table.owned == 1
+    del copied.table[0]  # a removal moves the items: every one counts as shared again
+    assert copied.table.owned == 0
+    assert rules.own_played(copied, 0) is not first
+
+
+def test_step_copier_refuses_a_field_the_message_lacks() -> None:
+    from engine_core.live import step_copier
+
+    with pytest.raises(TypeError, match="no field"):
+        step_copier(LiveMagicka, items=("wizzards",))
+    with pytest.raises(TypeError, match="no field"):
+        step_copier(LiveMagicka, share=("header.rngg",))
+
+
+def test_a_live_states_pending_decision_outcome_and_rng_are_replaced_not_changed() -> None:
+    from engine_core.game import finish, set_pending
+    from engine_core.live import own_part
+
+    state = _manasurge_midgame()
+    pending, outcome, rng = state.header.pending, state.header.outcome, state.header.rng
+    kept = (_bytes(pending), _bytes(outcome), _bytes(rng))
+    set_pending(state, [2], prompt="next")
+    finish(state, [1], [3.0, 4.0, 1.0], "done")
+    drawn = own_part(state, "rng")
+    drawn.counter += 1
+    assert (_bytes(pending), _bytes(outcome), _bytes(rng)) == kept  # a step copy sharing them sees no change
+    assert list(state.header.outcome.winners) == [1] and state.header.outcome.finished
+    assert state.header.rng is drawn and rng is not drawn
+
+    message = state.to_proto()
+    assert own_part(message, "rng") is message.header.rng
+    set_pending(message, [0], prompt="again")
+    assert list(message.header.pending.seats) == [0]

@@ -61,7 +61,6 @@ from engine_core.games.magicka.payment import (
 from engine_core.games.magicka.sharing import (
     SEATS_OF,
     SharedWizards,
-    own_outcome,
     own_rng,
     own_wizard,
     put_cast,
@@ -787,7 +786,6 @@ class Magicka(Game[MagickaState, MagickaAction]):
         else:
             reason = "every remaining wizard fell at once: a draw"
         events.append(event("GameEnded", reason))
-        own_outcome(state)
         finish(state, standing, scores, reason)
         _sync_counts(state)
         return True
@@ -798,7 +796,6 @@ class Magicka(Game[MagickaState, MagickaAction]):
         winners = [s for s in standing if state.wizards[s].health == best]
         reason = f"the round limit of {options(state)['round_limit']} rounds was reached: most Health wins"
         events.append(event("GameEnded", reason))
-        own_outcome(state)
         finish(state, winners, [float(w.health) for w in state.wizards], reason)
 
     def _after_action(self, state: MagickaState, events: list[Event]) -> None:

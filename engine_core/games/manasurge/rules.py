@@ -42,6 +42,7 @@ from engine_core.games.manasurge.cards import (
     spell_name,
     spell_of,
 )
+from engine_core.live import own_part, owner, step_copier, twin
 
 Step = ManasurgeStep
 Move = ManasurgeMove
@@ -56,6 +57,16 @@ WIN_STONES_FIVE = 10  # "Đối với 5 người chơi chỉ cần lấy về 10
 MAX_ROUNDS = 60  # engine bound (RULES.md): stones can flow back, so the game ends after this many rounds
 NO_FOLLOW_UP = Step.MANASURGE_STEP_UNSPECIFIED
 REDRAW_LIMIT = 10  # engine bound on the Caster's redraws in one round (RULES.md)
+
+# The copy `apply` makes of a live state shares the players, the cards on the table and the header's rng, pending
+# decision and outcome with the state it came from (engine_core.live.step_copier): most steps change one hand. So
+# every rule below takes a player (`own_player`) or a card on the table (`own_played`) before changing it, and keeps
+# the one it gets (one read before may be a shared one since replaced); the rng is taken with `own_part` before a
+# shuffle. On a protobuf message (the services' path) and on a live state that shares nothing they give the part.
+LiveState = twin(ManasurgeState)
+step_copy = step_copier(LiveState, items=("players", "table"), share=("header.rng", "header.pending", "header.outcome"))
+own_player: Callable[[ManasurgeState, int], ManasurgePlayer] = owner(LiveState, "players")
+own_played: Callable[[ManasurgeState, int], Played] = owner(LiveState, "table")
 
 CARD_MOVES = (Move.MANASURGE_MOVE_OPEN, Move.MANASURGE_MOVE_PLAY, Move.MANASURGE_MOVE_GIVE, Move.MANASURGE_MOVE_DISCARD)
 # Plain ints for the enum values used at every step (an enum wrapper's attribute lookup is slow).
@@ -278,7 +289,7 @@ def setup(state: ManasurgeState) -> None:
         roles = [int(r) for r in Role]
         rng.shuffle(state.header.rng, roles)
         for seat in range(seats):
-            state.players[seat].role = roles[seat]
+            own_player(state, seat).role = roles[seat]
     state.caster = 0
     state.round = 0
     start_round(state, [])
@@ -293,13 +304,14 @@ def start_round(state: ManasurgeState, events: list[Event]) -> None:
     state.target_magic = 0
     del state.warded[:]
     seats = seat_count(state)
-    players = state.players[:]
     for offset in range(seats):
-        player = players[(state.caster + offset) % seats]
-        draw_into(state, player.hand, HAND_SIZE - len(player.hand), events)
+        player = state.players[(state.caster + offset) % seats]
+        missing = HAND_SIZE - len(player.hand)
+        if missing > 0:
+            draw_into(state, own_player(state, (state.caster + offset) % seats).hand, missing, events)
     redraw_for_caster(state, events)
     numbers = numbers_of(state)
-    for seat, player in enumerate(players):
+    for seat, player in enumerate(state.players[:]):
         hand = player.hand[:]  # a slice: iterating the field itself is slower
         names = ", ".join([card_name(c, numbers) for c in hand])
         events.append(event("HandDealt", f"round {state.round}: your hand is {names}", audience=seat, cards=hand))
@@ -311,9 +323,9 @@ def redraw_for_caster(state: ManasurgeState, events: list[Event]) -> None:
     """ "Trường hợp khi bắt đầu không có, Người chơi đầu tiên sẽ được rút lại 5 lá mới" (a Caster with no spell
     card draws 5 new cards), repeated until a spell card comes, within REDRAW_LIMIT; then the token moves on."""
     for _ in range(REDRAW_LIMIT):
-        hand = state.players[state.caster].hand
-        if has_spell_card(hand[:]):
+        if has_spell_card(state.players[state.caster].hand[:]):
             return
+        hand = own_player(state, state.caster).hand
         if options(state).get("redraw", "replace") == "replace":
             names = ", ".join(card_name(c, numbers_of(state)) for c in hand)
             state.discard.extend(hand)
@@ -341,7 +353,7 @@ def draw_into(state: ManasurgeState, pile: MutableSequence[int], count: int, eve
         if not deck:
             if not state.discard:
                 break
-            rng.shuffle_into(state.header.rng, deck, state.discard)
+            rng.shuffle_into(own_part(state, "rng"), deck, state.discard)
             events.append(event("DiscardReshuffled", "the discard pile was shuffled into a new draw pile"))
         take = min(count - drawn, len(deck))  # as many as the pile holds, in one slice
         cards = deck[-take:]
@@ -354,9 +366,11 @@ def draw_into(state: ManasurgeState, pile: MutableSequence[int], count: int, eve
 
 def sync_sizes(state: ManasurgeState) -> None:
     state.deck_size = len(state.deck)
-    for player in state.players[:]:
-        player.hand_size = len(player.hand)
-        player.penalty_size = len(player.penalty)
+    for seat, player in enumerate(state.players[:]):
+        hand, penalty = len(player.hand), len(player.penalty)
+        if player.hand_size != hand or player.penalty_size != penalty:  # a shared player stays shared
+            player = own_player(state, seat)
+            player.hand_size, player.penalty_size = hand, penalty
 
 
 # ----- applying an action -------------------------------------------------------------------------------------------
@@ -367,11 +381,10 @@ def apply(state: ManasurgeState, seat: int, action: ManasurgeAction) -> list[Eve
     move = action.move
     if move == CONCEDE:
         return end_round(state, seat)
-    players = state.players[:]  # the handlers change the players, never the list
-    had_cards = [bool(p.hand) for p in players]
+    had_cards = [bool(p.hand) for p in state.players[:]]
     events: list[Event] = []
     follow, skip = HANDLERS[move](state, seat, action, events)
-    for surger, player in enumerate(players):
+    for surger, player in enumerate(state.players[:]):  # read again: a handler may have taken a player
         if had_cards[surger] and not player.hand:
             mana_surge(state, surger, events)
     if follow:
@@ -392,7 +405,7 @@ Handler = Callable[[ManasurgeState, int, ManasurgeAction, list[Event]], Outcome]
 
 
 def take_from_hand(state: ManasurgeState, seat: int, card: int) -> None:
-    state.players[seat].hand.remove(card)
+    own_player(state, seat).hand.remove(card)
 
 
 def do_open(state: ManasurgeState, seat: int, action: ManasurgeAction, events: list[Event]) -> Outcome:
@@ -512,14 +525,14 @@ def shadow_mirror(state: ManasurgeState, seat: int, played: Played, events: list
 
 def hex_next(state: ManasurgeState, seat: int, events: list[Event]) -> None:
     victim = next_seat(state, seat)
-    came = draw_into(state, state.players[victim].penalty, HEX_PENALTY, events)
+    came = draw_into(state, own_player(state, victim).penalty, HEX_PENALTY, events)
     events.append(event("PenaltyTaken", f"Hex: seat {victim} took {came} penalty cards face down"))
 
 
 def resonance(state: ManasurgeState, seat: int, events: list[Event]) -> None:
-    mine = [p for p in state.table if p.seat == seat and p.spell]
-    for played in mine:
-        played.stones += 1
+    mine = [i for i, p in enumerate(state.table[:]) if p.seat == seat and p.spell]
+    for index in mine:
+        own_played(state, index).stones += 1
     events.append(event("StoneAdded", f"Resonance: a stone on each of seat {seat}'s {len(mine)} spell cards"))
 
 
@@ -527,7 +540,7 @@ def do_give(state: ManasurgeState, seat: int, action: ManasurgeAction, events: l
     """Freeze: "bạn có thể tặng cho người kế bên 1 lá bất kì" (give the player next to you any 1 card)."""
     receiver = next_seat(state, seat)
     take_from_hand(state, seat, action.card)
-    state.players[receiver].hand.append(action.card)
+    own_player(state, receiver).hand.append(action.card)
     name = card_name(action.card, numbers_of(state))
     events.append(event("CardGiven", f"seat {seat} gave a card to seat {receiver}", actor=seat))
     events.append(event("CardGiven", f"you gave {name} to seat {receiver}", audience=seat))
@@ -547,12 +560,12 @@ def do_discard(state: ManasurgeState, seat: int, action: ManasurgeAction, events
 def do_target(state: ManasurgeState, seat: int, action: ManasurgeAction, events: list[Event]) -> Outcome:
     other = action.target
     if state.target_magic == Magic.SIPHON:
-        source = next(p for p in state.table if p.seat == other and p.stones)
-        source.stones -= 1
-        state.table[-1].stones += 1  # the Siphon (or the Shadow Mirror copying it) was the last card played
+        source = next(i for i, p in enumerate(state.table[:]) if p.seat == other and p.stones)
+        own_played(state, source).stones -= 1
+        own_played(state, len(state.table) - 1).stones += 1  # the Siphon (or a Shadow Mirror copying it) came last
         events.append(event("StoneTaken", f"Siphon: seat {seat} moved a stone from seat {other}'s card", actor=seat))
     else:
-        mine, theirs = state.players[seat].hand, state.players[other].hand
+        mine, theirs = own_player(state, seat).hand, own_player(state, other).hand
         mine_cards, their_cards = list(mine), list(theirs)
         del mine[:], theirs[:]
         mine.extend(their_cards)
@@ -590,7 +603,7 @@ def names(state: ManasurgeState, cards: list[int]) -> str:
 
 def mana_surge(state: ManasurgeState, seat: int, events: list[Event]) -> None:
     """ "ManaSurge!": 2 stones, every penalty card to hand, draw up to 5 cards."""
-    player = state.players[seat]
+    player = own_player(state, seat)
     gain = SURGE_STONES + (2 if has_role(state, seat, Role.SURGEMASTER) else 0)
     player.stones += gain
     taken = len(player.penalty)
@@ -640,7 +653,7 @@ def reward_last_player(state: ManasurgeState, events: list[Event]) -> None:
     seat = state.last_player
     if seat < 0:
         return
-    state.players[seat].stones += 1
+    own_player(state, seat).stones += 1
     events.append(event("StoneAwarded", f"seat {seat} played the last valid card: +1 stone"))
 
 
@@ -648,7 +661,7 @@ def penalise(state: ManasurgeState, loser: int, events: list[Event], stones: int
     """Step 3: draw as many cards as there are stones on the spell cards (`stones`, when already counted), face
     down."""
     count = penalty_count(state, loser, stones)
-    came = draw_into(state, state.players[loser].penalty, count, events)
+    came = draw_into(state, own_player(state, loser).penalty, count, events)
     events.append(event("PenaltyTaken", f"seat {loser} took {came} penalty cards face down", actor=loser))
 
 
@@ -658,7 +671,7 @@ def earthquake(state: ManasurgeState, events: list[Event]) -> None:
     for seat in range(seat_count(state)):
         if seat == state.caster:
             continue
-        came = draw_into(state, state.players[seat].penalty, 1, events)
+        came = draw_into(state, own_player(state, seat).penalty, 1, events)
         events.append(event("PenaltyTaken", f"Earthquake: seat {seat} took {came} penalty card"))
 
 
@@ -671,25 +684,25 @@ def collect_stones(
         table = [(p.seat, p.stones) for p in state.table[:]]
     players = state.players[:]
     on_cards = [0] * len(players)  # the stones on each seat's cards, in one pass over the table
-    for owner, stones in table:
-        on_cards[owner] += stones
+    for holder, stones in table:
+        on_cards[holder] += stones
     lost = on_cards[loser]
     if lost:
         events.append(event("StonesReturned", f"the {lost} stones on seat {loser}'s cards went back to the supply"))
     if lost and players[loser].role == Role.STONEWARDEN:
-        players[loser].stones += 1
+        own_player(state, loser).stones += 1
         events.append(event("StonesScored", f"Stonewarden: seat {loser} kept one of them"))
     for seat, gain in enumerate(on_cards):
         if gain and seat != loser:
-            players[seat].stones += gain
+            own_player(state, seat).stones += gain
             events.append(event("StonesScored", f"seat {seat} scored the {gain} stones on their cards"))
 
 
 def overflow_penalty(state: ManasurgeState, seat: int, events: list[Event]) -> None:
     """ "Sau khi hết 1 vòng mà bạn có 5 hoặc hơn lá phạt": return 1 stone, discard the hand, penalty cards to hand."""
-    player = state.players[seat]
-    if len(player.penalty) < PENALTY_LIMIT:
+    if len(state.players[seat].penalty) < PENALTY_LIMIT:
         return
+    player = own_player(state, seat)
     if player.stones > 0 and not has_role(state, seat, Role.CRYSTAL_KEEPER):
         player.stones -= 1
     discarded = names(state, list(player.hand))
