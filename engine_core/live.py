@@ -490,16 +490,19 @@ def _copy_lines(
     return lines
 
 
-def owner(live_type: type[Twin], name: str) -> Any:
-    """`own(state, index)`: the item `index` of the repeated message field `name`, to be changed. On a live state
-    whose items may be shared (`step_copier`) it is copied first, once; on a protobuf message (the services' path)
-    and on a live state that shares nothing (a new game, a `Game.copy`, a bot's world) it is the item itself."""
-    env = {"S": shared_items(live_type._repeated[name]), "put": list.__setitem__}
+def owner(live_type: type[Twin], name: str, copy: Any = None) -> Any:
+    """`own(state, index)`: the item `index` (not negative) of the repeated message field `name`, to be changed. On
+    a live state whose items may be shared (`step_copier`) it is copied first, once, with `copy` (the item's own
+    `copy` by default; a `step_copier` of the item's class shares the item's own parts in turn); on a protobuf
+    message (the services' path) and on a live state that shares nothing (a new game, a `Game.copy`, a bot's world)
+    it is the item itself. `state` may be any twin holding the field (a player, for its creatures)."""
+    items_type = live_type._repeated[name]
+    env = {"S": shared_items(items_type), "put": list.__setitem__, "copy": copy or items_type.item.copy}
     source = f"""def own(state, index):
     items = state.{name}
     item = items[index]
     if type(items) is S and not items.owned >> index & 1:
-        item = item.copy()
+        item = copy(item)
         put(items, index, item)  # list's own: the item stays where it was
         items.owned |= 1 << index
     return item

@@ -39,7 +39,7 @@ from engine_core.games.mana_burn.cards import (
     name,
     names,
 )
-from engine_core.games.mana_burn.cow import own_creature, own_outcome, own_player
+from engine_core.games.mana_burn.cow import own_creature, own_player
 from engine_core.games.mana_burn.zones import (
     bury,
     count_in_play,
@@ -225,7 +225,6 @@ def end_by_count(state: ManaBurnState, events: list[Event], reason: str) -> None
     counts = [distinct(list(p.hand)) for p in state.players]
     best = max(counts)
     winners = [s for s, c in enumerate(counts) if c == best]
-    own_outcome(state)
     finish(state, winners, [float(c) for c in counts], f"{reason}: most different cards ({best}) wins")
     events.append(event("GameEnded", f"{reason}; seat(s) {winners} hold the most different cards ({best})"))
 
@@ -249,7 +248,6 @@ def check_win(state: ManaBurnState, events: list[Event]) -> bool:
         deal(state)
         return True
     counts = [float(distinct(list(p.hand))) for p in state.players]
-    own_outcome(state)
     finish(state, winners, counts, "collected one of each of the ten cards")
     events.append(event("GameWon", f"seat(s) {winners} collected one of each of the ten cards"))
     return True
