@@ -374,13 +374,11 @@ def message(value: M) -> M:
 class SharedItems(Repeated):
     """A repeated message field whose items a live state may share with the states `Game.step_copy` made from it (or
     it from them): bit `index` of `owned` is set once that item is this state's own copy (`owner`). A change that
-    moves items (a removal, an insertion, a slice assigned) forgets every bit: each item is then taken again."""
+    moves items (a removal, an insertion) forgets every bit: each item is then taken again. Items are put in one at
+    a time (`items[i] = item`, `append`): a slice assigned is not tracked."""
 
-    owned = 0  # a class default: making one costs no Python-level __init__
-
-    def __setitem__(self, index: Any, value: Any) -> None:
-        self.owned = 0
-        super().__setitem__(index, value)
+    __slots__ = ("owned",)  # set as it is made (`step_copier`): a slot, not an instance dictionary
+    owned: int
 
     def __delitem__(self, index: Any) -> None:
         self.owned = 0
@@ -421,22 +419,8 @@ def step_copier(live_type: type[Twin], *, items: Iterable[str] = (), share: Iter
     as they are: the rules replace them (`game.set_pending`, `game.finish`, `own_part`), never change them in
     place. From the copy on, the state it was made from shares those items too, so its own changes (a bot stepping
     it in place, `ismcts.step`) take them first as well. Generated as straight-line code, as the twins' copies."""
-    items, share = tuple(items), tuple(share)
-    for name in items:
-        if name not in live_type._repeated:
-            raise TypeError(f"{live_type.__name__} has no field {name} of repeated messages")
     env: dict[str, Any] = {"new": object.__new__}
-    lines = ["def step_copy(s):"]
-    for name in items:
-        env[f"S_{name}"] = shared_items(live_type._repeated[name])
-        lines += [
-            f"    i_{name} = s.{name}",
-            f"    if type(i_{name}) is S_{name}:",
-            f"        i_{name}.owned = 0",
-            "    else:",
-            f"        s.{name} = i_{name} = S_{name}(i_{name})  # the same items: the state's content is unchanged",
-        ]
-    lines += _copy_lines(live_type, "s", "n", env, items, share)
+    lines = ["def step_copy(s):", *_sharing_copy_lines(live_type, "s", "n", env, tuple(items), tuple(share))]
     lines.append("    return n")
     namespace: dict[str, Any] = {}
     exec("\n".join(lines), env, namespace)
@@ -445,73 +429,100 @@ def step_copier(live_type: type[Twin], *, items: Iterable[str] = (), share: Iter
     return copier
 
 
-def _copy_lines(
-    cls: type[Twin], source: str, target: str, env: dict[str, Any], items: tuple[str, ...], share: tuple[str, ...]
-) -> list[str]:
-    """Lines copying the twin `source` of class `cls` into a new `target`, as its `copy` does, but with the shared
-    items of `items`, the fields in `share`, and each part named in a dotted `share` copied the same way."""
-    env[f"C_{target}"] = cls
-    lines = [f"    {target} = new(C_{target})", f"    {target}._set = {source}._set"]
-    for field in cls.DESCRIPTOR.fields:
-        name = field.name
-        inner = tuple(part.split(".", 1)[1] for part in share if part.startswith(name + "."))
-        if name in items:
-            lines.append(f"    {target}.{name} = S_{name}(i_{name})")
-        elif name in share:
-            lines.append(f"    {target}.{name} = {source}.{name}")
-        elif inner:
-            part = f"{target}_{name}"
-            lines.append(f"    {source}_{name} = {source}.{name}")
-            lines += _copy_lines(cls._messages[name], f"{source}_{name}", part, env, (), inner)
-            lines.append(f"    {target}.{name} = {part}")
-        elif name in cls._optional:
-            lines.append(f"    {target}._{name} = {source}._{name}")
-        elif name in cls._messages:
-            frozen = cls._messages[name].DESCRIPTOR.full_name in FROZEN
-            lines.append(f"    {target}.{name} = {source}.{name}" + ("" if frozen else ".copy()"))
-        elif name in cls._repeated:
-            env[f"R_{target}_{name}"], env[f"c_{target}_{name}"] = cls._repeated[name], cls._repeated[name].item.copy
-            lines.append(
-                f"    {target}.{name} = R_{target}_{name}(map(c_{target}_{name}, {source}.{name}))"
-                f" if {source}.{name} else R_{target}_{name}()"
-            )
-        elif name in cls._shared:
-            env["Shared"] = Shared
-            lines.append(f"    {target}.{name} = Shared({source}.{name})")
-        elif _is_map(field):
-            lines.append(f"    {target}.{name} = {source}.{name}.copy()")
-        elif _is_repeated(field):
-            lines.append(f"    {target}.{name} = {source}.{name}[:]")
-        else:
-            lines.append(f"    {target}.{name} = {source}.{name}")
-    unknown = {part.split(".", 1)[0] for part in (*items, *share)} - {f.name for f in cls.DESCRIPTOR.fields}
-    if unknown:
-        raise TypeError(f"{cls.__name__} has no field {', '.join(sorted(unknown))}")
-    return lines
-
-
-def owner(live_type: type[Twin], name: str, copy: Any = None) -> Any:
+def owner(live_type: type[Twin], name: str, *, items: Iterable[str] = ()) -> Any:
     """`own(state, index)`: the item `index` (not negative) of the repeated message field `name`, to be changed. On
-    a live state whose items may be shared (`step_copier`) it is copied first, once, with `copy` (the item's own
-    `copy` by default; a `step_copier` of the item's class shares the item's own parts in turn); on a protobuf
-    message (the services' path) and on a live state that shares nothing (a new game, a `Game.copy`, a bot's world)
-    it is the item itself. `state` may be any twin holding the field (a player, for its creatures)."""
-    items_type = live_type._repeated[name]
-    env = {"S": shared_items(items_type), "put": list.__setitem__, "copy": copy or items_type.item.copy}
-    source = f"""def own(state, index):
-    items = state.{name}
-    item = items[index]
-    if type(items) is S and not items.owned >> index & 1:
-        item = copy(item)
-        put(items, index, item)  # list's own: the item stays where it was
-        items.owned |= 1 << index
-    return item
-"""
+    a live state whose items may be shared (`step_copier`) it is copied first, once, its own repeated message
+    fields `items` shared in turn (a player's creatures, say: taken with an `owner` of the item's class); on a
+    protobuf message (the services' path) and on a live state that shares nothing (a new game, a `Game.copy`, a
+    bot's world) it is the item itself. `state` may be any twin holding the field (a player, for its creatures)."""
+    repeated = live_type._repeated[name]
+    env: dict[str, Any] = {"new": object.__new__, "S": shared_items(repeated)}
+    copy = _sharing_copy_lines(repeated.item, "item", "made", env, tuple(items), (), indent="        ")
+    source = "\n".join(
+        [
+            "def own(state, index):",
+            f"    found = state.{name}",
+            "    item = found[index]",
+            "    if type(found) is S and not found.owned >> index & 1:",
+            *copy,
+            "        item = found[index] = made",
+            "        found.owned |= 1 << index",
+            "    return item",
+        ]
+    )
     namespace: dict[str, Any] = {}
     exec(source, env, namespace)
     own = namespace["own"]
     own.__doc__ = f"`state.{name}[index]`, to be changed: copied first when another state may share it."
     return own
+
+
+def _sharing_copy_lines(
+    cls: type[Twin],
+    source: str,
+    target: str,
+    env: dict[str, Any],
+    items: tuple[str, ...],
+    share: tuple[str, ...],
+    indent: str = "    ",
+) -> list[str]:
+    """Lines copying the twin `source` of class `cls` into a new `target`, as its `copy` does, but with the items
+    of the repeated message fields `items` shared (the source's list becomes a `SharedItems` too, its bits
+    forgotten), the fields in `share` shared, and each part named in a dotted `share` copied the same way."""
+    unknown = {part.split(".", 1)[0] for part in (*items, *share)} - {f.name for f in cls.DESCRIPTOR.fields}
+    unknown |= {name for name in items if name not in cls._repeated}
+    if unknown:
+        raise TypeError(f"{cls.__name__} has no field {', '.join(sorted(unknown))} of that kind")
+    lines = []
+    for name in items:
+        shared, old, new = f"S_{target}_{name}", f"i_{target}_{name}", f"o_{target}_{name}"
+        env[shared] = shared_items(cls._repeated[name])
+        lines += [
+            f"{old} = {source}.{name}",
+            f"if type({old}) is not {shared}:",
+            f"    {source}.{name} = {old} = {shared}({old})  # the same items: the content is unchanged",
+            f"{old}.owned = 0",
+            f"{new} = {shared}({old})",
+            f"{new}.owned = 0",
+        ]
+    env[f"C_{target}"] = cls
+    lines += [f"{target} = new(C_{target})", f"{target}._set = {source}._set"]
+    for field in cls.DESCRIPTOR.fields:
+        name = field.name
+        inner = tuple(part.split(".", 1)[1] for part in share if part.startswith(name + "."))
+        if name in items:
+            lines.append(f"{target}.{name} = o_{target}_{name}")
+        elif name in share:
+            lines.append(f"{target}.{name} = {source}.{name}")
+        elif inner:
+            part = f"{target}_{name}"
+            lines.append(f"{source}_{name} = {source}.{name}")
+            lines += [
+                line[len(indent) :]
+                for line in _sharing_copy_lines(cls._messages[name], f"{source}_{name}", part, env, (), inner, indent)
+            ]
+            lines.append(f"{target}.{name} = {part}")
+        elif name in cls._optional:
+            lines.append(f"{target}._{name} = {source}._{name}")
+        elif name in cls._messages:
+            frozen = cls._messages[name].DESCRIPTOR.full_name in FROZEN
+            lines.append(f"{target}.{name} = {source}.{name}" + ("" if frozen else ".copy()"))
+        elif name in cls._repeated:
+            env[f"R_{target}_{name}"], env[f"c_{target}_{name}"] = cls._repeated[name], cls._repeated[name].item.copy
+            lines.append(
+                f"{target}.{name} = R_{target}_{name}(map(c_{target}_{name}, {source}.{name}))"
+                f" if {source}.{name} else R_{target}_{name}()"
+            )
+        elif name in cls._shared:
+            env["Shared"] = Shared
+            lines.append(f"{target}.{name} = Shared({source}.{name})")
+        elif _is_map(field):
+            lines.append(f"{target}.{name} = {source}.{name}.copy()")
+        elif _is_repeated(field):
+            lines.append(f"{target}.{name} = {source}.{name}[:]")
+        else:
+            lines.append(f"{target}.{name} = {source}.{name}")
+    return [indent + line for line in lines]
 
 
 def own_part(state: Any, name: str) -> Any:

@@ -27,9 +27,7 @@ LiveState: Any = twin(ManaBurnState)
 _Player: Any = LiveState._repeated["players"].item
 
 step_copy = step_copier(LiveState, items=("players",), share=("header.pending", "header.outcome"))
-own_player: Callable[[ManaBurnState, int], ManaBurnPlayer] = owner(
-    LiveState, "players", copy=step_copier(_Player, items=("creatures",))
-)
+own_player: Callable[[ManaBurnState, int], ManaBurnPlayer] = owner(LiveState, "players", items=("creatures",))
 _own_creature: Callable[[ManaBurnPlayer, int], ManaBurnCreature] = owner(_Player, "creatures")
 
 
