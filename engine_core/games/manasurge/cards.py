@@ -7,6 +7,7 @@ The Magic cards other than Shadow Mirror and all the roles are a reconstruction 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import IntEnum
 
 SPELL_CARDS = 60
@@ -157,6 +158,14 @@ def card_name(card: int, numbers: str) -> str:
     if names is not None and 0 <= card < DECK_SIZE:
         return names[card]
     return _card_name(card, numbers)
+
+
+def card_names(cards: Sequence[int], numbers: str) -> str:
+    """The names of `cards`, joined by commas (`card_name` of each)."""
+    names = _CARD_NAMES.get(numbers)
+    if names is not None and cards and min(cards) >= 0 and max(cards) < DECK_SIZE:
+        return ", ".join([names[card] for card in cards])
+    return ", ".join([card_name(card, numbers) for card in cards])
 
 
 def _card_name(card: int, numbers: str) -> str:

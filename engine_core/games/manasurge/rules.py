@@ -36,6 +36,7 @@ from engine_core.games.manasurge.cards import (
     Role,
     Spell,
     card_name,
+    card_names,
     is_magic,
     magic_of,
     number_of,
@@ -313,7 +314,7 @@ def start_round(state: ManasurgeState, events: list[Event]) -> None:
     numbers = numbers_of(state)
     for seat, player in enumerate(state.players[:]):
         hand = player.hand[:]  # a slice: iterating the field itself is slower
-        names = ", ".join([card_name(c, numbers) for c in hand])
+        names = card_names(hand, numbers)
         events.append(event("HandDealt", f"round {state.round}: your hand is {names}", audience=seat, cards=hand))
     state.step = OPEN_STEP
     set_pending(state, [state.caster], TURN, PROMPTS[OPEN_STEP])
@@ -594,8 +595,7 @@ HANDLERS: dict[int, Handler] = {
 
 
 def names(state: ManasurgeState, cards: list[int]) -> str:
-    numbers = numbers_of(state)
-    return ", ".join(card_name(c, numbers) for c in cards) or "nothing"
+    return card_names(cards, numbers_of(state)) or "nothing"
 
 
 # ----- ManaSurge ----------------------------------------------------------------------------------------------------
@@ -740,8 +740,13 @@ def pass_caster_token(state: ManasurgeState, events: list[Event]) -> None:
     seats = seat_count(state)
     players = state.players[:]
     caster = state.caster
-    order = [(caster + k) % seats for k in range(1, seats + 1)]
-    state.caster = min(order, key=lambda s: players[s].stones)
+    fewest = chosen = -1
+    for step in range(1, seats + 1):  # the first after the Caster with the fewest, the Caster last
+        seat = (caster + step) % seats
+        stones = players[seat].stones
+        if chosen < 0 or stones < fewest:
+            fewest, chosen = stones, seat
+    state.caster = chosen
     events.append(event("CasterTokenPassed", f"the Caster Token passed to seat {state.caster} (fewest stones)"))
 
 
