@@ -525,6 +525,17 @@ def _sharing_copy_lines(
     return [indent + line for line in lines]
 
 
+_INDICES: tuple[tuple[int, ...], ...] = tuple(
+    tuple(index for index in range(8) if bits >> index & 1) for bits in range(1 << 8)
+)
+
+
+def owned_indices(items: SharedItems) -> tuple[int, ...]:
+    """The indices of the items this state took (`owner`) since its step copy: the only ones it can have changed."""
+    owned = items.owned
+    return _INDICES[owned] if owned < 256 else tuple(i for i in range(owned.bit_length()) if owned >> i & 1)
+
+
 def own_part(state: Any, name: str) -> Any:
     """The header's part `name` (its rng, say), to be changed in place: on a live state its step copies may share
     it (`step_copier`), so it is copied first."""

@@ -59,7 +59,6 @@ from engine_core.games.magicka.payment import (
     value,
 )
 from engine_core.games.magicka.sharing import (
-    SEATS_OF,
     SharedWizards,
     own_rng,
     own_wizard,
@@ -78,7 +77,7 @@ from engine_core.games.magicka.spells import (
     target_name,
     wizard_target,
 )
-from engine_core.live import clone
+from engine_core.live import clone, owned_indices
 
 A = MagickaActionType
 TRADE_SPELL_FOR_ELEMENTS = A.MAGICKA_ACTION_TRADE_SPELL_FOR_ELEMENTS
@@ -164,7 +163,7 @@ def _take(cards: MutableSequence[int], kind: int) -> int:
 def _sync_counts(state: MagickaState) -> None:
     wizards: Any = state.wizards
     if type(wizards) is SharedWizards:  # only the wizards this state owns can have changed since the last sync
-        for seat in SEATS_OF[wizards.owned]:
+        for seat in owned_indices(wizards):
             wizard = wizards[seat]
             wizard.element_count, wizard.spell_count = len(wizard.elements), len(wizard.spells)
     else:

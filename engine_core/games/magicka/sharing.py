@@ -30,9 +30,6 @@ LiveState: Any = twin(MagickaState)
 step_copy = step_copier(LiveState, items=("wizards",), share=("header.rng", "header.pending", "header.outcome", "cast"))
 own_wizard: Callable[[MagickaState, int], MagickaWizard] = owner(LiveState, "wizards")
 SharedWizards: Any = shared_items(LiveState._repeated["wizards"])
-SEATS_OF: tuple[tuple[int, ...], ...] = tuple(  # the seats whose bits are set in `owned`, by its value
-    tuple(seat for seat in range(8) if bits >> seat & 1) for bits in range(1 << 8)
-)
 
 
 def own_rng(state: MagickaState) -> Rng:
