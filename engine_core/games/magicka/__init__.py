@@ -704,10 +704,7 @@ class Magicka(Game[MagickaState, MagickaAction]):
     state_type = MagickaState
     action_type = MagickaAction
 
-    def step_copy(self, state: MagickaState) -> MagickaState:
-        """`apply`'s copy shares the wizards until the rules change one (sharing.py)."""
-        copied: MagickaState = step_copy(state)
-        return copied
+    step_copy = staticmethod(step_copy)  # `apply`'s copy shares the wizards until the rules change one (sharing.py)
 
     # ----- setup and turns --------------------------------------------------------------------------------------
 

@@ -75,10 +75,7 @@ class ManaBurn(Game[ManaBurnState, ManaBurnAction]):
             return []
         return rules.legal_actions(state, seat)
 
-    def step_copy(self, state: ManaBurnState) -> ManaBurnState:
-        """`apply`'s copy shares the players until the rules change one (cow.py)."""
-        copied: ManaBurnState = step_copy(state)
-        return copied
+    step_copy = staticmethod(step_copy)  # `apply`'s copy shares the players until the rules change one (cow.py)
 
     # ----- hooks ----------------------------------------------------------------------------------------------------
 

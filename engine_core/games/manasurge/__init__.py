@@ -89,10 +89,7 @@ class Manasurge(Game[ManasurgeState, ManasurgeAction]):
     state_type = ManasurgeState
     action_type = ManasurgeAction
 
-    def step_copy(self, state: ManasurgeState) -> ManasurgeState:
-        """`apply`'s copy shares the players, the table and the header's parts until the rules change one."""
-        copied: ManasurgeState = rules.step_copy(state)
-        return copied
+    step_copy = staticmethod(rules.step_copy)  # `apply`'s copy shares the players, table and header parts (rules.py)
 
     def _setup(self, state: ManasurgeState) -> None:
         rules.setup(state)
