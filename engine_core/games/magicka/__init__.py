@@ -160,6 +160,23 @@ def _take(cards: MutableSequence[int], kind: int) -> int:
     return card
 
 
+# The exchanges, by action type: (Spell cards given?, cards given, Element cards owed, Spell cards owed).
+_EXCHANGES = {
+    TRADE_SPELL_FOR_ELEMENTS: (True, 1, 2, 0),
+    TRADE_ELEMENTS_FOR_SPELL: (False, 2, 0, 1),
+    TRADE_ELEMENT: (False, 1, 1, 0),
+    TRADE_SPELL: (True, 1, 0, 1),
+}
+
+
+def _holds(cards: MutableSequence[int], kinds: tuple[int, ...]) -> bool:
+    """Whether a hand holds a card of each of `kinds` (two of a kind named twice)."""
+    held = list(map(_KIND_OF.__getitem__, cards[:]))
+    if len(kinds) == 1:
+        return kinds[0] in held
+    return all([held.count(kind) >= kinds.count(kind) for kind in kinds])
+
+
 def _sync_counts(state: MagickaState) -> None:
     wizards: Any = state.wizards
     if type(wizards) is SharedWizards:  # only the wizards this state owns can have changed since the last sync
@@ -904,24 +921,22 @@ class Magicka(Game[MagickaState, MagickaAction]):
 
     def _apply_trade(self, state: MagickaState, seat: int, action: MagickaAction, move: Move) -> list[Event]:
         type_, kinds = move.type, move.kinds
+        gives_spells, want, elements_owed, spells_owed = _EXCHANGES[type_]
         self._require_caster(state, seat, type_)
         if not state.exchange_open:
             raise IllegalActionError(
                 "exchange", "'All Card Exchanges occur at the BEGINNING of a Wizard's Turn', before any casting"
             )
-        wizard = own_wizard(state, seat)
-        gives_spells = type_ in (TRADE_SPELL_FOR_ELEMENTS, TRADE_SPELL)
-        want = 1 if type_ != TRADE_ELEMENTS_FOR_SPELL else 2
-        hand, pile = (wizard.spells, state.spell_discard) if gives_spells else (wizard.elements, state.element_discard)
-        held = list(map(_KIND_OF.__getitem__, hand[:]))  # the kinds in hand, read once
-        if len(kinds) != want or any([held.count(k) < kinds.count(k) for k in kinds]):
+        wizard = state.wizards[seat]
+        hand = wizard.spells if gives_spells else wizard.elements
+        if len(kinds) != want or not _holds(hand, kinds):
             raise IllegalActionError("exchange rate", f"this exchange discards {want} card(s) of kinds in the hand")
+        wizard = own_wizard(state, seat)
+        hand, pile = (wizard.spells, state.spell_discard) if gives_spells else (wizard.elements, state.element_discard)
         gone = [_take(hand, k) for k in kinds]
         pile.extend(gone)
-        if type_ in (TRADE_ELEMENTS_FOR_SPELL, TRADE_SPELL):
-            state.owed_spells += 1
-        else:
-            state.owed_elements += 2 if type_ == TRADE_SPELL_FOR_ELEMENTS else 1
+        state.owed_elements += elements_owed
+        state.owed_spells += spells_owed
         names = ", ".join(map(_CARD_NAMES.__getitem__, gone))
         return [event("CardsExchanged", f"wizard {seat} discarded {names} to exchange", actor=seat)]
 
