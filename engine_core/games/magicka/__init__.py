@@ -161,7 +161,7 @@ def _take(cards: MutableSequence[int], kind: int) -> int:
 
 
 # The exchanges, by action type: (Spell cards given?, cards given, Element cards owed, Spell cards owed).
-_EXCHANGES = {
+_EXCHANGES: dict[int, tuple[bool, int, int, int]] = {
     TRADE_SPELL_FOR_ELEMENTS: (True, 1, 2, 0),
     TRADE_ELEMENTS_FOR_SPELL: (False, 2, 0, 1),
     TRADE_ELEMENT: (False, 1, 1, 0),
