@@ -11,7 +11,7 @@ wild (any colour, mana value or card type). Mine: five different card types; Pow
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import cache
 from itertools import combinations
 
@@ -40,6 +40,7 @@ from engine_core.games.blueprints.locations import (
     new_builds,
     progress,
 )
+from engine_core.live import own_part, owner, step_copier, twin
 
 HAND_SIZE = CARDS_PER_LOCATION  # five: a reveal is always the whole hand after the discard
 MAX_SEATS = 6
@@ -81,6 +82,15 @@ MAX_ROUNDS = max(int(choice) for choice in ROUND_LIMIT_OPTION.choices)
 
 # ----- cards -------------------------------------------------------------------------------------------------------
 
+
+# The copy `apply` makes of a live state shares the catalogue, the players (each with its constructions) and the
+# header's parts with the state it came from (engine_core.live.step_copier): a step changes one hand. So every rule
+# takes a player with `own_player` before changing it, and the rng with `own_part` before a shuffle.
+LiveState = twin(BlueprintsState)
+_step_copy = step_copier(
+    LiveState, items=("players",), share=("catalogue", "header.rng", "header.pending", "header.outcome")
+)
+own_player: Callable[[BlueprintsState, int], BlueprintsPlayer] = owner(LiveState, "players", items=("constructions",))
 
 # Legal actions are built once and shared between calls (callers never modify an action).
 _DRAWS = {source: BlueprintsAction(draw=source) for source in (DECK, DISCARD_PILE)}
@@ -159,6 +169,7 @@ class Blueprints(Game[BlueprintsState, BlueprintsAction]):
         max_actions=3 * MAX_ROUNDS * MAX_SEATS,
     )
     state_type = BlueprintsState
+    step_copy = staticmethod(_step_copy)  # shares the catalogue, the players and the header parts (above)
     action_type = BlueprintsAction
 
     # ----- setup ----------------------------------------------------------------------------------------------
@@ -230,10 +241,10 @@ class Blueprints(Game[BlueprintsState, BlueprintsAction]):
         return self._end_turn(state, seat)
 
     def _draw(self, state: BlueprintsState, seat: int, source: BlueprintsSource.ValueType) -> list[Event]:
-        player = state.players[seat]
         if source == DISCARD_PILE:
             if not state.discard_pile:
                 raise IllegalActionError("draw", "the discard pile is empty: draw the top card of the deck")
+            player = own_player(state, seat)
             card = state.discard_pile.pop()
             player.hand.append(card)
             player.known.append(card)
@@ -249,6 +260,7 @@ class Blueprints(Game[BlueprintsState, BlueprintsAction]):
             if not state.deck and not state.discard_pile:
                 raise IllegalActionError("draw", "the deck and the discard pile are both empty")
             events = self._draw_from_deck(state, seat, 1)
+            player = own_player(state, seat)
         else:
             raise MalformedActionError("draw", "draw from the deck or from the discard pile")
         player.hand_size = len(player.hand)
@@ -263,11 +275,11 @@ class Blueprints(Game[BlueprintsState, BlueprintsAction]):
             if not state.deck:
                 if not state.discard_pile:
                     break  # cannot happen: setup makes sure the pool is larger than the hands
-                random.shuffle_into(state.header.rng, state.deck, state.discard_pile)
+                random.shuffle_into(own_part(state, "rng"), state.deck, state.discard_pile)
                 state.reshuffles += 1
                 events.append(event("DiscardPileReshuffled", "the discard pile was shuffled to form a new deck"))
             drawn.append(state.deck.pop())
-        state.players[seat].hand.extend(drawn)
+        own_player(state, seat).hand.extend(drawn)
         state.deck_size = len(state.deck)
         names = ", ".join(format_card(card_of(state, card)) for card in drawn)
         events.append(event("CardsDrawn", f"seat {seat} drew {len(drawn)} from the deck", actor=seat))
@@ -282,6 +294,7 @@ class Blueprints(Game[BlueprintsState, BlueprintsAction]):
             raise IllegalActionError(
                 "discard", "the card taken from the discard pile may not be discarded the same turn (discard_taken)"
             )
+        player = own_player(state, seat)
         player.hand.remove(card)
         if card in player.known:
             player.known.remove(card)
@@ -299,9 +312,9 @@ class Blueprints(Game[BlueprintsState, BlueprintsAction]):
         return events + self._end_turn(state, seat)
 
     def _build(self, state: BlueprintsState, seat: int, locations: list[Location]) -> list[Event]:
-        player = state.players[seat]
         if sorted(locations) not in [sorted(chosen) for chosen in build_choices(state, seat)]:
             raise IllegalActionError("build a location", self._why_not(state, seat, locations))
+        player = own_player(state, seat)
         cards = hand_cards(state, seat)
         events: list[Event] = []
         for location in sorted(locations):
@@ -347,7 +360,7 @@ class Blueprints(Game[BlueprintsState, BlueprintsAction]):
         )
 
     def _end_turn(self, state: BlueprintsState, seat: int) -> list[Event]:
-        state.players[seat].ClearField("taken")
+        own_player(state, seat).ClearField("taken")
         seats = seat_count(state)
         if state.turn >= round_limit(state) * seats:
             scores = self._scores(state)
