@@ -520,8 +520,6 @@ class Manufactory(Game[ManufactoryState, ManufactoryAction]):
         counts = [len(collected(player)) for player in state.players]
         won = winners(totals, counts, options(state)[WIN_TIE_OPTION.name])
         summary = ", ".join(f"seat {seat} {total}" for seat, total in enumerate(totals))
-        for part in ("pending", "outcome"):  # shared with the copies of a live state (sharing.py)
-            state.header.ClearField(part)
         finish(state, won, [float(total) for total in totals], f"all cards collected: {summary}")
         return event("GameEnded", f"all cards have been collected; points: {summary}; won: {won}")
 

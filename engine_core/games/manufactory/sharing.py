@@ -7,15 +7,14 @@ decision and outcome, and the rules never change a shared part of a live state i
 
 - a player is taken with `own_player` (a new player object holding the same groups) and a group with `own_group`
   (a new group with its own card list), then changed;
-- the header's pending decision is replaced by a new one (`pass_turn`), and its outcome and rng are cleared
-  (`ClearField`) before they are set again;
+- the header's pending decision and outcome are replaced by new ones (`pass_turn`, `set_pending`, `finish`), and
+  its rng is cleared (`ClearField`) before it is set again;
 - the catalogue list is replaced, not changed, in a view (`_redact`) and a sampled world; a catalogue list that
   never changes keeps its cards' facts with it (`facts_table`).
 
 Every copy made before stays as it was: `Game.apply` still never changes its input, and a bot's in-place step
 (`ismcts.step` on a copy) changes nothing it shares. On a protobuf message (the services' path) `own_player` and
-`own_group` give the part itself (`Game.copy` copies the whole message), and `ClearField` before setting every
-field again gives the same message.
+`own_group` give the part itself (`Game.copy` copies the whole message).
 """
 
 from __future__ import annotations

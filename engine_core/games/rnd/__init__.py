@@ -45,6 +45,7 @@ from engine_core.game import (
     finish,
     options,
     seat_count,
+    set_pending,
 )
 from engine_core.games.rnd import bot
 from engine_core.games.rnd.design import (
@@ -76,12 +77,10 @@ from engine_core.games.rnd.sharing import (
     copy_live,
     own_ballot,
     own_design,
-    own_header_part,
     pass_turn,
-    pend,
 )
 from engine_core.games.rnd.twins import add_ballot, add_copy, add_design, add_result, add_vote
-from engine_core.live import Twin, clone
+from engine_core.live import Twin, clone, own_part
 
 DESIGN = RndPhase.RND_PHASE_DESIGN
 ART = RndPhase.RND_PHASE_ART
@@ -300,8 +299,7 @@ class Rnd(Game[RndState, RndAction]):
             state.discard.extend(drawn)
             del drawn[:]
         if not pack:
-            own_header_part(state, "rng")
-            random.shuffle_into(state.header.rng, pack, state.discard)
+            random.shuffle_into(own_part(state, "rng"), pack, state.discard)
             events.append(event("PackReshuffled", "the pack ran out: the drawn cards were shuffled into a new pack"))
         card_id = pack.pop()
         drawn.append(card_id)
@@ -427,7 +425,7 @@ class Rnd(Game[RndState, RndAction]):
             self._start_round(state, state.round + 1, events)
         else:
             state.phase = VOTING
-            pend(state, range(seat_count(state)), SIMULTANEOUS, VOTE_PROMPT)
+            set_pending(state, range(seat_count(state)), SIMULTANEOUS, VOTE_PROMPT)
             events.append(event("VotingOpened", "every card is finished: the vote is open"))
         return events
 
@@ -466,7 +464,7 @@ class Rnd(Game[RndState, RndAction]):
         ]
         waiting = [s for s, b in enumerate(state.ballots) if b.votes_cast < 3]  # len(AWARDS)
         if waiting:
-            pend(state, waiting, SIMULTANEOUS, VOTE_PROMPT)
+            set_pending(state, waiting, SIMULTANEOUS, VOTE_PROMPT)
         else:
             events += self._reveal(state)
         return events
@@ -491,8 +489,7 @@ class Rnd(Game[RndState, RndAction]):
             top = max(tally.values())
             tied = sorted(d for d, n in tally.items() if n == top)
             if len(tied) > 1 and random_ties:
-                own_header_part(state, "rng")
-                tied = [random.choice(state.header.rng, tied)]
+                tied = [random.choice(own_part(state, "rng"), tied)]
             add_result(state.results, award, tied, top)
             for d in tied:
                 artist, writer = designs[d].artist, designs[d].writer
@@ -503,8 +500,6 @@ class Rnd(Game[RndState, RndAction]):
             events.append(event("AwardWon", f"{AWARD_NAMES[award]}: {names} ({top} vote{'s' * (top != 1)})"))
             summary.append(f"{AWARD_NAMES[award]}: {names}")
         state.phase = RESULTS
-        own_header_part(state, "outcome")
-        own_header_part(state, "pending")
         finish(
             state, range(seat_count(state)), credits, f"the table designed {len(designs)} cards; {'; '.join(summary)}"
         )

@@ -7,9 +7,10 @@ about twenty objects for R&D. A step changes few of them (one design, or one bal
 - never changed once made: the faces' list (views and sampled worlds replace it with `ClearField`, never change
   it), the config, a design's filled categories and a ballot's votes;
 - changed by few rules, which make them the state's own first: the designs and the ballots (`own_design`,
-  `own_ballot`: the list and the one changed), the rng, the outcome and the pending decision (`own_header_part`),
-  and the results (empty until the reveal, which starts a new list with `ClearField`);
-- replaced, never changed: the header's pending decision (`pend` makes a new one at every turn).
+  `own_ballot`: the list and the one changed), the rng (`engine_core.live.own_part`), and the results (empty until
+  the reveal, which starts a new list with `ClearField`);
+- replaced, never changed: the header's pending decision and outcome (`set_pending`, `pass_turn` and `finish` make
+  new ones on a live state).
 
 A message state owns all its parts: the `own_` functions do nothing there. Every rule that changes a design, a
 ballot, the rng, the outcome or the results of a state goes through them (views and sampled worlds too), so no change
@@ -19,10 +20,9 @@ a copy still serializes to the same bytes as its source.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
-from manaforge.v1.common_pb2 import DecisionKind, Pending
+from manaforge.v1.common_pb2 import Pending
 
 from engine_core.game import TURN, set_pending
 from engine_core.live import Repeated, Twin, twin
@@ -125,22 +125,6 @@ def _copy_ballot(ballot: Any) -> Any:
     return new
 
 
-def pend(state: Any, seats: Iterable[int], kind: DecisionKind.ValueType = TURN, prompt: str = "") -> None:
-    """`set_pending(state, seats, kind, prompt)`; on a live state into a new pending decision (copies share the
-    old one), made by filling its slots."""
-    header: Any = state.header
-    if not isinstance(header, Twin):
-        set_pending(state, seats, kind, prompt)
-        return
-    live: Any = header  # (mypy narrows `header` to a bare Twin)
-    pending = _new(_Pending)
-    pending._set = True  # as set_pending's SetInParent
-    pending.seats = list(seats)
-    pending.kind = kind
-    pending.prompt = prompt
-    live.pending = pending
-
-
 def pass_turn(state: Any, seat: int, prompt: str) -> None:
     """`pend(state, [seat], prompt=prompt)`, the most common decision, made in one step."""
     header: Any = state.header
@@ -154,13 +138,6 @@ def pass_turn(state: Any, seat: int, prompt: str) -> None:
     pending.kind = TURN
     pending.prompt = prompt
     live.pending = pending
-
-
-def own_header_part(state: Any, name: str) -> None:
-    """Make the header's `name` (rng, outcome or pending) the state's own, before a rule changes it."""
-    header = state.header
-    if isinstance(header, Twin):
-        setattr(header, name, getattr(header, name).copy())
 
 
 def check_fields(live_type: Any) -> None:
