@@ -530,8 +530,11 @@ _INDICES: tuple[tuple[int, ...], ...] = tuple(
 )
 
 
-def owned_indices(items: SharedItems) -> tuple[int, ...]:
-    """The indices of the items this state took (`owner`) since its step copy: the only ones it can have changed."""
+def changed_indices(items: Any) -> Iterable[int]:
+    """The indices of the items of a repeated message field that the rules may have changed since the state's step
+    copy: those the state took (`owner`) when it shares items (`step_copier`), every index otherwise."""
+    if not isinstance(items, SharedItems):
+        return range(len(items))
     owned = items.owned
     return _INDICES[owned] if owned < 256 else tuple(i for i in range(owned.bit_length()) if owned >> i & 1)
 

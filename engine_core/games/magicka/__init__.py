@@ -59,7 +59,6 @@ from engine_core.games.magicka.payment import (
     value,
 )
 from engine_core.games.magicka.sharing import (
-    SharedWizards,
     own_rng,
     own_wizard,
     put_cast,
@@ -77,7 +76,7 @@ from engine_core.games.magicka.spells import (
     target_name,
     wizard_target,
 )
-from engine_core.live import clone, owned_indices
+from engine_core.live import changed_indices, clone
 
 A = MagickaActionType
 TRADE_SPELL_FOR_ELEMENTS = A.MAGICKA_ACTION_TRADE_SPELL_FOR_ELEMENTS
@@ -178,17 +177,12 @@ def _holds(cards: MutableSequence[int], kinds: tuple[int, ...]) -> bool:
 
 
 def _sync_counts(state: MagickaState) -> None:
-    wizards: Any = state.wizards
-    if type(wizards) is SharedWizards:  # only the wizards this state owns can have changed since the last sync
-        for seat in owned_indices(wizards):
-            wizard = wizards[seat]
-            wizard.element_count, wizard.spell_count = len(wizard.elements), len(wizard.spells)
-    else:
-        for seat, wizard in enumerate(wizards[:]):
-            elements, spell_cards = len(wizard.elements), len(wizard.spells)
-            if wizard.element_count != elements or wizard.spell_count != spell_cards:  # a shared one stays shared
-                wizard = own_wizard(state, seat)
-                wizard.element_count, wizard.spell_count = elements, spell_cards
+    wizards = state.wizards
+    for seat in changed_indices(wizards):  # the others are shared, and synced when they changed
+        wizard = wizards[seat]
+        elements, spell_cards = len(wizard.elements), len(wizard.spells)
+        if wizard.element_count != elements or wizard.spell_count != spell_cards:
+            wizard.element_count, wizard.spell_count = elements, spell_cards
     state.element_deck_size = len(state.element_deck)
     state.spell_deck_size = len(state.spell_deck)
     state.mayhem_deck_size = len(state.mayhem_deck)

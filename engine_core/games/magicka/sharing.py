@@ -24,12 +24,11 @@ from manaforge.v1.common_pb2 import DecisionKind, Rng
 from manaforge.v1.games.magicka_pb2 import MagickaCast, MagickaState, MagickaWizard
 
 from engine_core.game import set_pending
-from engine_core.live import own_part, owner, shared_items, step_copier, twin
+from engine_core.live import own_part, owner, step_copier, twin
 
 LiveState: Any = twin(MagickaState)
 step_copy = step_copier(LiveState, items=("wizards",), share=("header.rng", "header.pending", "header.outcome", "cast"))
 own_wizard: Callable[[MagickaState, int], MagickaWizard] = owner(LiveState, "wizards")
-SharedWizards: Any = shared_items(LiveState._repeated["wizards"])
 
 
 def own_rng(state: MagickaState) -> Rng:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, MutableSequence
 from functools import lru_cache
-from typing import Any
 
 from manaforge.v1.common_pb2 import Event
 from manaforge.v1.games.manasurge_pb2 import (
@@ -44,7 +43,7 @@ from engine_core.games.manasurge.cards import (
     spell_name,
     spell_of,
 )
-from engine_core.live import own_part, owned_indices, owner, shared_items, step_copier, twin
+from engine_core.live import changed_indices, own_part, owner, step_copier, twin
 
 Step = ManasurgeStep
 Move = ManasurgeMove
@@ -69,7 +68,6 @@ LiveState = twin(ManasurgeState)
 step_copy = step_copier(LiveState, items=("players", "table"), share=("header.rng", "header.pending", "header.outcome"))
 own_player: Callable[[ManasurgeState, int], ManasurgePlayer] = owner(LiveState, "players")
 own_played: Callable[[ManasurgeState, int], Played] = owner(LiveState, "table")
-SharedPlayers: Any = shared_items(LiveState._repeated["players"])
 
 CARD_MOVES = (Move.MANASURGE_MOVE_OPEN, Move.MANASURGE_MOVE_PLAY, Move.MANASURGE_MOVE_GIVE, Move.MANASURGE_MOVE_DISCARD)
 # Plain ints for the enum values used at every step (an enum wrapper's attribute lookup is slow).
@@ -369,16 +367,11 @@ def draw_into(state: ManasurgeState, pile: MutableSequence[int], count: int, eve
 
 def sync_sizes(state: ManasurgeState) -> None:
     state.deck_size = len(state.deck)
-    players: Any = state.players
-    if type(players) is SharedPlayers:  # only the players this state took can have changed since the last sync
-        for seat in owned_indices(players):
-            player = players[seat]
-            player.hand_size, player.penalty_size = len(player.hand), len(player.penalty)
-        return
-    for seat, player in enumerate(players[:]):
+    players = state.players
+    for seat in changed_indices(players):  # the others are shared, and synced when they changed
+        player = players[seat]
         hand, penalty = len(player.hand), len(player.penalty)
         if player.hand_size != hand or player.penalty_size != penalty:
-            player = own_player(state, seat)
             player.hand_size, player.penalty_size = hand, penalty
 
 
