@@ -216,7 +216,6 @@ def _make(descriptor: Any) -> type[Twin]:
     slots: list[str] = []
     params: list[str] = []
     init = ["    self._set = False"]
-    copy = ["def copy(s):", "    n = new(C)", "    n._set = s._set"]
     into = ["def _into(s, m):"]
     frm = ["def _from(cls, m, present):", "    n = new(C)", "    n._set = present"]
     same = ["def _same(s, o):", "    return (True"]
@@ -235,7 +234,6 @@ def _make(descriptor: Any) -> type[Twin]:
                 raise TypeError(f"{descriptor.full_name}.{name}: maps of messages are not supported")
             params.append(f"{name}=None")
             init.append(f"    self.{name} = {{}} if {name} is None else dict({name})")
-            copy.append(f"    n.{name} = s.{name}.copy()")
             into.append(f"    if s.{name}: m.{name}.update(s.{name})")
             frm.append(f"    n.{name} = dict(m.{name})")
         elif _is_repeated(field) and _is_message(field) and field.message_type.full_name in SHARED:
@@ -243,7 +241,6 @@ def _make(descriptor: Any) -> type[Twin]:
             params.append(f"{name}=()")
             init.append(f"    self.{name} = Shared()")
             init.append(f"    if {name}: self.{name}.extend({name})")
-            copy.append(f"    n.{name} = Shared(s.{name})")
             into.append(f"    if s.{name}: m.{name}.extend(s.{name})")
             frm.append(f"    n.{name} = Shared(m.{name})  # the caller's messages: not frozen")
         elif _is_repeated(field) and _is_message(field):
@@ -254,14 +251,11 @@ def _make(descriptor: Any) -> type[Twin]:
             params.append(f"{name}=()")
             init.append(f"    self.{name} = R_{name}()")
             init.append(f"    if {name}: self.{name}.extend({name})")
-            env[f"copy_{name}"] = item.copy
-            copy.append(f"    n.{name} = R_{name}(map(copy_{name}, s.{name})) if s.{name} else R_{name}()")
             into.append(f"    for x in s.{name}: x._into(m.{name}.add())")
             frm.append(f"    n.{name} = R_{name}([T_{name}._from(x, True) for x in m.{name}])")
         elif _is_repeated(field):
             params.append(f"{name}=()")
             init.append(f"    self.{name} = list({name})")
-            copy.append(f"    n.{name} = s.{name}[:]")
             into.append(f"    if s.{name}: m.{name}.extend(s.{name})")
             frm.append(f"    n.{name} = m.{name}[:]")
         elif _is_message(field):
@@ -272,7 +266,6 @@ def _make(descriptor: Any) -> type[Twin]:
             params.append(f"{name}=None")
             init.append(f"    self.{name} = T_{name}() if {name} is None else _made(T_{name}, {name})")
             # a FROZEN part (the config) is never changed once set: copies share it
-            copy.append(f"    n.{name} = s.{name}" + ("" if sub.DESCRIPTOR.full_name in FROZEN else ".copy()"))
             into.append(f"    if s.{name}._present(): m.{name}.SetInParent(); s.{name}._into(m.{name})")
             frm.append(f"    n.{name} = T_{name}._from(m.{name}, m.HasField({name!r}))")
             default.append(f"        or s.{name}._present()")
@@ -281,7 +274,6 @@ def _make(descriptor: Any) -> type[Twin]:
             slots[-1] = "_" + name
             params.append(f"{name}=None")
             init.append(f"    self._{name} = {name}")
-            copy.append(f"    n._{name} = s._{name}")
             into.append(f"    if s._{name} is not None: m.{name} = s._{name}")
             frm.append(f"    n._{name} = m.{name} if m.HasField({name!r}) else None")
             properties[name] = _optional_property(name, field.default_value)
@@ -289,7 +281,6 @@ def _make(descriptor: Any) -> type[Twin]:
             env[f"D_{name}"] = field.default_value
             params.append(f"{name}=D_{name}")
             init.append(f"    self.{name} = {name}")
-            copy.append(f"    n.{name} = s.{name}")
             into.append(f"    m.{name} = s.{name}")
             frm.append(f"    n.{name} = m.{name}")
         attribute = "_" + name if name in optional else name
@@ -297,7 +288,6 @@ def _make(descriptor: Any) -> type[Twin]:
             default.append(f"        or s.{attribute}" + (" is not None" if name in optional else ""))
         same.append(f"        and s.{attribute} == o.{attribute}")
     init.insert(0, f"def __init__(self, *, {', '.join(params)}):" if params else "def __init__(self):")
-    copy.append("    return n")
     into.append("    return None")
     frm.append("    return n")
     same.append("    )")
@@ -319,8 +309,14 @@ def _make(descriptor: Any) -> type[Twin]:
     )
     env.update(C=cls, new=object.__new__, _made=_made)
     namespace: dict[str, Any] = {}
-    for lines in (init, copy, into, frm, same, default):
+    for lines in (init, into, frm, same, default):
         exec("\n".join(lines), env, namespace)
+    copy_env: dict[str, Any] = {"new": object.__new__}  # the copy: the rules of a step copy, sharing nothing
+    exec(
+        "\n".join(["def copy(s):", *_sharing_copy_lines(cls, "s", "n", copy_env, (), ()), "    return n"]),
+        copy_env,
+        namespace,
+    )
     for name in ("__init__", "copy", "_into", "_same", "_is_default"):
         setattr(cls, name, namespace[name])
     cls._from = classmethod(namespace["_from"])  # type: ignore[assignment, method-assign]
