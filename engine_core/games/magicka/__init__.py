@@ -881,8 +881,10 @@ class Magicka(Game[MagickaState, MagickaAction]):
         if expected is None and type_ in (ANSWER, PASS, DISCARD):
             raise IllegalActionError("turn step", "there is no spell to answer and no discard is due")
         handler = _HANDLERS.get(type_)
-        if handler is None or type_ == DRAW_REPLACEMENTS:  # an exchange: no one's health, standing or turn changes
-            events = (handler or Magicka._apply_trade)(self, state, seat, action, move)
+        if handler is None:  # an exchange: one hand changes (synced there); no deck, health, standing or turn
+            return self._apply_trade(state, seat, action, move)
+        if type_ == DRAW_REPLACEMENTS:  # the deck and the hand change; no one's health, standing or turn
+            events = handler(self, state, seat, action, move)
             _sync_counts(state)
             return events
         events = handler(self, state, seat, action, move)
@@ -926,8 +928,14 @@ class Magicka(Game[MagickaState, MagickaAction]):
         if len(kinds) != want or not _holds(hand, kinds):
             raise IllegalActionError("exchange rate", f"this exchange discards {want} card(s) of kinds in the hand")
         wizard = own_wizard(state, seat)
-        hand, pile = (wizard.spells, state.spell_discard) if gives_spells else (wizard.elements, state.element_discard)
-        gone = [_take(hand, k) for k in kinds]
+        if gives_spells:
+            hand, pile = wizard.spells, state.spell_discard
+            gone = [_take(hand, k) for k in kinds]
+            wizard.spell_count = len(hand)
+        else:
+            hand, pile = wizard.elements, state.element_discard
+            gone = [_take(hand, k) for k in kinds]
+            wizard.element_count = len(hand)
         pile.extend(gone)
         state.owed_elements += elements_owed
         state.owed_spells += spells_owed
