@@ -358,6 +358,8 @@ _SPELL_MASK: dict[int, int] = {
 }
 _SNAP_MASKS: tuple[tuple[Element, int], ...] = tuple((e, MASKS[e]) for e in ELEMENTS)
 _SHIELD_MASK = MASKS[SHIELD]
+# A packed hand of one card worth 1: it pays no snap spell (two of an Element), so the snap loop skips it unlisted.
+_LONE_ONES = frozenset(1 << 4 * kind for kind, card in ELEMENT_BY_KIND.items() if card.value == 1)
 _SUMMONS = frozenset(kind for kind, spell in SPELL_BY_KIND.items() if spell.type is SpellType.SUMMON)
 
 
@@ -627,7 +629,7 @@ def _paid_actions(
             legal += _paid_for(table, kind, payers, aims, _cast_options) if found is None else found
     for element, payable in _SNAP_MASKS:
         payers = packed & payable
-        if payers:
+        if payers and payers not in _LONE_ONES:
             found = table.get((element, payers))
             legal += _paid_for(table, element, payers, aims, _snap_options) if found is None else found
     if hurt:
