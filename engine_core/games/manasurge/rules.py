@@ -43,7 +43,7 @@ from engine_core.games.manasurge.cards import (
     spell_name,
     spell_of,
 )
-from engine_core.live import changed_indices, own_part, owner, step_copier, twin
+from engine_core.live import SharedItems, changed_indices, own_part, owner, step_copier, twin
 
 Step = ManasurgeStep
 Move = ManasurgeMove
@@ -383,11 +383,16 @@ def apply(state: ManasurgeState, seat: int, action: ManasurgeAction) -> list[Eve
     move = action.move
     if move == CONCEDE:
         return end_round(state, seat)
-    had_cards = [bool(p.hand) for p in state.players[:]]
+    players = state.players
+    before = players[:]
+    # Fresh from a step copy (no player taken yet), a rule takes a player before changing it, so `before` keeps the
+    # players as they were; otherwise (a message, a state stepped in place) their hands are read now.
+    had_cards = None if isinstance(players, SharedItems) and not players.owned else [bool(p.hand) for p in before]
     events: list[Event] = []
     follow, skip = HANDLERS[move](state, seat, action, events)
-    for surger, player in enumerate(state.players[:]):  # read again: a handler may have taken a player
-        if had_cards[surger] and not player.hand:
+    players = state.players
+    for surger in changed_indices(players):  # only a player the step took can have played its last card
+        if (before[surger].hand if had_cards is None else had_cards[surger]) and not players[surger].hand:
             mana_surge(state, surger, events)
     if follow:
         state.step = follow
