@@ -535,6 +535,13 @@ def changed_indices(items: Any) -> Iterable[int]:
     return _INDICES[owned] if owned < 256 else tuple(i for i in range(owned.bit_length()) if owned >> i & 1)
 
 
+def is_untouched(items: Any) -> bool:
+    """Whether `items` are a step copy's shared items with none taken yet (`owner`): each is then still the item of
+    the state the copy was made from, as it was, since a rule takes an item before changing it. False for a
+    protobuf message and a live state that shares nothing, whose items are changed in place."""
+    return isinstance(items, SharedItems) and not items.owned
+
+
 def own_part(state: Any, name: str) -> Any:
     """The header's part `name` (its rng, say), to be changed in place: on a live state its step copies may share
     it (`step_copier`), so it is copied first."""

@@ -15,7 +15,7 @@ from manaforge.v1.games.manufactory_pb2 import ManufactoryState
 from engine_core import GAMES, Game
 from engine_core.bots import ismcts
 from engine_core.game import event
-from engine_core.live import Twin, clone, twin
+from engine_core.live import Twin, clone, is_untouched, twin
 
 LiveMagicka = twin(MagickaState)
 
@@ -217,8 +217,10 @@ def test_a_step_copy_shares_the_named_items_and_parts_and_copies_the_rest() -> N
     assert copied.header is not state.header and copied.deck is not state.deck and copied.deck == state.deck
     assert copied.players is not state.players  # the lists are the states' own: only their items are shared
 
+    assert is_untouched(copied.players)  # every player still the one `state` holds
     player = rules.own_player(copied, 1)  # taken once, then the state's own
     assert player is not state.players[1] and rules.own_player(copied, 1) is player
+    assert not is_untouched(copied.players)
     player.hand.clear()
     player.stones += 5
     assert _bytes(state) == before  # the state it came from never sees the change
@@ -226,6 +228,7 @@ def test_a_step_copy_shares_the_named_items_and_parts_and_copies_the_rest() -> N
 
     message = state.to_proto()
     assert rules.own_player(message, 0) is message.players[0]  # a protobuf message owns its parts
+    assert not is_untouched(message.players) and not is_untouched(state.copy().players)
 
 
 def test_shared_items_forget_what_they_owned_when_items_move() -> None:

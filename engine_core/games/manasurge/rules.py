@@ -43,7 +43,7 @@ from engine_core.games.manasurge.cards import (
     spell_name,
     spell_of,
 )
-from engine_core.live import SharedItems, changed_indices, own_part, owner, step_copier, twin
+from engine_core.live import changed_indices, is_untouched, own_part, owner, step_copier, twin
 
 Step = ManasurgeStep
 Move = ManasurgeMove
@@ -384,10 +384,8 @@ def apply(state: ManasurgeState, seat: int, action: ManasurgeAction) -> list[Eve
     if move == CONCEDE:
         return end_round(state, seat)
     players = state.players
-    before = players[:]
-    # Fresh from a step copy (no player taken yet), a rule takes a player before changing it, so `before` keeps the
-    # players as they were; otherwise (a message, a state stepped in place) their hands are read now.
-    had_cards = None if isinstance(players, SharedItems) and not players.owned else [bool(p.hand) for p in before]
+    before = players[:]  # untouched, the players as they were; otherwise (a message, a state stepped in place) ...
+    had_cards = None if is_untouched(players) else [bool(p.hand) for p in before]  # ... their hands are read now
     events: list[Event] = []
     follow, skip = HANDLERS[move](state, seat, action, events)
     players = state.players
