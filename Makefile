@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 PROTOS := $(shell find proto/manaforge -name '*.proto')
 GEN_STAMP := proto/manaforge/.generated
 
-.PHONY: install proto run demo test lint typecheck unit stack bench arena decisions golden clean check-proto soak scale web chromium screenshots
+.PHONY: install proto engines run demo test lint typecheck unit stack bench arena decisions golden clean check-proto soak scale web chromium screenshots
 
 install: $(STAMP)
 
@@ -25,6 +25,15 @@ proto: $(GEN_STAMP)
 $(GEN_STAMP): $(STAMP) $(PROTOS) deploy/protogen.py
 	$(PY) -m deploy.protogen proto
 	touch $@
+
+# The rules modules compiled to C extensions with mypyc (deploy/engines.py says which), beside their sources, rebuilt
+# when a source changes; build/engines.json records what they were built from (`python -m deploy.engines --check`).
+ENGINES_STAMP := build/engines.json
+
+engines: $(ENGINES_STAMP)
+
+$(ENGINES_STAMP): $(GEN_STAMP) $(shell find engine_core -name '*.py') deploy/engines.py
+	$(PY) -m deploy.engines
 
 WEB := gateway/web
 WEB_SOURCES := $(shell find $(WEB)/src -path $(WEB)/src/gen -prune -o -type f -print 2>/dev/null) \
@@ -61,10 +70,10 @@ screenshots: proto web chromium
 check-proto: $(GEN_STAMP)
 	$(PY) -m deploy.protogen --check proto
 
-run: proto web
+run: proto engines web
 	$(PY) -m deploy.launcher run
 
-demo: proto
+demo: proto engines
 	$(PY) -m deploy.launcher demo
 
 lint: $(STAMP)
@@ -75,33 +84,34 @@ lint: $(STAMP)
 typecheck: proto
 	$(BIN)/mypy
 
-unit: proto
+unit: proto engines
 	$(BIN)/pytest -q tests/engine
 
-stack: proto
+stack: proto engines
 	$(BIN)/pytest -q tests/stack
 
-test: proto check-proto lint typecheck web chromium
+test: proto engines check-proto lint typecheck web chromium
 	$(BIN)/pytest -q -p no:cacheprovider -n 2 --durations=10
 
-bench: proto
+bench: proto engines
 	$(PY) -m deploy.bench
 
-arena: proto
+arena: proto engines
 	$(PY) -m deploy.arena --seats 2,3,4 --levels heuristic,ismcts --n 200 --jobs $$(nproc)
 
-decisions: proto
+decisions: proto engines
 	$(PY) -m deploy.decisions
 
-golden: proto
+golden: proto engines
 	$(PY) -m tests.engine.regen_golden
 
 clean:
+	[ ! -x $(PY) ] || $(PY) -m deploy.engines --clean
 	rm -rf $(VENV) run .mypy_cache .ruff_cache .pytest_cache $(GEN_STAMP) $(WEB)/node_modules $(WEB)/dist $(WEB)/src/gen
 	find proto/manaforge -name '*_pb2*.py*' -delete
 
-soak: proto
+soak: proto engines
 	$(PY) -m deploy.soak
 
-scale: proto
+scale: proto engines
 	$(PY) -m deploy.scale

@@ -18,6 +18,8 @@ the spread of UNO's per-round rates is printed to show how steady the machine wa
 from __future__ import annotations
 
 import argparse
+import importlib
+import importlib.machinery
 import os
 import random
 import time
@@ -28,6 +30,7 @@ from typing import Any
 
 from manaforge.v1.common_pb2 import GameConfig
 
+from deploy import engines
 from engine_core import GAMES, Game
 
 UNO_SEATS = 2
@@ -80,6 +83,17 @@ def game_runner(game: Game[Any, Any]) -> Runner:
         return steps
 
     return Runner(game.info.name, play_one)
+
+
+def engine_build() -> str:
+    """Which rules ran: the compiled modules (deploy/engines.py) or their Python sources."""
+    modules = [importlib.import_module(engines.module_name(source)) for source in engines.sources()]
+    compiled = sum(isinstance(module.__loader__, importlib.machinery.ExtensionFileLoader) for module in modules)
+    if not compiled:
+        return "plain Python (no compiled modules: `make engines` builds them)"
+    stale = engines.stale()
+    built = f"{compiled} of {len(modules)} modules compiled with mypyc"
+    return f"{built}, STALE: {', '.join(stale)}" if stale else built
 
 
 def engine_rate(game: Game[Any, Any], seconds: float) -> tuple[float, int]:
@@ -195,6 +209,7 @@ def engine_table(seconds: float = 3.0, games: Sequence[Game[Any, Any]] | None = 
         f"RLCard UNO env step (2 players): {env.rate:,.0f} steps/s (rounds from {min(env.rates):,.0f} to "
         f"{max(env.rates):,.0f})",
         f"RLCard UNO bare rules step:      {bare.rate:,.0f} steps/s",
+        f"engines: {engine_build()}",
         f"{'game':<12} {'steps/s':>9} {'games':>6} {'vs UNO env':>11} {'vs UNO bare':>12}",
     ]
     for runner in runners:

@@ -25,6 +25,7 @@ from manaforge.v1.games.blueprints_pb2 import (
     BlueprintsSource,
     BlueprintsState,
 )
+from mypy_extensions import mypyc_attr
 
 from engine_core import rng as random
 from engine_core.cards import CARD_SET_OPTION, catalogue_card, find_set, memo_by_content, open_packs, sample_faces
@@ -157,6 +158,7 @@ def round_limit(state: BlueprintsState) -> int:
 # ----- the game ----------------------------------------------------------------------------------------------------
 
 
+@mypyc_attr(native_class=False)  # compiled by `make engines`; its class attributes stay Python's
 class Blueprints(Game[BlueprintsState, BlueprintsAction]):
     info = GameInfo(
         name="blueprints",

@@ -26,6 +26,7 @@ from manaforge.v1.games.magicka_pb2 import (
     MagickaTarget,
     MagickaWizard,
 )
+from mypy_extensions import mypyc_attr
 
 from engine_core import rng
 from engine_core.bots.budget import Budget, by_seats
@@ -666,6 +667,7 @@ FLAT = Budget(
 """The flat search at two seats; the other table sizes change a few of its settings (`bot_budget`)."""
 
 
+@mypyc_attr(native_class=False)  # compiled by `make engines`; its class attributes stay Python's
 class Magicka(Game[MagickaState, MagickaAction]):
     info = GameInfo(
         name="magicka",

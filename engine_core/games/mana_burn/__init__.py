@@ -15,6 +15,7 @@ from dataclasses import replace
 
 from manaforge.v1.common_pb2 import Event, Rng
 from manaforge.v1.games.mana_burn_pb2 import ManaBurnAction, ManaBurnState
+from mypy_extensions import mypyc_attr
 
 from engine_core import rng
 from engine_core.bots.budget import Budget, by_seats
@@ -38,6 +39,7 @@ FLAT = Budget(
 """The flat search from three seats; two seats take fewer actions (`bot_budget`)."""
 
 
+@mypyc_attr(native_class=False)  # compiled by `make engines`; its class attributes stay Python's
 class ManaBurn(Game[ManaBurnState, ManaBurnAction]):
     info = GameInfo(
         name="mana_burn",

@@ -22,6 +22,7 @@ from manaforge.v1.games.manasurge_pb2 import (
     ManasurgeMove,
     ManasurgeState,
 )
+from mypy_extensions import mypyc_attr
 
 from engine_core.bots.budget import Budget, by_seats
 from engine_core.errors import IllegalActionError, MalformedActionError
@@ -49,6 +50,7 @@ FLAT = Budget(iterations=1000, actions=1000, search="flat", rollout="heuristic",
 """The flat search over the heuristic's playouts; each table size changes a few of its settings (`bot_budget`)."""
 
 
+@mypyc_attr(native_class=False)  # compiled by `make engines`; its class attributes stay Python's
 class Manasurge(Game[ManasurgeState, ManasurgeAction]):
     info = GameInfo(
         name="manasurge",

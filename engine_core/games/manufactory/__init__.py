@@ -24,6 +24,7 @@ from manaforge.v1.games.manufactory_pb2 import (
     ManufactoryPlayer,
     ManufactoryState,
 )
+from mypy_extensions import mypyc_attr
 
 from engine_core import rng as random
 from engine_core.bots.budget import Budget, by_seats
@@ -376,6 +377,7 @@ FLAT = Budget(
 """The flat search at two seats; the other table sizes change a few of its settings (`bot_budget`)."""
 
 
+@mypyc_attr(native_class=False)  # compiled by `make engines`; its class attributes stay Python's
 class Manufactory(Game[ManufactoryState, ManufactoryAction]):
     info = GameInfo(
         name="manufactory",

@@ -1,0 +1,130 @@
+"""Compiled engines: the rules modules built into C extensions with mypyc (`make engines`).
+
+The Python sources stay the engines' one definition; mypyc compiles the same type-annotated code, and the extension
+module (`<module>.cpython-311-<platform>.so`, beside its source) is what `import` finds first. A build records the
+SHA-256 of each source it compiled in `build/engines.json`, so a stale build can be named (`--check`,
+tests/engine/test_compiled.py) instead of silently running yesterday's rules.
+
+    python -m deploy.engines            # build (make engines does this when a source changed)
+    python -m deploy.engines --check    # exit 1, naming the modules, when a build is missing or stale
+    python -m deploy.engines --clean    # remove the extensions: the engines run as plain Python again
+
+What is compiled is `COMPILED`; a game class compiled is marked `@mypyc_attr(native_class=False)`, so its class
+attributes (`state_type`, `info`, ...) stay Python class attributes. A compiled game class cannot be subclassed in
+Python (its methods check `self`'s exact class): cardbench stays Python for that (tests/engine/test_bots.py derives a
+weak cardbench from it, and it is 2.7x UNO's speed as Python), and R&D because mypyc 2.4.1 stops with an internal
+error on a lambda in its heuristic (it is 1.3x UNO's speed as Python). docs/engine-speed.md has the figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import sys
+import sysconfig
+from collections.abc import Sequence
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+MANIFEST = ROOT / "build" / "engines.json"
+COMPILED = (  # packages (every module in the folder) and modules, relative to the project root
+    "engine_core/rng.py",
+    "engine_core/games/blueprints",
+    "engine_core/games/magicka",
+    "engine_core/games/mana_burn",
+    "engine_core/games/manasurge",
+    "engine_core/games/manufactory",
+)
+GROUP = "engine_core.compiled"  # the library the modules share: engine_core/compiled__mypyc.<suffix>, in the package
+SUFFIX = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
+
+
+def sources(root: Path = ROOT) -> list[Path]:
+    """The Python files compiled, relative to `root`, in a stable order."""
+    found: list[Path] = []
+    for entry in COMPILED:
+        path = root / entry
+        found += sorted(path.glob("*.py")) if path.is_dir() else [path]
+    return [path.relative_to(root) for path in found]
+
+
+def module_name(source: Path) -> str:
+    parts = source.with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def extension(source: Path) -> Path:
+    """Where the extension of a source lands: beside it, as `import` looks for it."""
+    return source.with_name(source.stem + SUFFIX)
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def stale(root: Path = ROOT) -> list[str]:
+    """The compiled modules whose extension is missing or was built from other source than is there now."""
+    try:
+        built = json.loads((root / MANIFEST.relative_to(ROOT)).read_text())
+    except (OSError, ValueError):
+        built = {}
+    return [
+        module_name(source)
+        for source in sources(root)
+        if not (root / extension(source)).exists() or built.get(str(source)) != digest(root / source)
+    ]
+
+
+def clean(root: Path = ROOT) -> None:
+    for built in (root / "engine_core").rglob(f"*{SUFFIX}"):  # also those of modules no longer compiled
+        built.unlink()
+    for shared in root.glob(f"*__mypyc{SUFFIX}"):  # a build's shared library from before it lived in engine_core
+        shared.unlink()
+    (root / MANIFEST.relative_to(ROOT)).unlink(missing_ok=True)
+
+
+def build(root: Path = ROOT) -> None:
+    """Compile `COMPILED` in place (a C compiler and the Python headers are needed), then record the sources."""
+    from mypyc.build import mypycify  # a dev dependency: imported only to build
+    from setuptools import setup  # type: ignore[import-untyped]
+
+    files = sources(root)
+    digests = {str(source): digest(root / source) for source in files}  # what is compiled, read before compiling
+    clean(root)
+    here = Path.cwd()
+    os.chdir(root)
+    try:
+        setup(
+            name="manaforge-engines",
+            ext_modules=mypycify([str(source) for source in files], opt_level="3", group_name=GROUP),
+            script_args=["--quiet", "build_ext", "--inplace", "--build-temp", "build/engines", "--parallel", "2"],
+        )
+    finally:
+        os.chdir(here)
+    manifest = root / MANIFEST.relative_to(ROOT)
+    manifest.parent.mkdir(parents=True, exist_ok=True)
+    manifest.write_text(json.dumps(digests, indent=1, sort_keys=True) + "\n")
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--check", action="store_true", help="exit 1 when a compiled module is missing or stale")
+    group.add_argument("--clean", action="store_true", help="remove the compiled modules")
+    args = parser.parse_args(argv)
+    if args.check:
+        missing = stale()
+        if missing:
+            sys.exit(f"compiled engines missing or stale (run `make engines`): {', '.join(missing)}")
+        print(f"compiled engines up to date: {len(sources())} modules")
+    elif args.clean:
+        clean()
+    else:
+        build()
+        print(f"compiled {len(sources())} engine modules with mypyc")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,56 @@
+"""The compiled engines (deploy/engines.py, built by `make engines`): built from the sources as they are now, loaded
+in place of the sources, and playing exactly the games the sources play."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.machinery
+import subprocess
+import sys
+from pathlib import Path
+
+from deploy import engines
+
+GAMES = sorted({engines.module_name(source).split(".")[2] for source in engines.sources() if "games" in source.parts})
+
+
+def test_the_compiled_engines_are_built_from_the_sources_as_they_are() -> None:
+    assert engines.stale() == [], "a compiled engine is missing or older than its source: run `make engines`"
+    for source in engines.sources():
+        module = importlib.import_module(engines.module_name(source))
+        assert isinstance(module.__loader__, importlib.machinery.ExtensionFileLoader), module.__name__
+
+
+def test_the_compiled_engines_load_outside_the_project_folder(tmp_path: Path) -> None:
+    """A worker or a gateway started elsewhere finds the library the modules share: it lives in engine_core."""
+    done = subprocess.run(
+        [sys.executable, "-c", "import engine_core.games.magicka as m; print(type(m.__loader__).__name__)"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    assert done.stdout.strip() == "ExtensionFileLoader"
+
+
+def playouts(*args: str) -> list[str]:
+    done = subprocess.run(
+        [sys.executable, "-m", "tests.engine.playouts", "--games", "6", *args, *GAMES],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=True,
+    )
+    return done.stdout.splitlines()
+
+
+def test_compiled_and_python_engines_play_the_same_games() -> None:
+    assert GAMES == ["blueprints", "magicka", "mana_burn", "manasurge", "manufactory"]
+    *compiled, compiled_modules = playouts()
+    *source, source_modules = playouts("--source")
+    assert compiled == source
+    assert len(compiled) == len(GAMES)
+    assert source_modules == "compiled: none"
+    expected = {engines.module_name(path) for path in engines.sources()} | {f"{engines.GROUP}__mypyc"}
+    assert set(compiled_modules.split()[1:]) == expected
