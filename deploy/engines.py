@@ -11,9 +11,10 @@ tests/engine/test_compiled.py) instead of silently running yesterday's rules.
 
 What is compiled is `COMPILED`; a game class compiled is marked `@mypyc_attr(native_class=False)`, so its class
 attributes (`state_type`, `info`, ...) stay Python class attributes. A compiled game class cannot be subclassed in
-Python (its methods check `self`'s exact class): cardbench stays Python for that (tests/engine/test_bots.py derives a
-weak cardbench from it, and it is 2.7x UNO's speed as Python), and R&D because mypyc 2.4.1 stops with an internal
-error on a lambda in its heuristic (it is 1.3x UNO's speed as Python). docs/engine-speed.md has the figures.
+Python (its methods check `self`'s exact class): cardbench, the peers' workload, stays Python for that
+(tests/engine/test_bots.py derives a weak cardbench from it; it is 2.7x UNO's speed as Python). mypyc 2.4.1 stops
+with an internal error on a lambda inside a method of a class that is not native: write a comprehension or an
+`operator.attrgetter` instead (R&D's heuristic does). docs/engine-speed.md has the figures.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ COMPILED = (  # packages (every module in the folder) and modules, relative to t
     "engine_core/games/mana_burn",
     "engine_core/games/manasurge",
     "engine_core/games/manufactory",
+    "engine_core/games/rnd",
 )
 GROUP = "engine_core.compiled"  # the library the modules share: engine_core/compiled__mypyc.<suffix>, in the package
 SUFFIX = sysconfig.get_config_var("EXT_SUFFIX") or ".so"

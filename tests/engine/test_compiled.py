@@ -46,7 +46,7 @@ def playouts(*args: str) -> list[str]:
 
 
 def test_compiled_and_python_engines_play_the_same_games() -> None:
-    assert GAMES == ["blueprints", "magicka", "mana_burn", "manasurge", "manufactory"]
+    assert GAMES == ["blueprints", "magicka", "mana_burn", "manasurge", "manufactory", "rnd"]
     *compiled, compiled_modules = playouts()
     *source, source_modules = playouts("--source")
     assert compiled == source

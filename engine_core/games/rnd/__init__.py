@@ -31,6 +31,7 @@ from manaforge.v1.games.rnd_pb2 import (
     RndVote,
     RndWriting,
 )
+from mypy_extensions import mypyc_attr
 
 from engine_core import rng as random
 from engine_core.cards import CARD_SET_OPTION, find_set, format_card, open_packs
@@ -224,6 +225,7 @@ def _vote_action(award: RndAward.ValueType, design: int) -> RndAction:
     return _known(RndAction(vote=RndVote(award=award, design=design)), VOTING, "_apply_vote", award, design)
 
 
+@mypyc_attr(native_class=False)  # compiled by `make engines`; its class attributes stay Python's
 class Rnd(Game[RndState, RndAction]):
     info = GameInfo(
         name="rnd",
@@ -640,8 +642,10 @@ class Rnd(Game[RndState, RndAction]):
         if view.phase == DESIGN:
             card = next(face for face in view.faces if face.id == view.drawn[0])
             copies = [a for a in legal if a.WhichOneof("choice") == "copy"]
-            best = max(copies, key=lambda a: bot.category_score(card, a.copy))
-            if bot.category_score(card, best.copy) < 2 and len(copies) < len(legal):
+            scores = [bot.category_score(card, action.copy) for action in copies]
+            best_score = max(scores)
+            best = copies[scores.index(best_score)]  # the first of the best, as max() would choose
+            if best_score < 2 and len(copies) < len(legal):
                 return RndAction(draw_another=True)
             return best
         if view.phase == ART:
@@ -672,7 +676,7 @@ class Rnd(Game[RndState, RndAction]):
             face.CopyFrom(fresh[index % len(fresh)])
             face.id = card_id
             faces.append(face)
-        faces.sort(key=lambda face: face.id)
+        faces.sort(key=attrgetter("id"))
         world.ClearField("faces")  # a new list: copies share the faces' list (`sharing.copy_live`)
         world.faces.extend(faces)
         world.pack.extend(unseen)
