@@ -26,13 +26,9 @@ $(GEN_STAMP): $(STAMP) $(PROTOS) deploy/protogen.py
 	$(PY) -m deploy.protogen proto
 	touch $@
 
-# The rules modules compiled to C extensions with mypyc (deploy/engines.py says which), beside their sources, rebuilt
-# when a source changes; build/engines.json records what they were built from (`python -m deploy.engines --check`).
-ENGINES_STAMP := build/engines.json
-
-engines: $(ENGINES_STAMP)
-
-$(ENGINES_STAMP): $(GEN_STAMP) $(shell find engine_core -name '*.py') deploy/engines.py
+# The rules modules compiled to C extensions with mypyc (deploy/engines.py says which), beside their sources; built
+# when one is missing or older than its source (build/engines.json records what they were built from).
+engines: $(GEN_STAMP)
 	$(PY) -m deploy.engines
 
 WEB := gateway/web

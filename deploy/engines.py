@@ -5,7 +5,7 @@ module (`<module>.cpython-311-<platform>.so`, beside its source) is what `import
 SHA-256 of each source it compiled in `build/engines.json`, so a stale build can be named (`--check`,
 tests/engine/test_compiled.py) instead of silently running yesterday's rules.
 
-    python -m deploy.engines            # build (make engines does this when a source changed)
+    python -m deploy.engines            # build when a module is missing or stale (`make engines`); --force: always
     python -m deploy.engines --check    # exit 1, naming the modules, when a build is missing or stale
     python -m deploy.engines --clean    # remove the extensions: the engines run as plain Python again
 
@@ -67,16 +67,23 @@ def digest(path: Path) -> str:
 
 
 def stale(root: Path = ROOT) -> list[str]:
-    """The compiled modules whose extension is missing or was built from other source than is there now."""
+    """What a build would change: the compiled modules whose extension is missing or was built from other source
+    than is there now, and any extension under engine_core that `COMPILED` no longer names (import would load it)."""
     try:
         built = json.loads((root / MANIFEST.relative_to(ROOT)).read_text())
     except (OSError, ValueError):
         built = {}
-    return [
+    files = sources(root)
+    found = [
         module_name(source)
-        for source in sources(root)
+        for source in files
         if not (root / extension(source)).exists() or built.get(str(source)) != digest(root / source)
     ]
+    expected = {root / extension(source) for source in files}
+    *package, name = GROUP.split(".")
+    shared = root.joinpath(*package, f"{name}__mypyc{SUFFIX}")
+    strays = [path for path in (root / "engine_core").rglob(f"*{SUFFIX}") if path not in expected and path != shared]
+    return found + [module_name(path.relative_to(root).with_name(path.name.split(".")[0] + ".py")) for path in strays]
 
 
 def clean(root: Path = ROOT) -> None:
@@ -101,7 +108,7 @@ def build(root: Path = ROOT) -> None:
         setup(
             name="manaforge-engines",
             ext_modules=mypycify([str(source) for source in files], opt_level="3", group_name=GROUP),
-            script_args=["--quiet", "build_ext", "--inplace", "--build-temp", "build/engines", "--parallel", "2"],
+            script_args=["--quiet", "build_ext", "--inplace", "--build-temp", "build/engines"],
         )
     finally:
         os.chdir(here)
@@ -115,6 +122,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     group = parser.add_mutually_exclusive_group()
     group.add_argument("--check", action="store_true", help="exit 1 when a compiled module is missing or stale")
     group.add_argument("--clean", action="store_true", help="remove the compiled modules")
+    group.add_argument("--force", action="store_true", help="build even when every module is up to date")
     args = parser.parse_args(argv)
     if args.check:
         missing = stale()
@@ -123,9 +131,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(f"compiled engines up to date: {len(sources())} modules")
     elif args.clean:
         clean()
-    else:
+    elif args.force or stale():
         build()
         print(f"compiled {len(sources())} engine modules with mypyc")
+    else:
+        print(f"compiled engines up to date: {len(sources())} modules")
 
 
 if __name__ == "__main__":
