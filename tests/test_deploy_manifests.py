@@ -545,3 +545,7 @@ def test_the_dockerfile_is_pinned_unprivileged_and_builds_the_generated_code() -
         if line.startswith("COPY ") and "--from" not in line:
             for source in line.split()[1:-1]:
                 assert (ROOT / source).exists(), f"COPY {source}: no such path in the repository"
+    # what a machine builds for itself stays out of the context: a compiled engine built here (another Python build)
+    # would otherwise be copied over engine_core's sources and loaded in their place
+    ignored = {line.strip() for line in (ROOT / ".dockerignore").read_text().splitlines() if line.strip()}
+    assert {"**/*.so", "**/__pycache__", ".venv", "gateway/web/node_modules"} <= ignored
