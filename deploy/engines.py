@@ -2,7 +2,7 @@
 
 The Python sources stay the engines' one definition; mypyc compiles the same type-annotated code, and the extension
 module (`<module>.cpython-311-<platform>.so`, beside its source) is what `import` finds first. A build records the
-SHA-256 of each source it compiled in `build/engines.json`, so a stale build can be named (`--check`,
+SHA-256 of every engine_core source it read in `build/engines.json`, so a stale build can be named (`--check`,
 tests/engine/test_compiled.py) instead of silently running yesterday's rules.
 
     python -m deploy.engines            # build when a module is missing or stale (`make engines`); --force: always
@@ -66,24 +66,33 @@ def digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def inputs(root: Path = ROOT) -> list[Path]:
+    """What a build depends on: every Python file of engine_core. mypyc reads the types (and may fold the `Final`
+    constants) of the modules the compiled ones import, compiled or not, so a change to any of them rebuilds."""
+    return sorted(path.relative_to(root) for path in (root / "engine_core").rglob("*.py"))
+
+
 def stale(root: Path = ROOT) -> list[str]:
-    """What a build would change: the compiled modules whose extension is missing or was built from other source
-    than is there now, and any extension under engine_core that `COMPILED` no longer names (import would load it)."""
+    """What a build would change, by module: a compiled module whose extension is missing, any engine_core module
+    whose source differs from what the last build read, and any extension under engine_core that `COMPILED` no
+    longer names (import would load it)."""
     try:
         built = json.loads((root / MANIFEST.relative_to(ROOT)).read_text())
     except (OSError, ValueError):
         built = {}
     files = sources(root)
-    found = [
-        module_name(source)
-        for source in files
-        if not (root / extension(source)).exists() or built.get(str(source)) != digest(root / source)
-    ]
+    missing = [source for source in files if not (root / extension(source)).exists()]
+    changed = [source for source in inputs(root) if built.get(str(source)) != digest(root / source)]
+    changed += [Path(name) for name in built if not (root / name).exists()]  # a module removed since
     expected = {root / extension(source) for source in files}
     *package, name = GROUP.split(".")
     shared = root.joinpath(*package, f"{name}__mypyc{SUFFIX}")
-    strays = [path for path in (root / "engine_core").rglob(f"*{SUFFIX}") if path not in expected and path != shared]
-    return found + [module_name(path.relative_to(root).with_name(path.name.split(".")[0] + ".py")) for path in strays]
+    strays = [
+        path.relative_to(root).with_name(path.name.split(".")[0] + ".py")
+        for path in (root / "engine_core").rglob(f"*{SUFFIX}")
+        if path not in expected and path != shared
+    ]
+    return sorted({module_name(source) for source in (*missing, *changed, *strays)})
 
 
 def clean(root: Path = ROOT) -> None:
@@ -95,12 +104,12 @@ def clean(root: Path = ROOT) -> None:
 
 
 def build(root: Path = ROOT) -> None:
-    """Compile `COMPILED` in place (a C compiler and the Python headers are needed), then record the sources."""
+    """Compile `COMPILED` in place (a C compiler and the Python headers are needed), then record its inputs."""
     from mypyc.build import mypycify  # a dev dependency: imported only to build
     from setuptools import setup  # type: ignore[import-untyped]
 
     files = sources(root)
-    digests = {str(source): digest(root / source) for source in files}  # what is compiled, read before compiling
+    digests = {str(source): digest(root / source) for source in inputs(root)}  # read before compiling
     clean(root)
     here = Path.cwd()
     os.chdir(root)
@@ -127,7 +136,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.check:
         missing = stale()
         if missing:
-            sys.exit(f"compiled engines missing or stale (run `make engines`): {', '.join(missing)}")
+            sys.exit(f"the compiled engines are out of date with (run `make engines`): {', '.join(missing)}")
         print(f"compiled engines up to date: {len(sources())} modules")
     elif args.clean:
         clean()

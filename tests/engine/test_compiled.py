@@ -15,7 +15,7 @@ GAMES = sorted({engines.module_name(source).split(".")[2] for source in engines.
 
 
 def test_the_compiled_engines_are_built_from_the_sources_as_they_are() -> None:
-    assert engines.stale() == [], "a compiled engine is missing or older than its source: run `make engines`"
+    assert engines.stale() == [], "the compiled engines are out of date: run `make engines`"
     for source in engines.sources():
         module = importlib.import_module(engines.module_name(source))
         assert isinstance(module.__loader__, importlib.machinery.ExtensionFileLoader), module.__name__
