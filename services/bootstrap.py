@@ -83,18 +83,22 @@ def redis_client(url: str, connections: int = REDIS_CONNECTIONS, socket_timeout:
     return aioredis.Redis(connection_pool=pool)
 
 
-class RetryingCluster(RedisCluster):
-    """redis-py's cluster client, also retrying a write to a connection Redis already closed: on uvloop that raises
-    RuntimeError ("the handler is closed"), not the ConnectionError redis-py retries (its connection is dropped)."""
-
-    ERRORS_ALLOW_RETRY = (*RedisCluster.ERRORS_ALLOW_RETRY, RuntimeError)  # type: ignore[assignment]
+def retry_closed_connections() -> None:
+    """Make redis-py's cluster client retry a command on a connection that was closed under it: on uvloop that raises
+    RuntimeError ("the handler is closed"), not the ConnectionError redis-py retries. Its commands and its pipelines
+    both read `RedisCluster.ERRORS_ALLOW_RETRY` (a pipeline reads it from RedisCluster itself, not from a subclass),
+    so the error is added there, once, when the bootstrap makes a cluster client."""
+    retried: tuple[type[Exception], ...] = RedisCluster.ERRORS_ALLOW_RETRY
+    if RuntimeError not in retried:
+        RedisCluster.ERRORS_ALLOW_RETRY = (*retried, RuntimeError)  # type: ignore[assignment]
 
 
 def cluster_client(seeds: tuple[str, ...] | list[str], connections: int = REDIS_CONNECTIONS, password: str = "") -> Any:
     """An asyncio Redis Cluster client: it learns the nodes from any seed, routes each command to the node of its
     key's slot, and reads the slot map again after a failover (MOVED, or a node gone)."""
     nodes = [ClusterNode(host, int(port)) for host, port in (seed.rsplit(":", 1) for seed in seeds)]
-    return RetryingCluster(
+    retry_closed_connections()
+    return RedisCluster(
         startup_nodes=nodes,
         max_connections=connections,  # per node
         # no socket timeout: with one, redis-py 8.1's cluster client loses commands that share a new connection
