@@ -78,7 +78,7 @@ def redis_client(url: str, connections: int = REDIS_CONNECTIONS, socket_timeout:
         socket_timeout=socket_timeout,
         timeout=10,
         retry=Retry(ExponentialBackoff(cap=0.5, base=0.02), RETRIES),
-        retry_on_error=[ConnectionError, TimeoutError],
+        retry_on_error=[ConnectionError, TimeoutError, RuntimeError],  # RuntimeError: see retry_closed_connections
     )
     return aioredis.Redis(connection_pool=pool)
 

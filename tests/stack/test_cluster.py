@@ -6,19 +6,17 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterator
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import grpc
 import pytest
 import redis
-import uvloop
 from manaforge.v1 import gateway_pb2 as gw
 from manaforge.v1.gateway_pb2 import LoggedAction
 from redis.crc import key_slot
 
 from deploy.launcher import LOOPBACK_LIMITS, Stack
 from gateway.client import Client
-from services.bootstrap import cluster_client
 from services.tables import keys
 from tests.stack.helpers import cardbench_table, first_legal
 
@@ -91,40 +89,3 @@ def test_a_primary_lost_mid_game_loses_no_acknowledged_move(cluster: Stack) -> N
     logged = [LoggedAction.FromString(raw) for raw in stored]
     assert [(x.version, x.client_action_id) for x in logged] == acked  # every acknowledged move, once, in order
     assert [version for version, _ in acked] == list(range(1, 31))
-
-
-def test_a_command_or_a_pipeline_on_a_connection_closed_under_it_is_sent_again(cluster: Stack) -> None:
-    """On uvloop (the gateway's loop) a write to a connection closed on our side raises RuntimeError ("the handler is
-    closed"), which redis-py does not retry by itself; the bootstrap's cluster client retries it, for a pipeline (a
-    move's first read) as for a command. Without that, one of 64 clients storming a table got UNKNOWN."""
-
-    def close_connections(client: Any) -> int:
-        closed = 0
-        for node in client.get_nodes():
-            for connection in list(node._connections):
-                if connection.is_connected:
-                    connection._writer.transport.close()  # as a connection closed under a command in flight is
-                    closed += 1
-        return closed
-
-    async def reads() -> tuple[int, list[Any], Any]:
-        client = cluster_client(cluster.cluster_nodes)
-        try:
-            await client.hset("retry:{a}", "x", "1")
-            pipe = client.pipeline(transaction=False)
-            for shard in "abcdef":
-                pipe.hget(f"retry:{{{shard}}}", "x")
-            await pipe.execute()  # a connection to each primary the keys live on
-            closed = close_connections(client)
-            pipe = client.pipeline(transaction=False)
-            for shard in "abcdef":
-                pipe.hget(f"retry:{{{shard}}}", "x")
-            piped = await pipe.execute()
-            close_connections(client)
-            return closed, piped, await client.hget("retry:{a}", "x")
-        finally:
-            await client.aclose()
-
-    closed, piped, read = uvloop.run(reads())
-    assert closed >= 2, "the keys were read from more than one primary"
-    assert piped == [b"1", None, None, None, None, None] and read == b"1"
