@@ -27,7 +27,7 @@ $(GEN_STAMP): $(STAMP) $(PROTOS) deploy/protogen.py
 	touch $@
 
 # The rules modules compiled to C extensions with mypyc (deploy/engines.py says which), beside their sources; built
-# when one is missing or older than its source (build/engines.json records what they were built from).
+# when one is missing or an engine_core source changed since (build/engines.json records what the build read).
 engines: $(GEN_STAMP)
 	$(PY) -m deploy.engines
 

@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-MANIFEST = ROOT / "build" / "engines.json"
+MANIFEST = Path("build", "engines.json")  # relative to the project root
 COMPILED = (  # packages (every module in the folder) and modules, relative to the project root
     "engine_core/rng.py",
     "engine_core/games/blueprints",
@@ -62,6 +62,11 @@ def extension(source: Path) -> Path:
     return source.with_name(source.stem + SUFFIX)
 
 
+def source_of(built: Path) -> Path:
+    """The source of an extension: `rules.cpython-311-x86_64-linux-gnu.so` -> `rules.py`, beside it."""
+    return built.with_name(built.name.split(".")[0] + ".py")
+
+
 def digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
@@ -77,7 +82,7 @@ def stale(root: Path = ROOT) -> list[str]:
     whose source differs from what the last build read, and any extension under engine_core that `COMPILED` no
     longer names (import would load it)."""
     try:
-        built = json.loads((root / MANIFEST.relative_to(ROOT)).read_text())
+        built = json.loads((root / MANIFEST).read_text())
     except (OSError, ValueError):
         built = {}
     files = sources(root)
@@ -88,7 +93,7 @@ def stale(root: Path = ROOT) -> list[str]:
     *package, name = GROUP.split(".")
     shared = root.joinpath(*package, f"{name}__mypyc{SUFFIX}")
     strays = [
-        path.relative_to(root).with_name(path.name.split(".")[0] + ".py")
+        source_of(path.relative_to(root))
         for path in (root / "engine_core").rglob(f"*{SUFFIX}")
         if path not in expected and path != shared
     ]
@@ -100,7 +105,7 @@ def clean(root: Path = ROOT) -> None:
         built.unlink()
     for shared in root.glob(f"*__mypyc{SUFFIX}"):  # a build's shared library from before it lived in engine_core
         shared.unlink()
-    (root / MANIFEST.relative_to(ROOT)).unlink(missing_ok=True)
+    (root / MANIFEST).unlink(missing_ok=True)
 
 
 def build(root: Path = ROOT) -> None:
@@ -121,9 +126,8 @@ def build(root: Path = ROOT) -> None:
         )
     finally:
         os.chdir(here)
-    manifest = root / MANIFEST.relative_to(ROOT)
-    manifest.parent.mkdir(parents=True, exist_ok=True)
-    manifest.write_text(json.dumps(digests, indent=1, sort_keys=True) + "\n")
+    (root / MANIFEST).parent.mkdir(parents=True, exist_ok=True)
+    (root / MANIFEST).write_text(json.dumps(digests, indent=1, sort_keys=True) + "\n")
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -136,7 +140,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.check:
         missing = stale()
         if missing:
-            sys.exit(f"the compiled engines are out of date with (run `make engines`): {', '.join(missing)}")
+            sys.exit(f"compiled engines out of date for these modules (run `make engines`): {', '.join(missing)}")
         print(f"compiled engines up to date: {len(sources())} modules")
     elif args.clean:
         clean()

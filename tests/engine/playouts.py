@@ -20,8 +20,11 @@ import random
 import sys
 from collections.abc import Sequence
 from importlib.machinery import ModuleSpec
+from pathlib import Path
 from types import ModuleType
 from typing import Any
+
+from deploy import engines
 
 
 class SourceFinder(importlib.abc.MetaPathFinder):
@@ -35,8 +38,7 @@ class SourceFinder(importlib.abc.MetaPathFinder):
         spec = importlib.machinery.PathFinder.find_spec(fullname, path)
         if spec is None or not isinstance(spec.loader, importlib.machinery.ExtensionFileLoader):
             return spec
-        origin = spec.origin or ""
-        source = origin[: origin.rindex("/") + 1] + origin.rsplit("/", 1)[1].split(".")[0] + ".py"
+        source = engines.source_of(Path(spec.origin or ""))
         return importlib.util.spec_from_file_location(
             fullname, source, submodule_search_locations=spec.submodule_search_locations
         )
