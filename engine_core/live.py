@@ -408,15 +408,22 @@ def shared_items(repeated: type[Repeated]) -> type[SharedItems]:
     return made
 
 
-def step_copier(live_type: type[Twin], *, items: Iterable[str] = (), share: Iterable[str] = ()) -> Any:
+def step_copier(
+    live_type: type[Twin], *, items: Iterable[str] = (), share: Iterable[str] = (), lists: Iterable[str] = ()
+) -> Any:
     """The copy `Game.apply` makes of a live state (`Game.step_copy`) for a game whose rules copy on write: the
     twin's own `copy`, except that the items of the repeated message fields `items` stay shared until a rule takes
-    one with `owner(...)`, and that the message fields in `share` (a part of a part as "header.rng") stay shared
+    one with `owner(...)`, that the message fields in `share` (a part of a part as "header.rng") stay shared
     as they are: the rules replace them (`game.set_pending`, `game.finish`, `own_part`), never change them in
-    place. From the copy on, the state it was made from shares those items too, so its own changes (a bot stepping
-    it in place, `ismcts.step`) take them first as well. Generated as straight-line code, as the twins' copies."""
-    env: dict[str, Any] = {"new": object.__new__}
-    lines = ["def step_copy(s):", *_sharing_copy_lines(live_type, "s", "n", env, tuple(items), tuple(share))]
+    place, and that the repeated scalar fields `lists` (a deck, a discard pile) stay shared as `SharedList`s until a
+    rule takes one with `own_list`. From the copy on, the state it was made from shares those too, so its own
+    changes (a bot stepping it in place, `ismcts.step`) take them first as well. Generated as straight-line code,
+    as the twins' copies."""
+    env: dict[str, Any] = {"new": object.__new__, "SL": SharedList}
+    lines = [
+        "def step_copy(s):",
+        *_sharing_copy_lines(live_type, "s", "n", env, tuple(items), tuple(share), lists=tuple(lists)),
+    ]
     lines.append("    return n")
     namespace: dict[str, Any] = {}
     exec("\n".join(lines), env, namespace)
@@ -461,12 +468,19 @@ def _sharing_copy_lines(
     items: tuple[str, ...],
     share: tuple[str, ...],
     indent: str = "    ",
+    lists: tuple[str, ...] = (),
 ) -> list[str]:
     """Lines copying the twin `source` of class `cls` into a new `target`, as its `copy` does, but with the items
     of the repeated message fields `items` shared (the source's list becomes a `SharedItems` too, its bits
-    forgotten), the fields in `share` shared, and each part named in a dotted `share` copied the same way."""
-    unknown = {part.split(".", 1)[0] for part in (*items, *share)} - {f.name for f in cls.DESCRIPTOR.fields}
+    forgotten), the fields in `share` shared, each part named in a dotted `share` copied the same way, and the
+    repeated scalar fields `lists` shared as a `SharedList` (the source's own list becomes one: `SL`)."""
+    unknown = {part.split(".", 1)[0] for part in (*items, *share, *lists)} - {f.name for f in cls.DESCRIPTOR.fields}
     unknown |= {name for name in items if name not in cls._repeated}
+    unknown |= {
+        name
+        for name in lists
+        if not _is_repeated(field := cls.DESCRIPTOR.fields_by_name[name]) or _is_message(field) or _is_map(field)
+    }
     if unknown:
         raise TypeError(f"{cls.__name__} has no field {', '.join(sorted(unknown))} of that kind")
     lines = []
@@ -490,6 +504,15 @@ def _sharing_copy_lines(
             lines.append(f"{target}.{name} = o_{target}_{name}")
         elif name in share:
             lines.append(f"{target}.{name} = {source}.{name}")
+        elif name in lists:
+            kept = f"l_{target}_{name}"
+            lines += [
+                f"{kept} = {source}.{name}",
+                f"if type({kept}) is not SL:",
+                f"    {source}.{name} = {kept} = SL({kept})",
+                f"{kept}.shared = True",
+                f"{target}.{name} = {kept}",
+            ]
         elif inner:
             part = f"{target}_{name}"
             lines.append(f"{source}_{name} = {source}.{name}")
@@ -540,6 +563,28 @@ def is_untouched(items: Any) -> bool:
     the state the copy was made from, as it was, since a rule takes an item before changing it. False for a
     protobuf message and a live state that shares nothing, whose items are changed in place."""
     return isinstance(items, SharedItems) and not items.owned
+
+
+class SharedList(list[Any]):
+    """A repeated scalar field (a deck, a discard pile) of a live state whose step copies share it
+    (`step_copier(..., lists=...)`): `shared` is set when `Game.step_copy` gives it to a copy, after which neither
+    state changes it; a rule takes it with `own_list` first, which gives the state its own list (not shared) when
+    it may be shared. So a list that one state owns is not copied again by the next step copy. Its content is the
+    field's: it reads, compares and serializes as the list it stands for."""
+
+    __slots__ = ("shared",)  # set as it is made
+    shared: bool
+
+
+def own_list(state: Any, name: str) -> Any:
+    """The repeated scalar field `name` of `state`, to be changed: a list the state may share (`SharedList`) is
+    replaced by its own copy first; a protobuf message's field and a list the state owns are returned as they are."""
+    found = getattr(state, name)
+    if type(found) is SharedList and found.shared:
+        found = SharedList(found)
+        found.shared = False
+        setattr(state, name, found)
+    return found
 
 
 def own_part(state: Any, name: str) -> Any:

@@ -242,6 +242,40 @@ def test_shared_items_forget_what_they_owned_when_items_move() -> None:
     assert rules.own_played(copied, 0) is not first
 
 
+def _magicka_midgame(seed: int = 7) -> Any:
+    from engine_core.registry import find_game
+
+    game = find_game("magicka")
+    rand = random.Random(seed)
+    state = game.new_game(GameConfig(game="magicka", seats=2), seed, live=True)
+    for _ in range(30):
+        seat = rand.choice(game.pending_seats(state))
+        state, _ = game.apply(state, seat, rand.choice(game.legal_actions(state, seat)))
+    return state
+
+
+def test_a_step_copy_shares_the_decks_and_piles_until_a_rule_takes_one() -> None:
+    from engine_core.games.magicka import sharing
+
+    state = _magicka_midgame()
+    before = _bytes(state)
+    copied = sharing.step_copy(state)
+    assert all(getattr(copied, name) is getattr(state, name) for name in sharing.PILES)
+    deck = sharing.own_pile(copied, "element_deck")  # taken once, then the copy's own
+    assert deck is not state.element_deck and deck == state.element_deck
+    assert sharing.own_pile(copied, "element_deck") is deck
+    deck.pop()
+    assert _bytes(state) == before  # the state it came from never sees the change
+    assert sharing.own_pile(state, "element_deck") is not deck  # ... and takes its own before changing it
+    again = sharing.step_copy(copied)  # a pile the copy owns is shared on by the next copy, not copied again
+    assert again.element_deck is deck and sharing.own_pile(again, "element_deck") is not deck
+
+    message = state.to_proto()
+    assert sharing.own_pile(message, "spell_discard") is message.spell_discard  # a message owns its fields
+    fresh = state.copy()
+    assert sharing.own_pile(fresh, "spell_deck") is fresh.spell_deck  # so does a full copy
+
+
 def test_step_copier_refuses_a_field_the_message_lacks() -> None:
     from engine_core.live import step_copier
 
@@ -249,6 +283,8 @@ def test_step_copier_refuses_a_field_the_message_lacks() -> None:
         step_copier(LiveMagicka, items=("wizzards",))
     with pytest.raises(TypeError, match="no field"):
         step_copier(LiveMagicka, share=("header.rngg",))
+    with pytest.raises(TypeError, match="no field wizards"):
+        step_copier(LiveMagicka, lists=("wizards",))  # shared lists are of scalars: wizards are items
 
 
 def test_a_live_states_pending_decision_outcome_and_rng_are_replaced_not_changed() -> None:

@@ -60,6 +60,7 @@ from engine_core.games.magicka.payment import (
     value,
 )
 from engine_core.games.magicka.sharing import (
+    own_pile,
     own_rng,
     own_wizard,
     put_cast,
@@ -194,13 +195,16 @@ def _draw(state: MagickaState, seat: int, elements: int, spell_cards: int, event
     The counts are synced after the step (`_after_action`, `_setup`)."""
     wizard = own_wizard(state, seat)
     drawn: list[int] = []
-    for deck, discard, hand, n, what in (
-        (state.element_deck, state.element_discard, wizard.elements, elements, "Element"),
-        (state.spell_deck, state.spell_discard, wizard.spells, spell_cards, "Spell"),
+    for deck_name, discard_name, hand, n, what in (
+        ("element_deck", "element_discard", wizard.elements, elements, "Element"),
+        ("spell_deck", "spell_discard", wizard.spells, spell_cards, "Spell"),
     ):
+        if not n:
+            continue
+        deck = own_pile(state, deck_name)
         for _ in range(n):
-            if not deck and discard:
-                rng.shuffle_into(own_rng(state), deck, discard)
+            if not deck and getattr(state, discard_name):
+                rng.shuffle_into(own_rng(state), deck, own_pile(state, discard_name))
                 events.append(event("DeckReshuffled", f"the {what} discards were shuffled into a new {what} deck"))
             if deck:
                 card = deck.pop()
@@ -215,7 +219,7 @@ def _draw(state: MagickaState, seat: int, elements: int, spell_cards: int, event
 def _pay(state: MagickaState, seat: int, payment: Payment) -> list[int]:
     wizard = own_wizard(state, seat)
     paid = [_take(wizard.elements, kind) for kind, _ in payment]
-    state.element_discard.extend(paid)
+    own_pile(state, "element_discard").extend(paid)
     return paid
 
 
@@ -933,11 +937,11 @@ class Magicka(Game[MagickaState, MagickaAction]):
             raise IllegalActionError("exchange rate", f"this exchange discards {want} card(s) of kinds in the hand")
         wizard = own_wizard(state, seat)
         if gives_spells:
-            hand, pile = wizard.spells, state.spell_discard
+            hand, pile = wizard.spells, own_pile(state, "spell_discard")
             gone = [_take(hand, k) for k in kinds]
             wizard.spell_count = len(hand)
         else:
-            hand, pile = wizard.elements, state.element_discard
+            hand, pile = wizard.elements, own_pile(state, "element_discard")
             gone = [_take(hand, k) for k in kinds]
             wizard.element_count = len(hand)
         pile.extend(gone)
@@ -1016,7 +1020,7 @@ class Magicka(Game[MagickaState, MagickaAction]):
         spell = SPELL_BY_KIND[cast.spell]
         state.phase = MAIN
         state.ClearField("cast")
-        state.spell_discard.append(cast.card)
+        own_pile(state, "spell_discard").append(cast.card)
         mayhem = options(state)["mayhem"] != "none"
         if cast.reflected and mayhem:  # 'Reflected Spell: Only NEW Target draws a Mayhem card.'
             spells.mayhem_hit(state, cast, cast.target, controller(state, cast.target), FULL, events)
@@ -1104,10 +1108,10 @@ class Magicka(Game[MagickaState, MagickaAction]):
         wizard = own_wizard(state, seat)
         if kind in map(_KIND_OF.__getitem__, wizard.elements[:]):
             card = _take(wizard.elements, kind)
-            state.element_discard.append(card)
+            own_pile(state, "element_discard").append(card)
         elif kind in map(_KIND_OF.__getitem__, wizard.spells[:]):
             card = _take(wizard.spells, kind)
-            state.spell_discard.append(card)
+            own_pile(state, "spell_discard").append(card)
         else:
             raise IllegalActionError("hand limit", "discard one card of a kind in your hand")
         events = [event("CardDiscarded", f"wizard {seat} discarded {card_name(card)}", actor=seat)]
@@ -1145,7 +1149,7 @@ class Magicka(Game[MagickaState, MagickaAction]):
             event("SpellAnswered", f"wizard {seat} {verb} {spell.name} with {snap}", actor=seat),
         ]
         if verb == "disrupted":  # 'A Disrupted Spell FAILS with NO EFFECT.'
-            state.spell_discard.append(cast.card)
+            own_pile(state, "spell_discard").append(cast.card)
             state.ClearField("cast")
             state.phase = MAIN
         elif verb == "countered":
@@ -1156,7 +1160,7 @@ class Magicka(Game[MagickaState, MagickaAction]):
 
     def _explode(self, state: MagickaState, cast: MagickaCast, seat: int, events: list[Event]) -> None:
         """'The Casting Wizard AND the Target Wizard(s) experience ALL Spell Effects & HALF the Spell's Damage.'"""
-        state.spell_discard.append(cast.card)
+        own_pile(state, "spell_discard").append(cast.card)
         state.ClearField("cast")
         state.phase = MAIN
         caster = wizard_target(cast.caster)

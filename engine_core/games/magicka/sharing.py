@@ -12,22 +12,27 @@ the old ones instead of changing them.
 
 Every change to a wizard in __init__.py and spells.py goes through `own_wizard` (spells.body owns what it finds),
 and keeps the wizard it returns (a wizard read before may be a shared one that another `own_wizard` has since
-replaced). `Game.copy` (views, sampled worlds, bots' trials) still copies everything.
+replaced). The decks and discard piles are shared the same way (`PILES`, a third of the copy's cost when they were
+copied each step): every change to one takes it with `own_pile` first. `Game.copy` (views, sampled worlds, bots'
+trials) still copies everything.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, MutableSequence
 from typing import Any
 
 from manaforge.v1.common_pb2 import DecisionKind, Rng
 from manaforge.v1.games.magicka_pb2 import MagickaCast, MagickaState, MagickaWizard
 
 from engine_core.game import set_pending
-from engine_core.live import own_part, owner, step_copier, twin
+from engine_core.live import SharedList, own_part, owner, step_copier, twin
 
 LiveState: Any = twin(MagickaState)
-step_copy = step_copier(LiveState, items=("wizards",), share=("header.rng", "header.pending", "header.outcome", "cast"))
+PILES = ("element_deck", "spell_deck", "mayhem_deck", "element_discard", "spell_discard", "mayhem_discard")
+step_copy = step_copier(
+    LiveState, items=("wizards",), share=("header.rng", "header.pending", "header.outcome", "cast"), lists=PILES
+)
 own_wizard: Callable[[MagickaState, int], MagickaWizard] = owner(LiveState, "wizards")
 
 
@@ -35,6 +40,18 @@ def own_rng(state: MagickaState) -> Rng:
     """`state.header.rng`, to draw from (a step seldom draws: a reshuffle, a Mayhem Muster, a ricochet)."""
     found: Rng = own_part(state, "rng")
     return found
+
+
+def own_pile(state: MagickaState, name: str) -> MutableSequence[int]:
+    """The deck or discard pile `name` (one of `PILES`), to be changed: `engine_core.live.own_list`, written here so
+    that it is compiled with the rules."""
+    found: Any = getattr(state, name)
+    if type(found) is SharedList and found.shared:
+        found = SharedList(found)
+        found.shared = False
+        setattr(state, name, found)
+    pile: MutableSequence[int] = found
+    return pile
 
 
 def put_pending(state: MagickaState, seats: list[int], kind: DecisionKind.ValueType, prompt: str) -> None:

@@ -39,7 +39,7 @@ from engine_core.games.magicka.cards import (
     element_name,
     mayhem_card,
 )
-from engine_core.games.magicka.sharing import own_rng, own_wizard
+from engine_core.games.magicka.sharing import own_pile, own_rng, own_wizard
 from engine_core.live import clone
 
 STARTING_HEALTH = 20
@@ -196,8 +196,8 @@ def _destroy(state: MagickaState, target: MagickaTarget, events: list[Event]) ->
         return
     wizard = own_wizard(state, target.seat)
     wizard.dead, wizard.wet, wizard.frozen, wizard.barrier, wizard.barrier_max = True, False, False, 0, 0
-    state.element_discard.extend(wizard.elements)
-    state.spell_discard.extend(wizard.spells)
+    own_pile(state, "element_discard").extend(wizard.elements)
+    own_pile(state, "spell_discard").extend(wizard.spells)
     del wizard.elements[:]
     del wizard.spells[:]
     wizard.element_count = wizard.spell_count = 0
@@ -212,7 +212,7 @@ def _destroy_creature(state: MagickaState, number: int, events: list[Event]) -> 
     spell = SPELL_BY_KIND[creature.kind]
     name = target_name(state, creature_target(creature))
     owner = creature.controller
-    state.spell_discard.append(creature.card)
+    own_pile(state, "spell_discard").append(creature.card)
     state.creatures.remove(creature)
     _end_beams_at(state, MagickaTarget(seat=owner, creature=number))
     events.append(event("CreatureDestroyed", f"{name} expired"))
@@ -381,12 +381,13 @@ def passes_muster(state: MagickaState) -> bool:
 
 
 def draw_mayhem(state: MagickaState, events: list[Event]) -> int:
-    if not state.mayhem_deck:
-        rng.shuffle_into(own_rng(state), state.mayhem_deck, state.mayhem_discard)
+    deck = own_pile(state, "mayhem_deck")
+    if not deck:
+        rng.shuffle_into(own_rng(state), deck, own_pile(state, "mayhem_discard"))
         events.append(event("DeckReshuffled", "the Mayhem discards were shuffled into a new Mayhem deck"))
-    card = state.mayhem_deck.pop()
-    state.mayhem_discard.append(card)
-    state.mayhem_deck_size = len(state.mayhem_deck)
+    card = deck.pop()
+    own_pile(state, "mayhem_discard").append(card)
+    state.mayhem_deck_size = len(deck)
     return card
 
 
