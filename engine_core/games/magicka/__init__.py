@@ -10,7 +10,7 @@ reflect. Rules, card design (a reconstruction) and every decision: RULES.md besi
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, MutableSequence
+from collections.abc import Callable, MutableSequence
 from dataclasses import replace
 from functools import lru_cache
 from typing import Any, NamedTuple, cast
@@ -353,9 +353,10 @@ _LIMIT = 1 << 14  # lists kept per table before it starts again
 _PASS = _shared(MagickaAction(type=PASS))
 _END_TURN = _shared(MagickaAction(type=END_TURN))
 _DRAW_REPLACEMENTS = _shared(MagickaAction(type=DRAW_REPLACEMENTS))
-_NIBBLE: dict[int, int] = {  # Element card id -> 1 in its kind's 4 bits of a packed hand
-    card: 1 << 4 * kind for card, kind in CATALOGUE.kind_of.items() if kind in ELEMENT_BY_KIND
-}
+_NIBBLE: tuple[int, ...] = tuple(  # by card id: 1 in an Element card's kind's 4 bits of a packed hand, else 0
+    1 << 4 * CATALOGUE.kind_of[card] if CATALOGUE.kind_of.get(card, -1) in ELEMENT_BY_KIND else 0
+    for card in range(max(CATALOGUE.kind_of) + 1)
+)
 # The packed cards that can pay for each spell kind (its cost and upgrade Elements), and for each snap spell.
 _SPELL_MASK: dict[int, int] = {
     kind: mask(k for e in {*dict(spell.cost), *([spell.upgrade] if spell.upgrade else [])} for k in KINDS_OF[e])
@@ -368,8 +369,12 @@ _LONE_ONES = frozenset(1 << 4 * kind for kind, card in ELEMENT_BY_KIND.items() i
 _SUMMONS = frozenset(kind for kind, spell in SPELL_BY_KIND.items() if spell.type is SpellType.SUMMON)
 
 
-def _packed(elements: Iterable[int]) -> int:
-    return sum(map(_NIBBLE.__getitem__, elements))
+def _packed(elements: list[int]) -> int:
+    """A hand's Element cards packed (payment.pack), indexed by card id: cheaper than counting its kinds."""
+    packed = 0
+    for card in elements:
+        packed += _NIBBLE[card]
+    return packed
 
 
 def _hand(state: MagickaState, seat: int) -> Hand:
@@ -538,10 +543,10 @@ def _attack_action(creature: int, aim: Aim) -> MagickaAction:
     return found
 
 
-# The casts (or snap spells) of a spell kind (or Element) paid from the packed cards that can pay for it, by the aims
-# and then by (spell kind or Element, packed payers): spell kinds (100..) and Elements (1..8) never collide, and a key
-# of two ints hashes faster than one that holds the aims too.
-_PAID: dict[tuple[Aim, ...], dict[tuple[int, int], Actions]] = {}
+# The casts (or snap spells) of a spell kind (or Element) paid from the packed cards that can pay for it, by the aims,
+# then by the spell kind or Element (spell kinds 100.. and Elements 1..8 never collide), then by the packed payers:
+# nested dictionaries, so that a lookup hashes a small int and an int, and allocates no tuple to do it.
+_PAID: dict[tuple[Aim, ...], dict[int, dict[int, Actions]]] = {}
 _REPAIRS: dict[tuple[Aim, int, int], Actions] = {}  # (aim, points missing, packed Shield payers) -> repairs
 # The rows of a spell kind or snap Element (each upgrade, each payment), in list order, by the packed cards that can
 # pay: the lists above repeat these for each aim, and they miss more often (the aims change when a creature comes or
@@ -588,21 +593,27 @@ def _snap_options(element: Element, payers: int) -> Rows:
     return found
 
 
-def _paid_table(aims: tuple[Aim, ...]) -> dict[tuple[int, int], Actions]:
-    """The paid action lists for `aims`, by (spell kind or Element, packed payers)."""
+def _paid_table(aims: tuple[Aim, ...]) -> dict[int, dict[int, Actions]]:
+    """The paid action lists for `aims`, by spell kind or Element, then by packed payers."""
     found = _PAID.get(aims)
     if found is None:
         found = _remember(_PAID, aims, {})
     return found
 
 
-def _paid_for(
-    table: dict[tuple[int, int], Actions], what: int, payers: int, aims: tuple[Aim, ...], options: Any
-) -> Actions:
+def _paid_part(table: dict[int, dict[int, Actions]], what: int) -> dict[int, Actions]:
+    """The part of an aims' table for one spell kind or Element."""
+    found = table.get(what)
+    if found is None:
+        found = table[what] = {}
+    return found
+
+
+def _paid_for(part: dict[int, Actions], what: int, payers: int, aims: tuple[Aim, ...], options: Any) -> Actions:
     """The casts (or snap spells) of `what` paid from `payers`, at each aim: every row of `options(what, payers)` in
-    order, each at every aim; remembered in `table`, the aims' table, by (what, payers)."""
+    order, each at every aim; remembered in `part`, the aims' table for `what`, by the payers."""
     listed = tuple([row[aim] for row in options(what, payers) for aim in aims])
-    found: Actions = _remember(table, (what, payers), listed)
+    found: Actions = _remember(part, payers, listed)
     return found
 
 
@@ -626,17 +637,19 @@ def _paid_actions(
         payers = packed & _SPELL_MASK[kind]
         if kind in _SUMMONS:  # aimed at the caster only
             own = _OWN_AIM[seat]
-            summons = _paid_table(own)
-            found = summons.get((kind, payers))
-            legal += _paid_for(summons, kind, payers, own, _cast_options) if found is None else found
+            part = _paid_part(_paid_table(own), kind)
+            found = part.get(payers)
+            legal += _paid_for(part, kind, payers, own, _cast_options) if found is None else found
         else:
-            found = table.get((kind, payers))
-            legal += _paid_for(table, kind, payers, aims, _cast_options) if found is None else found
+            part = _paid_part(table, kind)
+            found = part.get(payers)
+            legal += _paid_for(part, kind, payers, aims, _cast_options) if found is None else found
     for element, payable in _SNAP_MASKS:
         payers = packed & payable
         if payers and payers not in _LONE_ONES:
-            found = table.get((element, payers))
-            legal += _paid_for(table, element, payers, aims, _snap_options) if found is None else found
+            part = _paid_part(table, element)
+            found = part.get(payers)
+            legal += _paid_for(part, element, payers, aims, _snap_options) if found is None else found
     if hurt:
         shields = packed & _SHIELD_MASK
         for aim, missing in hurt:
