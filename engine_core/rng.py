@@ -16,15 +16,15 @@ from __future__ import annotations
 import struct
 from collections.abc import MutableSequence
 from functools import lru_cache
-from typing import TypeVar
+from typing import Final, TypeVar
 
 from manaforge.v1.common_pb2 import Rng
 
-_MASK = (1 << 64) - 1
-_GAMMA = 0x9E3779B97F4A7C15
-_MULTIPLY_1 = 0xBF58476D1CE4E5B9
-_MULTIPLY_2 = 0x94D049BB133111EB
-LANE = 128  # bits per draw in `draws`: a 64-bit number times a 64-bit constant
+_MASK: Final = (1 << 64) - 1
+_GAMMA: Final = 0x9E3779B97F4A7C15
+_MULTIPLY_1: Final = 0xBF58476D1CE4E5B9
+_MULTIPLY_2: Final = 0x94D049BB133111EB
+LANE: Final = 128  # bits per draw in `draws`: a 64-bit number times a 64-bit constant
 
 T = TypeVar("T")
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from functools import cache
 from itertools import combinations
+from typing import Final
 
 from manaforge.v1.cards_pb2 import MagicCard
 from manaforge.v1.common_pb2 import Event, Rng
@@ -43,42 +44,42 @@ from engine_core.games.blueprints.locations import (
 )
 from engine_core.live import own_part, owner, step_copier, twin
 
-HAND_SIZE = CARDS_PER_LOCATION  # five: a reveal is always the whole hand after the discard
-MAX_SEATS = 6
-DRAW = BlueprintsPhase.BLUEPRINTS_PHASE_DRAW
-DISCARD = BlueprintsPhase.BLUEPRINTS_PHASE_DISCARD
-BUILD = BlueprintsPhase.BLUEPRINTS_PHASE_BUILD
-DECK = BlueprintsSource.BLUEPRINTS_SOURCE_DECK
-DISCARD_PILE = BlueprintsSource.BLUEPRINTS_SOURCE_DISCARD_PILE
-PHASE_OF_CHOICE = {"draw": DRAW, "discard": DISCARD, "build": BUILD, "keep": BUILD}
-PROMPTS = {
+HAND_SIZE: Final = CARDS_PER_LOCATION  # five: a reveal is always the whole hand after the discard
+MAX_SEATS: Final = 6
+DRAW: Final = BlueprintsPhase.BLUEPRINTS_PHASE_DRAW
+DISCARD: Final = BlueprintsPhase.BLUEPRINTS_PHASE_DISCARD
+BUILD: Final = BlueprintsPhase.BLUEPRINTS_PHASE_BUILD
+DECK: Final = BlueprintsSource.BLUEPRINTS_SOURCE_DECK
+DISCARD_PILE: Final = BlueprintsSource.BLUEPRINTS_SOURCE_DISCARD_PILE
+PHASE_OF_CHOICE: Final = {"draw": DRAW, "discard": DISCARD, "build": BUILD, "keep": BUILD}
+PROMPTS: Final = {
     DRAW: "draw the top card of the deck or of the discard pile",
     DISCARD: "discard a card face up",
     BUILD: "your hand builds a new location: reveal it, or keep playing",
 }
 
-REVEAL_OPTION = Option(
+REVEAL_OPTION: Final = Option(
     "reveal",
     "one",
     ("one", "all"),
     "one: a reveal records one location, even when the hand builds two; all: a reveal records every new location "
     "the hand builds",
 )
-TAKEN_CARD_OPTION = Option(
+TAKEN_CARD_OPTION: Final = Option(
     "discard_taken",
     "allowed",
     ("allowed", "forbidden"),
     "allowed: the card taken from the discard pile may be discarded again in the same turn; forbidden: it may not "
     "(the usual rummy rule)",
 )
-ROUND_LIMIT_OPTION = Option(
+ROUND_LIMIT_OPTION: Final = Option(
     "round_limit",
     "40",
     ("20", "40", "80"),
     "the game ends after this many rounds (turns of every player) if nobody has built all three locations: the most "
     "locations built wins, ties share the win",
 )
-MAX_ROUNDS = max(int(choice) for choice in ROUND_LIMIT_OPTION.choices)
+MAX_ROUNDS: Final = max(int(choice) for choice in ROUND_LIMIT_OPTION.choices)
 
 
 # ----- cards -------------------------------------------------------------------------------------------------------
@@ -94,8 +95,8 @@ _step_copy = step_copier(
 own_player: Callable[[BlueprintsState, int], BlueprintsPlayer] = owner(LiveState, "players", items=("constructions",))
 
 # Legal actions are built once and shared between calls (callers never modify an action).
-_DRAWS = {source: BlueprintsAction(draw=source) for source in (DECK, DISCARD_PILE)}
-_KEEP = BlueprintsAction(keep=True)
+_DRAWS: Final = {source: BlueprintsAction(draw=source) for source in (DECK, DISCARD_PILE)}
+_KEEP: Final = BlueprintsAction(keep=True)
 
 
 @cache
@@ -520,4 +521,4 @@ def _best_after_discard(cards: list[MagicCard], todo: list[Location]) -> tuple[i
     return max(_value(cards[:i] + cards[i + 1 :], todo) for i in range(len(cards)))
 
 
-GAME = Blueprints()
+GAME: Final = Blueprints()

@@ -12,21 +12,31 @@ from __future__ import annotations
 
 from collections.abc import Container, Sequence
 from functools import cache
-from typing import TypeAlias
+from typing import Final, TypeAlias
 
 from manaforge.v1.cards_pb2 import MagicCard
 from manaforge.v1.games.blueprints_pb2 import BlueprintsLocation
 
 from engine_core.cards import COLORS, is_land, memo_by_content
 
-MINE = BlueprintsLocation.BLUEPRINTS_LOCATION_MINE
-POWER_PLANT = BlueprintsLocation.BLUEPRINTS_LOCATION_POWER_PLANT
-TOWER = BlueprintsLocation.BLUEPRINTS_LOCATION_TOWER
-LOCATIONS = (MINE, POWER_PLANT, TOWER)
-LOCATION_NAMES = {MINE: "Mine", POWER_PLANT: "Power Plant", TOWER: "Tower"}
-CARDS_PER_LOCATION = 5
-CARD_TYPES = ("Artifact", "Battle", "Creature", "Enchantment", "Instant", "Kindred", "Land", "Planeswalker", "Sorcery")
-COLOR_WORDS = {"W": "white", "U": "blue", "B": "black", "R": "red", "G": "green"}
+MINE: Final = BlueprintsLocation.BLUEPRINTS_LOCATION_MINE
+POWER_PLANT: Final = BlueprintsLocation.BLUEPRINTS_LOCATION_POWER_PLANT
+TOWER: Final = BlueprintsLocation.BLUEPRINTS_LOCATION_TOWER
+LOCATIONS: Final = (MINE, POWER_PLANT, TOWER)
+LOCATION_NAMES: Final = {MINE: "Mine", POWER_PLANT: "Power Plant", TOWER: "Tower"}
+CARDS_PER_LOCATION: Final = 5
+CARD_TYPES: Final = (
+    "Artifact",
+    "Battle",
+    "Creature",
+    "Enchantment",
+    "Instant",
+    "Kindred",
+    "Land",
+    "Planeswalker",
+    "Sorcery",
+)
+COLOR_WORDS: Final = {"W": "white", "U": "blue", "B": "black", "R": "red", "G": "green"}
 
 Location: TypeAlias = BlueprintsLocation.ValueType
 Value: TypeAlias = str
@@ -47,7 +57,7 @@ def _colors_in_order(colors: tuple[str, ...]) -> tuple[Value, ...]:
     return tuple(color for color in COLORS if color in colors)
 
 
-_ALL_VALUES: dict[Location, tuple[Value, ...]] = {
+_ALL_VALUES: Final[dict[Location, tuple[Value, ...]]] = {
     MINE: CARD_TYPES,
     POWER_PLANT: COLORS,
     TOWER: tuple(str(value) for value in range(100)),
@@ -156,10 +166,10 @@ def builds_values(hand: tuple[CardValues, ...], location: Location) -> bool:
 # value each (nearly every card), when their masks do not overlap; otherwise the matching decides (`builds_values`).
 CardMasks: TypeAlias = tuple[int, int, int, int] | None
 
-_BITS: dict[Value, int] = {}  # a value's bit: a few dozen in all (card types, colours, mana values)
+_BITS: Final[dict[Value, int]] = {}  # a value's bit: a few dozen in all (card types, colours, mana values)
 # More only from cards a client made up (the rules service plays any state it is sent): past this many the bits, and
 # the masks made of them, start again.
-BITS_LIMIT = 1 << 10
+BITS_LIMIT: Final = 1 << 10
 
 
 def _bit(value: Value) -> int:

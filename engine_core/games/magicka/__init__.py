@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Callable, MutableSequence
 from dataclasses import replace
 from functools import lru_cache
-from typing import Any, NamedTuple, cast
+from typing import Any, Final, NamedTuple, cast
 
 from manaforge.v1.common_pb2 import Event, Rng
 from manaforge.v1.games.magicka_pb2 import (
@@ -80,42 +80,42 @@ from engine_core.games.magicka.spells import (
 )
 from engine_core.live import changed_indices, clone
 
-A = MagickaActionType
-TRADE_SPELL_FOR_ELEMENTS = A.MAGICKA_ACTION_TRADE_SPELL_FOR_ELEMENTS
-TRADE_ELEMENTS_FOR_SPELL = A.MAGICKA_ACTION_TRADE_ELEMENTS_FOR_SPELL
-TRADE_ELEMENT = A.MAGICKA_ACTION_TRADE_ELEMENT
-TRADE_SPELL = A.MAGICKA_ACTION_TRADE_SPELL
-DRAW_REPLACEMENTS = A.MAGICKA_ACTION_DRAW_REPLACEMENTS
-CAST_SPELL = A.MAGICKA_ACTION_CAST_SPELL
-CAST_SNAP = A.MAGICKA_ACTION_CAST_SNAP
-REPAIR = A.MAGICKA_ACTION_REPAIR
-ATTACK = A.MAGICKA_ACTION_ATTACK
-END_TURN = A.MAGICKA_ACTION_END_TURN
-DISCARD = A.MAGICKA_ACTION_DISCARD
-ANSWER = A.MAGICKA_ACTION_ANSWER
-PASS = A.MAGICKA_ACTION_PASS
-TRADES = (TRADE_SPELL_FOR_ELEMENTS, TRADE_ELEMENTS_FOR_SPELL, TRADE_ELEMENT, TRADE_SPELL)
-MAIN = MagickaPhase.MAGICKA_PHASE_MAIN
-DISCARDING = MagickaPhase.MAGICKA_PHASE_DISCARD
-RESPONDING = MagickaPhase.MAGICKA_PHASE_RESPONSE
-ACTION_NAME = MagickaAction.DESCRIPTOR.full_name
-_STEP_ACTIONS = {RESPONDING: (ANSWER, PASS), DISCARDING: (DISCARD,)}  # the only actions of these steps
+A: Final = MagickaActionType
+TRADE_SPELL_FOR_ELEMENTS: Final = A.MAGICKA_ACTION_TRADE_SPELL_FOR_ELEMENTS
+TRADE_ELEMENTS_FOR_SPELL: Final = A.MAGICKA_ACTION_TRADE_ELEMENTS_FOR_SPELL
+TRADE_ELEMENT: Final = A.MAGICKA_ACTION_TRADE_ELEMENT
+TRADE_SPELL: Final = A.MAGICKA_ACTION_TRADE_SPELL
+DRAW_REPLACEMENTS: Final = A.MAGICKA_ACTION_DRAW_REPLACEMENTS
+CAST_SPELL: Final = A.MAGICKA_ACTION_CAST_SPELL
+CAST_SNAP: Final = A.MAGICKA_ACTION_CAST_SNAP
+REPAIR: Final = A.MAGICKA_ACTION_REPAIR
+ATTACK: Final = A.MAGICKA_ACTION_ATTACK
+END_TURN: Final = A.MAGICKA_ACTION_END_TURN
+DISCARD: Final = A.MAGICKA_ACTION_DISCARD
+ANSWER: Final = A.MAGICKA_ACTION_ANSWER
+PASS: Final = A.MAGICKA_ACTION_PASS
+TRADES: Final = (TRADE_SPELL_FOR_ELEMENTS, TRADE_ELEMENTS_FOR_SPELL, TRADE_ELEMENT, TRADE_SPELL)
+MAIN: Final = MagickaPhase.MAGICKA_PHASE_MAIN
+DISCARDING: Final = MagickaPhase.MAGICKA_PHASE_DISCARD
+RESPONDING: Final = MagickaPhase.MAGICKA_PHASE_RESPONSE
+ACTION_NAME: Final = MagickaAction.DESCRIPTOR.full_name
+_STEP_ACTIONS: Final = {RESPONDING: (ANSWER, PASS), DISCARDING: (DISCARD,)}  # the only actions of these steps
 
 DEAL_ELEMENTS, DEAL_SPELLS = 5, 3
 DRAW_ELEMENTS, DRAW_SPELLS = 2, 1
-HAND_LIMIT = 10
-_KIND_OF = CATALOGUE.kind_of
-_CARD_NAMES = {card: card_name(card) for card in _KIND_OF}
-_CACHE = 1 << 12
-ROUND_LIMITS = ("50", "100", "200")
+HAND_LIMIT: Final = 10
+_KIND_OF: Final = CATALOGUE.kind_of
+_CARD_NAMES: Final = {card: card_name(card) for card in _KIND_OF}
+_CACHE: Final = 1 << 12
+ROUND_LIMITS: Final = ("50", "100", "200")
 # A turn holds at most ~200 actions (13 cards in hand at its start, each trade, cast, answer and discard uses a card,
 # 26 cards at most after trades, 6 creatures); the round limit bounds the turns.
-ACTIONS_PER_TURN = 200
-MAX_SEATS = 6
-_TURN_PROMPTS = tuple(f"wizard {seat}: exchange, cast, attack or end the turn" for seat in range(MAX_SEATS))
+ACTIONS_PER_TURN: Final = 200
+MAX_SEATS: Final = 6
+_TURN_PROMPTS: Final = tuple(f"wizard {seat}: exchange, cast, attack or end the turn" for seat in range(MAX_SEATS))
 
 # The fields each action type may set: anything else makes the action malformed.
-FIELDS: dict[int, frozenset[str]] = {
+FIELDS: Final[dict[int, frozenset[str]]] = {
     **{t: frozenset({"type", "kinds"}) for t in (*TRADES, DISCARD)},
     DRAW_REPLACEMENTS: frozenset({"type"}),
     END_TURN: frozenset({"type"}),
@@ -162,7 +162,7 @@ def _take(cards: MutableSequence[int], kind: int) -> int:
 
 
 # The exchanges, by action type: (Spell cards given?, cards given, Element cards owed, Spell cards owed).
-_EXCHANGES: dict[int, tuple[bool, int, int, int]] = {
+_EXCHANGES: Final[dict[int, tuple[bool, int, int, int]]] = {
     TRADE_SPELL_FOR_ELEMENTS: (True, 1, 2, 0),
     TRADE_ELEMENTS_FOR_SPELL: (False, 2, 0, 1),
     TRADE_ELEMENT: (False, 1, 1, 0),
@@ -249,12 +249,14 @@ def _check_fields(action: MagickaAction) -> None:
         raise MalformedActionError("action fields", f"this action does not take {', '.join(sorted(extra))}")
 
 
-_MOVES: dict[bytes, Move] = {}
-_MOVES_LIMIT = 1 << 15  # moves kept before the table starts again
+_MOVES: Final[dict[bytes, Move]] = {}
+_MOVES_LIMIT: Final = 1 << 15  # moves kept before the table starts again
 
 
-_SHARED: dict[int, tuple[MagickaAction, Move | None]] = {}  # id -> (a message of the legal action tables, its move)
-_SHARED_LIMIT = 1 << 16
+_SHARED: Final[
+    dict[int, tuple[MagickaAction, Move | None]]
+] = {}  # id -> (a message of the legal action tables, its move)
+_SHARED_LIMIT: Final = 1 << 16
 
 
 def _move(action: MagickaAction) -> Move:
@@ -349,24 +351,24 @@ def _answer_kind(spell: SpellCard, element: Element, counter: str) -> str:
 Aim = tuple[int, int]  # a target as (seat, creature number; 0 for the wizard)
 Hand = tuple[tuple[int, int], ...]  # sorted (Element card kind, count) pairs of a hand, or of the kinds that matter
 Actions = tuple[MagickaAction, ...]
-_LIMIT = 1 << 14  # lists kept per table before it starts again
-_PASS = _shared(MagickaAction(type=PASS))
-_END_TURN = _shared(MagickaAction(type=END_TURN))
-_DRAW_REPLACEMENTS = _shared(MagickaAction(type=DRAW_REPLACEMENTS))
-_NIBBLE: tuple[int, ...] = tuple(  # by card id: 1 in an Element card's kind's 4 bits of a packed hand, else 0
+_LIMIT: Final = 1 << 14  # lists kept per table before it starts again
+_PASS: Final = _shared(MagickaAction(type=PASS))
+_END_TURN: Final = _shared(MagickaAction(type=END_TURN))
+_DRAW_REPLACEMENTS: Final = _shared(MagickaAction(type=DRAW_REPLACEMENTS))
+_NIBBLE: Final[tuple[int, ...]] = tuple(  # by card id: 1 in an Element card's kind's 4 bits of a packed hand, else 0
     1 << 4 * CATALOGUE.kind_of[card] if CATALOGUE.kind_of.get(card, -1) in ELEMENT_BY_KIND else 0
     for card in range(max(CATALOGUE.kind_of) + 1)
 )
 # The packed cards that can pay for each spell kind (its cost and upgrade Elements), and for each snap spell.
-_SPELL_MASK: dict[int, int] = {
+_SPELL_MASK: Final[dict[int, int]] = {
     kind: mask(k for e in {*dict(spell.cost), *([spell.upgrade] if spell.upgrade else [])} for k in KINDS_OF[e])
     for kind, spell in SPELL_BY_KIND.items()
 }
-_SNAP_MASKS: tuple[tuple[Element, int], ...] = tuple((e, MASKS[e]) for e in ELEMENTS)
-_SHIELD_MASK = MASKS[SHIELD]
+_SNAP_MASKS: Final[tuple[tuple[Element, int], ...]] = tuple((e, MASKS[e]) for e in ELEMENTS)
+_SHIELD_MASK: Final = MASKS[SHIELD]
 # A packed hand of one card worth 1: it pays no snap spell (two of an Element), so the snap loop skips it unlisted.
-_LONE_ONES = frozenset(1 << 4 * kind for kind, card in ELEMENT_BY_KIND.items() if card.value == 1)
-_SUMMONS = frozenset(kind for kind, spell in SPELL_BY_KIND.items() if spell.type is SpellType.SUMMON)
+_LONE_ONES: Final = frozenset(1 << 4 * kind for kind, card in ELEMENT_BY_KIND.items() if card.value == 1)
+_SUMMONS: Final = frozenset(kind for kind, spell in SPELL_BY_KIND.items() if spell.type is SpellType.SUMMON)
 
 
 def _packed(elements: list[int]) -> int:
@@ -400,8 +402,8 @@ def _targets(state: MagickaState) -> tuple[tuple[Aim, ...], list[tuple[Aim, int]
     return tuple(aims), hurt
 
 
-_WIZARD_AIMS: tuple[Aim, ...] = tuple((seat, 0) for seat in range(MAX_SEATS))
-_OWN_AIM: tuple[tuple[Aim], ...] = tuple((aim,) for aim in _WIZARD_AIMS)  # a summon's only aim
+_WIZARD_AIMS: Final[tuple[Aim, ...]] = tuple((seat, 0) for seat in range(MAX_SEATS))
+_OWN_AIM: Final[tuple[tuple[Aim], ...]] = tuple((aim,) for aim in _WIZARD_AIMS)  # a summon's only aim
 
 
 def _target(aim: Aim) -> MagickaTarget:
@@ -413,11 +415,13 @@ def _kinds_message(type_: MagickaActionType.ValueType, *kinds: int) -> MagickaAc
 
 
 # Every exchange and discard message, built once: by the card kind (or the pair of kinds) it names.
-_SPELL_FOR_ELEMENTS = {k: _kinds_message(TRADE_SPELL_FOR_ELEMENTS, k) for k in SPELL_BY_KIND}
-_SPELL_TRADE = {k: _kinds_message(TRADE_SPELL, k) for k in SPELL_BY_KIND}
-_ELEMENT_TRADE = {k: _kinds_message(TRADE_ELEMENT, k) for k in ELEMENT_BY_KIND}
-_PAIR_TRADE = {a: {b: _kinds_message(TRADE_ELEMENTS_FOR_SPELL, a, b) for b in ELEMENT_BY_KIND} for a in ELEMENT_BY_KIND}
-_DISCARD = {k: _kinds_message(DISCARD, k) for k in (*ELEMENT_BY_KIND, *SPELL_BY_KIND)}
+_SPELL_FOR_ELEMENTS: Final = {k: _kinds_message(TRADE_SPELL_FOR_ELEMENTS, k) for k in SPELL_BY_KIND}
+_SPELL_TRADE: Final = {k: _kinds_message(TRADE_SPELL, k) for k in SPELL_BY_KIND}
+_ELEMENT_TRADE: Final = {k: _kinds_message(TRADE_ELEMENT, k) for k in ELEMENT_BY_KIND}
+_PAIR_TRADE: Final = {
+    a: {b: _kinds_message(TRADE_ELEMENTS_FOR_SPELL, a, b) for b in ELEMENT_BY_KIND} for a in ELEMENT_BY_KIND
+}
+_DISCARD: Final = {k: _kinds_message(DISCARD, k) for k in (*ELEMENT_BY_KIND, *SPELL_BY_KIND)}
 
 
 def _hand_kinds(wizard: MagickaWizard) -> tuple[list[int], list[int]]:
@@ -426,7 +430,7 @@ def _hand_kinds(wizard: MagickaWizard) -> tuple[list[int], list[int]]:
     return sorted(map(kinds, wizard.elements[:])), sorted(set(map(kinds, wizard.spells[:])))
 
 
-_SPELL_KINDS: dict[tuple[int, ...], tuple[int, ...]] = {}  # Spell cards (as held) -> their kinds
+_SPELL_KINDS: Final[dict[tuple[int, ...], tuple[int, ...]]] = {}  # Spell cards (as held) -> their kinds
 
 
 def _spell_kinds(wizard: MagickaWizard) -> tuple[int, ...]:
@@ -441,8 +445,8 @@ def _spell_kinds(wizard: MagickaWizard) -> tuple[int, ...]:
 
 # A hand's exchanges are its Spell card exchanges, then its Element card exchanges: each part remembered by the part
 # of the hand it depends on. The two repeat far more often than whole hands do (an exchange changes one of them).
-_SPELL_TRADES: dict[tuple[int, ...], Actions] = {}  # Spell card kinds -> exchanges
-_ELEMENT_TRADES: dict[int, Actions] = {}  # packed Element cards -> exchanges
+_SPELL_TRADES: Final[dict[tuple[int, ...], Actions]] = {}  # Spell card kinds -> exchanges
+_ELEMENT_TRADES: Final[dict[int, Actions]] = {}  # packed Element cards -> exchanges
 
 
 def _trade_actions(packed: int, spell_cards: tuple[int, ...], elements: list[int]) -> list[MagickaAction]:
@@ -463,7 +467,7 @@ def _trade_actions(packed: int, spell_cards: tuple[int, ...], elements: list[int
 
 if sorted(ELEMENT_BY_KIND) != list(range(len(ELEMENT_BY_KIND))):
     raise ValueError("Element card kinds are numbered from 0 without gaps: they index _PAIR_ROWS")
-_PAIR_ROWS: tuple[tuple[MagickaAction, ...], ...] = tuple(  # the pair exchanges by kind, then by kind
+_PAIR_ROWS: Final[tuple[tuple[MagickaAction, ...], ...]] = tuple(  # the pair exchanges by kind, then by kind
     tuple(_PAIR_TRADE[first][second] for second in sorted(ELEMENT_BY_KIND)) for first in sorted(ELEMENT_BY_KIND)
 )
 
@@ -516,8 +520,8 @@ class _Row(dict[Aim, MagickaAction]):
         return MagickaAction(type=type_, payment=payment_message, extra=self.extra)
 
 
-_ROWS: dict[tuple[MagickaActionType.ValueType, int, Payment, int], _Row] = {}
-_ROWS_LIMIT = 1 << 15  # rows kept before the table starts again
+_ROWS: Final[dict[tuple[MagickaActionType.ValueType, int, Payment, int], _Row]] = {}
+_ROWS_LIMIT: Final = 1 << 15  # rows kept before the table starts again
 
 
 def _row(type_: MagickaActionType.ValueType, what: int, payment: Payment, extra: int) -> _Row:
@@ -531,7 +535,7 @@ def _row(type_: MagickaActionType.ValueType, what: int, payment: Payment, extra:
     return found
 
 
-_ATTACKS: dict[tuple[int, Aim], MagickaAction] = {}
+_ATTACKS: Final[dict[tuple[int, Aim], MagickaAction]] = {}
 
 
 def _attack_action(creature: int, aim: Aim) -> MagickaAction:
@@ -546,14 +550,14 @@ def _attack_action(creature: int, aim: Aim) -> MagickaAction:
 # The casts (or snap spells) of a spell kind (or Element) paid from the packed cards that can pay for it, by the aims,
 # then by the spell kind or Element (spell kinds 100.. and Elements 1..8 never collide), then by the packed payers:
 # nested dictionaries, so that a lookup hashes a small int and an int, and allocates no tuple to do it.
-_PAID: dict[tuple[Aim, ...], dict[int, dict[int, Actions]]] = {}
-_REPAIRS: dict[tuple[Aim, int, int], Actions] = {}  # (aim, points missing, packed Shield payers) -> repairs
+_PAID: Final[dict[tuple[Aim, ...], dict[int, dict[int, Actions]]]] = {}
+_REPAIRS: Final[dict[tuple[Aim, int, int], Actions]] = {}  # (aim, points missing, packed Shield payers) -> repairs
 # The rows of a spell kind or snap Element (each upgrade, each payment), in list order, by the packed cards that can
 # pay: the lists above repeat these for each aim, and they miss more often (the aims change when a creature comes or
 # goes).
 Rows = tuple[_Row, ...]
-_CAST_OPTIONS: dict[tuple[int, int], Rows] = {}
-_SNAP_OPTIONS: dict[tuple[Element, int], Rows] = {}
+_CAST_OPTIONS: Final[dict[tuple[int, int], Rows]] = {}
+_SNAP_OPTIONS: Final[dict[tuple[Element, int], Rows]] = {}
 
 
 def _remember(table: dict[Any, Any], key: Any, value: Any) -> Any:
@@ -678,7 +682,7 @@ def _answer_actions(spell_kind: int, counter: str, hand: Hand) -> Actions:
     return tuple(legal)
 
 
-FLAT = Budget(
+FLAT: Final = Budget(
     iterations=1000, actions=540, evaluate_after=10, search="flat", rollout="heuristic", max_rollout_actions=200
 )
 """The flat search at two seats; the other table sizes change a few of its settings (`bot_budget`)."""
@@ -1345,7 +1349,7 @@ def render_view(view: MagickaState, seat: int | None) -> str:
 
 
 Handler = Callable[[Magicka, MagickaState, int, MagickaAction, Move], list[Event]]
-_HANDLERS: dict[int, Handler] = {  # the method applying each action type (the trades: _apply_trade)
+_HANDLERS: Final[dict[int, Handler]] = {  # the method applying each action type (the trades: _apply_trade)
     DRAW_REPLACEMENTS: Magicka._apply_draw_replacements,
     CAST_SPELL: Magicka._apply_cast_spell,
     CAST_SNAP: Magicka._apply_cast_snap,
@@ -1357,4 +1361,4 @@ _HANDLERS: dict[int, Handler] = {  # the method applying each action type (the t
     PASS: Magicka._apply_pass,
 }
 
-GAME = Magicka()
+GAME: Final = Magicka()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from manaforge.v1.common_pb2 import Rng
 from manaforge.v1.games.magicka_pb2 import MagickaAction, MagickaActionType, MagickaState, MagickaTarget
@@ -14,7 +14,7 @@ from engine_core.games.magicka.cards import CATALOGUE, COLD, LIFE, LIGHTNING, SH
 if TYPE_CHECKING:
     from engine_core.game import Game
 
-A = MagickaActionType
+A: Final = MagickaActionType
 # The action types as plain ints: attribute lookups on a protobuf enum wrapper are slow in the playouts' inner loop.
 ANSWER, ATTACK, CAST_SPELL, CAST_SNAP, REPAIR, DISCARD, DRAW_REPLACEMENTS, END_TURN, PASS = (
     A.MAGICKA_ACTION_ANSWER,

@@ -9,22 +9,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import TypeAlias
+from typing import Final, TypeAlias
 
 from manaforge.v1.games.magicka_pb2 import MagickaElement
 
 Element: TypeAlias = MagickaElement.ValueType
 
-FIRE = MagickaElement.MAGICKA_ELEMENT_FIRE
-COLD = MagickaElement.MAGICKA_ELEMENT_COLD
-LIGHTNING = MagickaElement.MAGICKA_ELEMENT_LIGHTNING
-EARTH = MagickaElement.MAGICKA_ELEMENT_EARTH
-WATER = MagickaElement.MAGICKA_ELEMENT_WATER
-LIFE = MagickaElement.MAGICKA_ELEMENT_LIFE
-ARCANE = MagickaElement.MAGICKA_ELEMENT_ARCANE
-SHIELD = MagickaElement.MAGICKA_ELEMENT_SHIELD
-ELEMENTS: tuple[Element, ...] = (FIRE, COLD, LIGHTNING, EARTH, WATER, LIFE, ARCANE, SHIELD)
-ELEMENT_NAMES: dict[Element, str] = {
+FIRE: Final = MagickaElement.MAGICKA_ELEMENT_FIRE
+COLD: Final = MagickaElement.MAGICKA_ELEMENT_COLD
+LIGHTNING: Final = MagickaElement.MAGICKA_ELEMENT_LIGHTNING
+EARTH: Final = MagickaElement.MAGICKA_ELEMENT_EARTH
+WATER: Final = MagickaElement.MAGICKA_ELEMENT_WATER
+LIFE: Final = MagickaElement.MAGICKA_ELEMENT_LIFE
+ARCANE: Final = MagickaElement.MAGICKA_ELEMENT_ARCANE
+SHIELD: Final = MagickaElement.MAGICKA_ELEMENT_SHIELD
+ELEMENTS: Final[tuple[Element, ...]] = (FIRE, COLD, LIGHTNING, EARTH, WATER, LIFE, ARCANE, SHIELD)
+ELEMENT_NAMES: Final[dict[Element, str]] = {
     FIRE: "Fire",
     COLD: "Cold",
     LIGHTNING: "Lightning",
@@ -35,7 +35,7 @@ ELEMENT_NAMES: dict[Element, str] = {
     SHIELD: "Shield",
 }
 # "Lightning OPPOSES Earth. Fire OPPOSES Cold. Life OPPOSES Arcane." (Spell vs. Spell Gameplay)
-OPPOSES: dict[Element, Element] = {
+OPPOSES: Final[dict[Element, Element]] = {
     LIGHTNING: EARTH,
     EARTH: LIGHTNING,
     FIRE: COLD,
@@ -44,7 +44,7 @@ OPPOSES: dict[Element, Element] = {
     ARCANE: LIFE,
 }
 # The six Elements printed on the Blended Element card (the rulebook does not name them: RULES.md, ambiguity A2).
-BLENDED: tuple[Element, ...] = (FIRE, COLD, LIGHTNING, EARTH, WATER, LIFE)
+BLENDED: Final[tuple[Element, ...]] = (FIRE, COLD, LIGHTNING, EARTH, WATER, LIFE)
 
 Cost = tuple[tuple[Element, int], ...]
 
@@ -161,7 +161,7 @@ def _single(kind: int, name: str, element: Element, value: int, count: int) -> E
     return ElementCard(kind, name, (element,), value, count)
 
 
-ELEMENT_CARDS: tuple[ElementCard, ...] = (
+ELEMENT_CARDS: Final[tuple[ElementCard, ...]] = (
     *(_single(i, ELEMENT_NAMES[e], e, 1, 6) for i, e in enumerate(ELEMENTS)),
     _single(8, "Raging Fire", FIRE, 2, 2),
     _single(9, "Bitter Frost", COLD, 2, 2),
@@ -184,7 +184,7 @@ ELEMENT_CARDS: tuple[ElementCard, ...] = (
     ElementCard(26, "Blended Element", BLENDED, 1, 4),
 )
 
-SPELL_CARDS: tuple[SpellCard, ...] = (
+SPELL_CARDS: Final[tuple[SpellCard, ...]] = (
     SpellCard(
         100,
         "Fire Bolt",
@@ -375,7 +375,7 @@ SPELL_CARDS: tuple[SpellCard, ...] = (
     ),
 )
 
-MAYHEM_CARDS: tuple[MayhemCard, ...] = (
+MAYHEM_CARDS: Final[tuple[MayhemCard, ...]] = (
     MayhemCard(
         200,
         "Gonna Need a Bigger... STAFF!",
@@ -436,10 +436,10 @@ def _catalogue() -> Catalogue:
     return cat
 
 
-CATALOGUE = _catalogue()
-ELEMENT_BY_KIND: dict[int, ElementCard] = {c.kind: c for c in ELEMENT_CARDS}
-SPELL_BY_KIND: dict[int, SpellCard] = {c.kind: c for c in SPELL_CARDS}
-MAYHEM_BY_KIND: dict[int, MayhemCard] = {c.kind: c for c in MAYHEM_CARDS}
+CATALOGUE: Final = _catalogue()
+ELEMENT_BY_KIND: Final[dict[int, ElementCard]] = {c.kind: c for c in ELEMENT_CARDS}
+SPELL_BY_KIND: Final[dict[int, SpellCard]] = {c.kind: c for c in SPELL_CARDS}
+MAYHEM_BY_KIND: Final[dict[int, MayhemCard]] = {c.kind: c for c in MAYHEM_CARDS}
 
 
 def kind_of(card: int) -> int:

@@ -13,6 +13,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import lru_cache
 from itertools import chain, product
+from typing import Final
 
 from engine_core.games.magicka.cards import ELEMENT_BY_KIND, Element
 
@@ -70,8 +71,8 @@ def _is_minimal(values: list[int], need: int) -> bool:
 
 
 # The Elements each Element card kind can be counted as, and the kinds that can be counted as each Element.
-ELEMENTS_OF: dict[int, tuple[Element, ...]] = {kind: card.elements for kind, card in ELEMENT_BY_KIND.items()}
-KINDS_OF: dict[Element, tuple[int, ...]] = {
+ELEMENTS_OF: Final[dict[int, tuple[Element, ...]]] = {kind: card.elements for kind, card in ELEMENT_BY_KIND.items()}
+KINDS_OF: Final[dict[Element, tuple[int, ...]]] = {
     element: tuple(kind for kind, elements in ELEMENTS_OF.items() if element in elements)
     for element in {element for elements in ELEMENTS_OF.values() for element in elements}
 }
@@ -88,7 +89,7 @@ def mask(kinds: Iterable[int]) -> int:
     return sum(15 << 4 * kind for kind in set(kinds))
 
 
-MASKS: dict[Element, int] = {element: mask(kinds) for element, kinds in KINDS_OF.items()}
+MASKS: Final[dict[Element, int]] = {element: mask(kinds) for element, kinds in KINDS_OF.items()}
 
 
 def pack(hand: Mapping[int, int]) -> int:

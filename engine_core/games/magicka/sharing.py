@@ -20,7 +20,7 @@ trials) still copies everything.
 from __future__ import annotations
 
 from collections.abc import Callable, MutableSequence
-from typing import Any
+from typing import Any, Final
 
 from manaforge.v1.common_pb2 import DecisionKind, Rng
 from manaforge.v1.games.magicka_pb2 import MagickaCast, MagickaState, MagickaWizard
@@ -29,7 +29,7 @@ from engine_core.game import set_pending
 from engine_core.live import SharedList, own_part, owner, step_copier, twin
 
 LiveState: Any = twin(MagickaState)
-PILES = ("element_deck", "spell_deck", "mayhem_deck", "element_discard", "spell_discard", "mayhem_discard")
+PILES: Final = ("element_deck", "spell_deck", "mayhem_deck", "element_discard", "spell_discard", "mayhem_discard")
 step_copy = step_copier(
     LiveState, items=("wizards",), share=("header.rng", "header.pending", "header.outcome", "cast"), lists=PILES
 )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Final
 
 from manaforge.v1.common_pb2 import Event
 from manaforge.v1.games.magicka_pb2 import (
@@ -42,11 +43,11 @@ from engine_core.games.magicka.cards import (
 from engine_core.games.magicka.sharing import own_pile, own_rng, own_wizard
 from engine_core.live import clone
 
-STARTING_HEALTH = 20
+STARTING_HEALTH: Final = 20
 Body = MagickaWizard | MagickaCreature
 Recipe = dict[Element, int]
 
-SNAP_NAMES: dict[Element, str] = {
+SNAP_NAMES: Final[dict[Element, str]] = {
     EARTH: "Baby Boulder",
     LIGHTNING: "Static Stunner",
     ARCANE: "Arcane Arc",
@@ -56,7 +57,7 @@ SNAP_NAMES: dict[Element, str] = {
     SHIELD: "Shoddy Shield",
     LIFE: "Vitality Tonic",
 }
-SNAP_EXTRA: tuple[Element, ...] = (SHIELD, LIFE)  # snaps that take additional Elements
+SNAP_EXTRA: Final[tuple[Element, ...]] = (SHIELD, LIFE)  # snaps that take additional Elements
 
 
 # ----- targets ------------------------------------------------------------------------------------------------------
@@ -275,8 +276,8 @@ class Scale:
         return int(amount * damage)  # halves round down (RULES.md, decision D11)
 
 
-FULL = Scale()  # a spell as cast
-HALF = Scale(damage=Fraction(1, 2))
+FULL: Final = Scale()  # a spell as cast
+HALF: Final = Scale(damage=Fraction(1, 2))
 
 
 def cast_damage(state: MagickaState, spell: SpellCard) -> int:

@@ -12,6 +12,7 @@ cards.py and the board in board.py; this module is the Game protocol around them
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Final
 
 from manaforge.v1.common_pb2 import Event, Rng
 from manaforge.v1.games.mana_burn_pb2 import ManaBurnAction, ManaBurnState
@@ -28,12 +29,12 @@ from engine_core.games.mana_burn.cow import step_copy
 from engine_core.games.mana_burn.rules import PASS, Move, Phase
 from engine_core.games.mana_burn.zones import all_cards, sync_sizes
 
-ACTION_NAME = ManaBurnAction.DESCRIPTOR.full_name
+ACTION_NAME: Final = ManaBurnAction.DESCRIPTOR.full_name
 # A random playout's hard stop (never reached in practice): the game ends as at the turn limit.
-ACTION_CAP = 19_000
+ACTION_CAP: Final = 19_000
 
 
-FLAT = Budget(
+FLAT: Final = Budget(
     iterations=1000, actions=1000, search="flat", rollout="heuristic", max_rollout_actions=200, evaluate_after=10
 )
 """The flat search from three seats; two seats take fewer actions (`bot_budget`)."""
@@ -299,4 +300,4 @@ def _player_line(view: ManaBurnState, s: int, seat: int | None) -> str:
     return f"seat {s} @{s} on {where} ({board.PATH_NAMES[player.path]}): hand {hand}; in play {play}{tail}"
 
 
-GAME = ManaBurn()
+GAME: Final = ManaBurn()

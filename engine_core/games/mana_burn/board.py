@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import IntEnum
+from typing import Final
 
 
 class Effect(IntEnum):
@@ -62,7 +63,7 @@ class Square:
 
 LIBRARY = 0
 GRAVEYARD = 1
-PATH_NAMES = ("The Real World", "The Internet", "The Game")
+PATH_NAMES: Final = ("The Real World", "The Internet", "The Game")
 REAL_WORLD, INTERNET, THE_GAME = 0, 1, 2
 
 
@@ -70,20 +71,20 @@ def _sq(name: str, effect: Effect, text: str, amount: int = 0, found: bool = Tru
     return Square(name, effect, text, amount, found)
 
 
-_MANA_BURN = _sq(
+_MANA_BURN: Final = _sq(
     "MANA BURN", Effect.MANA_BURN, "Put a card from your hand face down on the Mana Burn pile", found=False
 )
-_TRADE = _sq("TRADE one card", Effect.TRADE, "Trade one card with any player")
-_AUCTION2 = _sq("AUCTION two cards", Effect.AUCTION, "Auction 2 cards", amount=2)
-_ROLL_AGAIN = "Roll again"
+_TRADE: Final = _sq("TRADE one card", Effect.TRADE, "Trade one card with any player")
+_AUCTION2: Final = _sq("AUCTION two cards", Effect.AUCTION, "Auction 2 cards", amount=2)
+_ROLL_AGAIN: Final = "Roll again"
 
-HUBS = (
+HUBS: Final = (
     _sq("Library", Effect.LIBRARY, "Draw 2 cards when you walk in; change paths here"),
     _sq("Graveyard", Effect.GRAVEYARD, "Stop here: you may take the top card and leave by any path"),
 )
 
 # (out squares, back squares) per path, in the direction of the arrows.
-PATHS: tuple[tuple[tuple[Square, ...], tuple[Square, ...]], ...] = (
+PATHS: Final[tuple[tuple[tuple[Square, ...], tuple[Square, ...]], ...]] = (
     (  # The Real World: shops, conventions and auctions
         (
             _sq("Game Store", Effect.GAME_STORE, "You may swap 1 card for the top 2 cards of the Graveyard"),
@@ -163,8 +164,8 @@ def _number() -> tuple[tuple[Square, ...], tuple[tuple[int, ...], ...], tuple[tu
 
 
 SQUARES, OUTS, BACKS = _number()
-PATH_OF = {sq: p for p in range(3) for sq in (*OUTS[p], *BACKS[p])}
-RE_ENTER_SQUARE = next(i for i, s in enumerate(SQUARES) if s.effect == Effect.RE_ENTER)
+PATH_OF: Final = {sq: p for p in range(3) for sq in (*OUTS[p], *BACKS[p])}
+RE_ENTER_SQUARE: Final = next(i for i, s in enumerate(SQUARES) if s.effect == Effect.RE_ENTER)
 
 
 def next_square(square: int, path: int) -> int:
@@ -182,7 +183,9 @@ def next_square(square: int, path: int) -> int:
 
 
 # NEXT_SQUARE[path][square] == next_square(square, path), for the walk's inner loop.
-NEXT_SQUARE = tuple(tuple(next_square(square, path) for square in range(len(SQUARES))) for path in range(len(PATHS)))
+NEXT_SQUARE: Final = tuple(
+    tuple(next_square(square, path) for square in range(len(SQUARES))) for path in range(len(PATHS))
+)
 
 
 def is_hub(square: int) -> bool:

@@ -6,6 +6,7 @@ Card ids 0..99: ids 0..39 are the creatures (kind = id // 8), ids 40..99 the spe
 from __future__ import annotations
 
 from enum import IntEnum
+from typing import Final
 
 
 class Kind(IntEnum):
@@ -23,7 +24,7 @@ class Kind(IntEnum):
     INCINERATE = 9
 
 
-NAMES = (
+NAMES: Final = (
     "Benalish Hero",
     "Scryb Sprites",
     "Drudge Skeletons",
@@ -35,18 +36,18 @@ NAMES = (
     "Counterspell",
     "Incinerate",
 )
-CREATURE_COPIES = 8
-SPELL_COPIES = 12
-DECK_SIZE = 5 * CREATURE_COPIES + 5 * SPELL_COPIES
-KINDS = tuple(Kind)
+CREATURE_COPIES: Final = 8
+SPELL_COPIES: Final = 12
+DECK_SIZE: Final = 5 * CREATURE_COPIES + 5 * SPELL_COPIES
+KINDS: Final = tuple(Kind)
 
-CREATURES = frozenset(KINDS[:5])
+CREATURES: Final = frozenset(KINDS[:5])
 # "the three fast effects (Incinerate, Giant Growth, and Counterspell)": playable at any time.
-INSTANTS = frozenset({Kind.GIANT_GROWTH, Kind.COUNTERSPELL, Kind.INCINERATE})
+INSTANTS: Final = frozenset({Kind.GIANT_GROWTH, Kind.COUNTERSPELL, Kind.INCINERATE})
 # "one Creature, Sorcery, or Enchantment" per turn: the creatures, Holy Armor (enchantment), Raise Dead (sorcery).
-MAIN_CARDS = frozenset({*CREATURES, Kind.HOLY_ARMOR, Kind.RAISE_DEAD})
+MAIN_CARDS: Final = frozenset({*CREATURES, Kind.HOLY_ARMOR, Kind.RAISE_DEAD})
 # Green is Strong! takes Blue cards: Merfolk of the Pearl Trident and Counterspell are the deck's Blue cards.
-BLUE = frozenset({Kind.MERFOLK, Kind.COUNTERSPELL})
+BLUE: Final = frozenset({Kind.MERFOLK, Kind.COUNTERSPELL})
 
 
 def _kind_of(card: int) -> Kind:
@@ -55,14 +56,14 @@ def _kind_of(card: int) -> Kind:
     return KINDS[5 + (card - 5 * CREATURE_COPIES) // SPELL_COPIES]
 
 
-KIND_OF = tuple(_kind_of(card) for card in range(DECK_SIZE))
+KIND_OF: Final = tuple(_kind_of(card) for card in range(DECK_SIZE))
 
 
 def kind(card: int) -> Kind:
     return KIND_OF[card]
 
 
-NAME_OF = tuple(NAMES[k] for k in KIND_OF)
+NAME_OF: Final = tuple(NAMES[k] for k in KIND_OF)
 
 
 def name(card: int) -> str:

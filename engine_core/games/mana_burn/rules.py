@@ -8,6 +8,7 @@ rulebook's sections; RULES.md maps every rule to its function here.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Final
 
 from manaforge.v1.common_pb2 import DecisionKind, Event
 from manaforge.v1.games.mana_burn_pb2 import (
@@ -61,51 +62,51 @@ from engine_core.games.mana_burn.zones import (
 Move = ManaBurnMove
 Phase = ManaBurnPhase
 # Plain ints for the phases (an enum wrapper's attribute lookup is slow, and phases are read at every step).
-ARRIVED_PHASE = Phase.MANA_BURN_PHASE_ARRIVED
-AUCTION_PHASE = Phase.MANA_BURN_PHASE_AUCTION
-FISH_BACK_PHASE = Phase.MANA_BURN_PHASE_FISH_BACK
-GOBLIN_PHASE = Phase.MANA_BURN_PHASE_GOBLIN
-MAIN_PHASE = Phase.MANA_BURN_PHASE_MAIN
-MOVING_PHASE = Phase.MANA_BURN_PHASE_MOVING
-MUD_PHASE = Phase.MANA_BURN_PHASE_MUD
-NEXT_TURN_PHASE = Phase.MANA_BURN_PHASE_NEXT_TURN
-OFFER_PHASE = Phase.MANA_BURN_PHASE_OFFER
-PATH_PHASE = Phase.MANA_BURN_PHASE_PATH
-ROLLED_PHASE = Phase.MANA_BURN_PHASE_ROLLED
-SQUARE_PHASE = Phase.MANA_BURN_PHASE_SQUARE
-STEAL_PHASE = Phase.MANA_BURN_PHASE_STEAL
-PASS = Move.MANA_BURN_MOVE_PASS
-PLAY = Move.MANA_BURN_MOVE_PLAY
-REROLL = Move.MANA_BURN_MOVE_REROLL
-HERO = Move.MANA_BURN_MOVE_HERO
-PATH = Move.MANA_BURN_MOVE_PATH
-YES = Move.MANA_BURN_MOVE_YES
-CARD = Move.MANA_BURN_MOVE_CARD
-SEAT = Move.MANA_BURN_MOVE_SEAT
-CREATURE = Move.MANA_BURN_MOVE_CREATURE
-FALSE_BID = Move.MANA_BURN_MOVE_FALSE_BID
-NAME = Move.MANA_BURN_MOVE_NAME
+ARRIVED_PHASE: Final = Phase.MANA_BURN_PHASE_ARRIVED
+AUCTION_PHASE: Final = Phase.MANA_BURN_PHASE_AUCTION
+FISH_BACK_PHASE: Final = Phase.MANA_BURN_PHASE_FISH_BACK
+GOBLIN_PHASE: Final = Phase.MANA_BURN_PHASE_GOBLIN
+MAIN_PHASE: Final = Phase.MANA_BURN_PHASE_MAIN
+MOVING_PHASE: Final = Phase.MANA_BURN_PHASE_MOVING
+MUD_PHASE: Final = Phase.MANA_BURN_PHASE_MUD
+NEXT_TURN_PHASE: Final = Phase.MANA_BURN_PHASE_NEXT_TURN
+OFFER_PHASE: Final = Phase.MANA_BURN_PHASE_OFFER
+PATH_PHASE: Final = Phase.MANA_BURN_PHASE_PATH
+ROLLED_PHASE: Final = Phase.MANA_BURN_PHASE_ROLLED
+SQUARE_PHASE: Final = Phase.MANA_BURN_PHASE_SQUARE
+STEAL_PHASE: Final = Phase.MANA_BURN_PHASE_STEAL
+PASS: Final = Move.MANA_BURN_MOVE_PASS
+PLAY: Final = Move.MANA_BURN_MOVE_PLAY
+REROLL: Final = Move.MANA_BURN_MOVE_REROLL
+HERO: Final = Move.MANA_BURN_MOVE_HERO
+PATH: Final = Move.MANA_BURN_MOVE_PATH
+YES: Final = Move.MANA_BURN_MOVE_YES
+CARD: Final = Move.MANA_BURN_MOVE_CARD
+SEAT: Final = Move.MANA_BURN_MOVE_SEAT
+CREATURE: Final = Move.MANA_BURN_MOVE_CREATURE
+FALSE_BID: Final = Move.MANA_BURN_MOVE_FALSE_BID
+NAME: Final = Move.MANA_BURN_MOVE_NAME
 
-ROLL_WINDOW = ManaBurnTrigger.MANA_BURN_TRIGGER_ROLL
-CARD_WINDOW = ManaBurnTrigger.MANA_BURN_TRIGGER_CARD
-ASK_WINDOW = ManaBurnTrigger.MANA_BURN_TRIGGER_ASK
-MOVE_ROLL = ManaBurnRollPurpose.MANA_BURN_ROLL_PURPOSE_MOVE
-ANTE_ROLL = ManaBurnRollPurpose.MANA_BURN_ROLL_PURPOSE_ANTE
-SQUARE_ROLL = ManaBurnRollPurpose.MANA_BURN_ROLL_PURPOSE_SQUARE
+ROLL_WINDOW: Final = ManaBurnTrigger.MANA_BURN_TRIGGER_ROLL
+CARD_WINDOW: Final = ManaBurnTrigger.MANA_BURN_TRIGGER_CARD
+ASK_WINDOW: Final = ManaBurnTrigger.MANA_BURN_TRIGGER_ASK
+MOVE_ROLL: Final = ManaBurnRollPurpose.MANA_BURN_ROLL_PURPOSE_MOVE
+ANTE_ROLL: Final = ManaBurnRollPurpose.MANA_BURN_ROLL_PURPOSE_ANTE
+SQUARE_ROLL: Final = ManaBurnRollPurpose.MANA_BURN_ROLL_PURPOSE_SQUARE
 
-DIE = 12
-HAND_SIZE = 3
-LIBRARY_DRAW = 2
-GIANT_GROWTH_BONUS = 3
-HERO_BONUS = 2
-NONE = -1
-MAX_SEATS = 6  # the game's max_seats
+DIE: Final = 12
+HAND_SIZE: Final = 3
+LIBRARY_DRAW: Final = 2
+GIANT_GROWTH_BONUS: Final = 3
+HERO_BONUS: Final = 2
+NONE: Final = -1
+MAX_SEATS: Final = 6  # the game's max_seats
 
 
-_ACTIONS: dict[tuple[object, ...], ManaBurnAction] = {}  # the actions built so far, by their fields
+_ACTIONS: Final[dict[tuple[object, ...], ManaBurnAction]] = {}  # the actions built so far, by their fields
 # A state sent to the stateless rules service may hold any ids, so the tables of shared actions are bounded: past
 # this many entries a table starts again (its actions stay valid where they are held; an equal one is built anew).
-ACTIONS_LIMIT = 1 << 14
+ACTIONS_LIMIT: Final = 1 << 14
 
 
 def act(move: ManaBurnMove.ValueType, **fields: int) -> ManaBurnAction:
@@ -123,28 +124,28 @@ def act(move: ManaBurnMove.ValueType, **fields: int) -> ManaBurnAction:
 # attribute lookup or an `act` call each time (same values, same shared messages).
 GIANT_GROWTH_KIND, INCINERATE_KIND, COUNTERSPELL_KIND = Kind.GIANT_GROWTH, Kind.INCINERATE, Kind.COUNTERSPELL
 HOLY_ARMOR_KIND, RAISE_DEAD_KIND = Kind.HOLY_ARMOR, Kind.RAISE_DEAD
-SPRITES_KIND = Kind.SCRYB_SPRITES
-TARGETED = frozenset({Kind.HOLY_ARMOR, Kind.RAISE_DEAD, Kind.INCINERATE, Kind.COUNTERSPELL})
-WINNING_HAND = len(KINDS)  # one of each card
+SPRITES_KIND: Final = Kind.SCRYB_SPRITES
+TARGETED: Final = frozenset({Kind.HOLY_ARMOR, Kind.RAISE_DEAD, Kind.INCINERATE, Kind.COUNTERSPELL})
+WINNING_HAND: Final = len(KINDS)  # one of each card
 PASS_ACTION, YES_ACTION, REROLL_ACTION = act(PASS), act(YES), act(REROLL)
-FALSE_BID_ACTION = act(FALSE_BID)
+FALSE_BID_ACTION: Final = act(FALSE_BID)
 # The other shared actions the legal lists use, by their one field (a card id, a seat, a path, a roll index).
-CARD_ACTIONS = tuple(act(CARD, card=c) for c in range(DECK_SIZE))
-CREATURE_ACTIONS = tuple(act(CREATURE, target=c) for c in range(DECK_SIZE))
-PLAY_ACTIONS = tuple(act(PLAY, card=c) for c in range(DECK_SIZE))
-SEAT_ACTIONS = tuple(act(SEAT, seat=s) for s in range(MAX_SEATS))
-PATH_ACTIONS = [act(PATH, path=p) for p in range(len(board.PATH_NAMES))]
-FISH_BACK_ACTIONS = [PASS_ACTION, *(act(NAME, kind=k) for k in KINDS)]
+CARD_ACTIONS: Final = tuple(act(CARD, card=c) for c in range(DECK_SIZE))
+CREATURE_ACTIONS: Final = tuple(act(CREATURE, target=c) for c in range(DECK_SIZE))
+PLAY_ACTIONS: Final = tuple(act(PLAY, card=c) for c in range(DECK_SIZE))
+SEAT_ACTIONS: Final = tuple(act(SEAT, seat=s) for s in range(MAX_SEATS))
+PATH_ACTIONS: Final = [act(PATH, path=p) for p in range(len(board.PATH_NAMES))]
+FISH_BACK_ACTIONS: Final = [PASS_ACTION, *(act(NAME, kind=k) for k in KINDS)]
 # Giant Growth on roll i (a roll is one die per rolling seat: at most two, never more than the seats).
-GROW_ACTIONS = {
+GROW_ACTIONS: Final = {
     c: tuple(act(PLAY, card=c, roll=i) for i in range(MAX_SEATS))
     for c in range(DECK_SIZE)
     if KIND_OF[c] == Kind.GIANT_GROWTH
 }
 # The instants' card ids, for filtering a hand before sorting it.
-IS_INSTANT = tuple(KIND_OF[c] in INSTANTS for c in range(DECK_SIZE))
+IS_INSTANT: Final = tuple(KIND_OF[c] in INSTANTS for c in range(DECK_SIZE))
 
-_AIMED: dict[int, dict[int, ManaBurnAction]] = {}  # card played -> target -> the shared action
+_AIMED: Final[dict[int, dict[int, ManaBurnAction]]] = {}  # card played -> target -> the shared action
 
 
 def aimed(card: int, target: int) -> ManaBurnAction:
@@ -283,7 +284,7 @@ def deciders(state: ManaBurnState) -> tuple[list[int], DecisionKind.ValueType]:
     return [state.active], TURN
 
 
-PROMPTS = {
+PROMPTS: Final = {
     PATH_PHASE: "choose the path to leave by",
     GOBLIN_PHASE: "your Goblins may take the top card of the Graveyard as you pass",
     STEAL_PHASE: "choose whose hand to draw a random card from",
@@ -582,7 +583,7 @@ def _all_seats(state: ManaBurnState) -> list[int]:
     return list(range(seat_count(state)))
 
 
-SQUARE_EFFECTS: dict[Effect, Callable[[ManaBurnState, list[Event]], None]] = {
+SQUARE_EFFECTS: Final[dict[Effect, Callable[[ManaBurnState, list[Event]], None]]] = {
     Effect.GRAVEYARD: _graveyard_stop,
     Effect.GAME_STORE: lambda s, e: _ask_if(s, bool(_hand(s)) and bool(s.graveyard)),
     Effect.MAJOR_PARTY: _roll_square,
@@ -620,7 +621,7 @@ SQUARE_EFFECTS: dict[Effect, Callable[[ManaBurnState, list[Event]], None]] = {
 
 
 # The squares whose question is a card from the hand (Connection Lost adds the jump, the swaps a pass first).
-HAND_SQUARES = frozenset(
+HAND_SQUARES: Final = frozenset(
     {
         Effect.MAJOR_PARTY,
         Effect.SUITCASE,
@@ -1249,7 +1250,7 @@ def _fish_back(state: ManaBurnState, seat: int, action: ManaBurnAction, events: 
         go_fishing(state, state.active, action.kind, True, events)
 
 
-PERFORM: dict[int, Callable[[ManaBurnState, int, ManaBurnAction, list[Event]], None]] = {
+PERFORM: Final[dict[int, Callable[[ManaBurnState, int, ManaBurnAction, list[Event]], None]]] = {
     MAIN_PHASE: _main,
     PATH_PHASE: _path,
     GOBLIN_PHASE: _goblin,
@@ -1261,7 +1262,7 @@ PERFORM: dict[int, Callable[[ManaBurnState, int, ManaBurnAction, list[Event]], N
     FISH_BACK_PHASE: _fish_back,
 }
 
-AUTOMATIC: dict[int, Callable[[ManaBurnState, list[Event]], None]] = {
+AUTOMATIC: Final[dict[int, Callable[[ManaBurnState, list[Event]], None]]] = {
     ROLLED_PHASE: roll_stands,
     MOVING_PHASE: walk,
     ARRIVED_PHASE: arrive,

@@ -15,6 +15,7 @@ hooks in `bots.py`; this module is the Game protocol over them.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Final
 
 from manaforge.v1.common_pb2 import Event, Rng
 from manaforge.v1.games.manasurge_pb2 import (
@@ -43,10 +44,10 @@ from engine_core.games.manasurge.cards import (
 from engine_core.games.manasurge.rules import MAX_ROUNDS, Move, numbers_of
 
 # Every round ends within 2 actions per card on the table (a play and its follow-up) plus the concession.
-ACTIONS_PER_ROUND = 2 * DECK_SIZE + 2
+ACTIONS_PER_ROUND: Final = 2 * DECK_SIZE + 2
 
 
-FLAT = Budget(iterations=1000, actions=1000, search="flat", rollout="heuristic", max_rollout_actions=200)
+FLAT: Final = Budget(iterations=1000, actions=1000, search="flat", rollout="heuristic", max_rollout_actions=200)
 """The flat search over the heuristic's playouts; each table size changes a few of its settings (`bot_budget`)."""
 
 
@@ -226,4 +227,4 @@ def refusal(state: ManasurgeState, seat: int, action: ManasurgeAction) -> Illega
     return MalformedActionError("action fields", "set only the fields this move uses (card, target, clockwise)")
 
 
-GAME = Manasurge()
+GAME: Final = Manasurge()

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from enum import IntEnum
+from typing import Final
 
-SPELL_CARDS = 60
-MAGIC_CARDS = 12
-DECK_SIZE = SPELL_CARDS + MAGIC_CARDS
-PER_SPELL = 12
+SPELL_CARDS: Final = 60
+MAGIC_CARDS: Final = 12
+DECK_SIZE: Final = SPELL_CARDS + MAGIC_CARDS
+PER_SPELL: Final = 12
 
 
 class Spell(IntEnum):
@@ -26,7 +27,7 @@ class Spell(IntEnum):
     EARTHQUAKE = 5
 
 
-SPELL_NAMES = {
+SPELL_NAMES: Final = {
     Spell.FLYING_DAGGER: "Flying Dagger",
     Spell.FIREBALL: "Fireball",
     Spell.FREEZE: "Freeze",
@@ -35,11 +36,11 @@ SPELL_NAMES = {
 }
 
 # The penalty bonus of a round's spell rule: "Lá phạt = số đá tím + 1" (Flying Dagger), "+2" (Fireball).
-PENALTY_BONUS = {Spell.FLYING_DAGGER: 1, Spell.FIREBALL: 2}
+PENALTY_BONUS: Final = {Spell.FLYING_DAGGER: 1, Spell.FIREBALL: 2}
 
 # Numbers on the 12 cards of each spell. "1-8": the retail game's 1 to 8 with the middle numbers doubled, symmetric
 # so that descending Flying Dagger runs are as long as rising ones; "1-12": one card of each number.
-NUMBERS: dict[str, tuple[int, ...]] = {
+NUMBERS: Final[dict[str, tuple[int, ...]]] = {
     "1-8": (1, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 8),
     "1-12": tuple(range(1, 13)),
 }
@@ -62,7 +63,7 @@ class Magic(IntEnum):
     WILD_SURGE = 12  # you may at once play any spell card from your hand as valid
 
 
-MAGIC_NAMES = {
+MAGIC_NAMES: Final = {
     Magic.SHADOW_MIRROR: "Shadow Mirror",
     Magic.SPELL_SHIFT: "Spell Shift",
     Magic.BACKLASH: "Backlash",
@@ -77,7 +78,7 @@ MAGIC_NAMES = {
     Magic.WILD_SURGE: "Wild Surge",
 }
 
-MAGIC_TEXT = {
+MAGIC_TEXT: Final = {
     Magic.SHADOW_MIRROR: "copy the card just used",
     Magic.SPELL_SHIFT: "move the Caster Token to the top spell card: its spell and number set the round's rule",
     Magic.BACKLASH: "reverse the direction of play (counts toward the 2 reversals)",
@@ -92,9 +93,9 @@ MAGIC_TEXT = {
     Magic.WILD_SURGE: "you may at once play any spell card from your hand as valid",
 }
 
-WARD_REDUCTION = 3
-CRYSTAL_STONES = 1
-HEX_PENALTY = 2
+WARD_REDUCTION: Final = 3
+CRYSTAL_STONES: Final = 1
+HEX_PENALTY: Final = 2
 
 
 class Role(IntEnum):
@@ -108,7 +109,7 @@ class Role(IntEnum):
     ARCHCASTER = 6  # their opening card as Caster carries 2 stones, not 1
 
 
-ROLE_NAMES = {
+ROLE_NAMES: Final = {
     Role.SURGEMASTER: "Surgemaster",
     Role.STONEWARDEN: "Stonewarden",
     Role.EMBER_SAGE: "Ember Sage",
@@ -117,7 +118,7 @@ ROLE_NAMES = {
     Role.ARCHCASTER: "Archcaster",
 }
 
-ROLE_TEXT = {
+ROLE_TEXT: Final = {
     Role.SURGEMASTER: "your ManaSurge gives 4 stones, not 2",
     Role.STONEWARDEN: "when you take the penalty, you still score 1 of the stones on your cards",
     Role.EMBER_SAGE: "the Flying Dagger and Fireball penalty bonus does not apply to you",
@@ -174,7 +175,7 @@ def _card_name(card: int, numbers: str) -> str:
     return spell_name(spell_of(card), number_of(card, numbers))
 
 
-_CARD_NAMES = {numbers: tuple(_card_name(c, numbers) for c in range(DECK_SIZE)) for numbers in NUMBERS}
+_CARD_NAMES: Final = {numbers: tuple(_card_name(c, numbers) for c in range(DECK_SIZE)) for numbers in NUMBERS}
 
 
 def parse_card(text: str, numbers: str, among: list[int]) -> int:

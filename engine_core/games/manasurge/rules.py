@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, MutableSequence
 from functools import lru_cache
+from typing import Final
 
 from manaforge.v1.common_pb2 import Event
 from manaforge.v1.games.manasurge_pb2 import (
@@ -49,15 +50,15 @@ Step = ManasurgeStep
 Move = ManasurgeMove
 Played = ManasurgePlayed
 
-HAND_SIZE = 5  # "chia đều mỗi người 5 lá" (Setup); "Bắt đầu lượt mới với 5 lá trên tay" (End of round, 8)
-REVERSAL_LIMIT = 2  # "Không được đổi chiều vòng chơi quá 2 lần"
-PENALTY_LIMIT = 5  # "Điều gì xảy ra nếu bạn nhận hơn 5 lá phạt?"
-SURGE_STONES = 2  # "ManaSurge!": "Nhận 2 đá tím"
-WIN_STONES = 12  # "Người đầu tiên lấy về 12 Đá tím"
-WIN_STONES_FIVE = 10  # "Đối với 5 người chơi chỉ cần lấy về 10 Đá Tím"
-MAX_ROUNDS = 60  # engine bound (RULES.md): stones can flow back, so the game ends after this many rounds
-NO_FOLLOW_UP = Step.MANASURGE_STEP_UNSPECIFIED
-REDRAW_LIMIT = 10  # engine bound on the Caster's redraws in one round (RULES.md)
+HAND_SIZE: Final = 5  # "chia đều mỗi người 5 lá" (Setup); "Bắt đầu lượt mới với 5 lá trên tay" (End of round, 8)
+REVERSAL_LIMIT: Final = 2  # "Không được đổi chiều vòng chơi quá 2 lần"
+PENALTY_LIMIT: Final = 5  # "Điều gì xảy ra nếu bạn nhận hơn 5 lá phạt?"
+SURGE_STONES: Final = 2  # "ManaSurge!": "Nhận 2 đá tím"
+WIN_STONES: Final = 12  # "Người đầu tiên lấy về 12 Đá tím"
+WIN_STONES_FIVE: Final = 10  # "Đối với 5 người chơi chỉ cần lấy về 10 Đá Tím"
+MAX_ROUNDS: Final = 60  # engine bound (RULES.md): stones can flow back, so the game ends after this many rounds
+NO_FOLLOW_UP: Final = Step.MANASURGE_STEP_UNSPECIFIED
+REDRAW_LIMIT: Final = 10  # engine bound on the Caster's redraws in one round (RULES.md)
 
 # The copy `apply` makes of a live state shares the players, the cards on the table and the header's rng, pending
 # decision and outcome with the state it came from (engine_core.live.step_copier): most steps change one hand. So
@@ -69,16 +70,21 @@ step_copy = step_copier(LiveState, items=("players", "table"), share=("header.rn
 own_player: Callable[[ManasurgeState, int], ManasurgePlayer] = owner(LiveState, "players")
 own_played: Callable[[ManasurgeState, int], Played] = owner(LiveState, "table")
 
-CARD_MOVES = (Move.MANASURGE_MOVE_OPEN, Move.MANASURGE_MOVE_PLAY, Move.MANASURGE_MOVE_GIVE, Move.MANASURGE_MOVE_DISCARD)
+CARD_MOVES: Final = (
+    Move.MANASURGE_MOVE_OPEN,
+    Move.MANASURGE_MOVE_PLAY,
+    Move.MANASURGE_MOVE_GIVE,
+    Move.MANASURGE_MOVE_DISCARD,
+)
 # Plain ints for the enum values used at every step (an enum wrapper's attribute lookup is slow).
 OPEN, PLAY, GIVE, DISCARD = CARD_MOVES
 TARGET, DECLINE, CONCEDE = Move.MANASURGE_MOVE_TARGET, Move.MANASURGE_MOVE_DECLINE, Move.MANASURGE_MOVE_CONCEDE
 OPEN_STEP, PLAY_STEP, THUNDER_STEP = Step.MANASURGE_STEP_OPEN, Step.MANASURGE_STEP_PLAY, Step.MANASURGE_STEP_THUNDER
 WILD_STEP, FREEZE_STEP, PURGE_STEP = Step.MANASURGE_STEP_WILD, Step.MANASURGE_STEP_FREEZE, Step.MANASURGE_STEP_PURGE
-TARGET_STEP = Step.MANASURGE_STEP_TARGET
+TARGET_STEP: Final = Step.MANASURGE_STEP_TARGET
 FLYING_DAGGER, FREEZE, THUNDER = int(Spell.FLYING_DAGGER), int(Spell.FREEZE), int(Spell.THUNDER)
-MAX_SEATS = 5
-MOVES_BY_STEP: dict[int, tuple[int, ...]] = {
+MAX_SEATS: Final = 5
+MOVES_BY_STEP: Final[dict[int, tuple[int, ...]]] = {
     Step.MANASURGE_STEP_UNSPECIFIED: (),
     Step.MANASURGE_STEP_OPEN: (Move.MANASURGE_MOVE_OPEN,),
     Step.MANASURGE_STEP_PLAY: (Move.MANASURGE_MOVE_PLAY, Move.MANASURGE_MOVE_CONCEDE),
@@ -88,7 +94,7 @@ MOVES_BY_STEP: dict[int, tuple[int, ...]] = {
     Step.MANASURGE_STEP_PURGE: (Move.MANASURGE_MOVE_DISCARD, Move.MANASURGE_MOVE_DECLINE),
     Step.MANASURGE_STEP_TARGET: (Move.MANASURGE_MOVE_TARGET,),
 }
-PROMPTS: dict[int, str] = {
+PROMPTS: Final[dict[int, str]] = {
     Step.MANASURGE_STEP_OPEN: "open the round with a spell card and choose the direction",
     Step.MANASURGE_STEP_PLAY: "play a valid card, or take the penalty",
     Step.MANASURGE_STEP_THUNDER: "Thunder: you may play one more valid card",
@@ -97,7 +103,7 @@ PROMPTS: dict[int, str] = {
     Step.MANASURGE_STEP_PURGE: "Purge: you may discard one card",
     Step.MANASURGE_STEP_TARGET: "choose another player",
 }
-PLAY_PROMPT = PROMPTS[PLAY_STEP]
+PLAY_PROMPT: Final = PROMPTS[PLAY_STEP]
 
 
 # ----- small queries ---------------------------------------------------------------------------------------------
@@ -167,7 +173,7 @@ def penalty_count(state: ManasurgeState, seat: int, stones: int | None = None) -
     return max(0, count)
 
 
-_BONUS = {int(spell): PENALTY_BONUS.get(spell, 0) for spell in Spell}
+_BONUS: Final = {int(spell): PENALTY_BONUS.get(spell, 0) for spell in Spell}
 
 
 def spell_bonus(spell: int) -> int:
@@ -180,15 +186,17 @@ def spell_bonus(spell: int) -> int:
 
 
 # Legal actions are shared messages, built once: never mutate one.
-_OPENS = {
+_OPENS: Final = {
     (c, way): ManasurgeAction(move=OPEN, card=c, clockwise=way) for c in range(DECK_SIZE) for way in (True, False)
 }
-_OPEN_PAIRS = [(_OPENS[c, True], _OPENS[c, False]) for c in range(DECK_SIZE)]  # a card's opens, in listing order
-_CARD_ACTIONS = {move: [ManasurgeAction(move=move, card=c) for c in range(DECK_SIZE)] for move in (PLAY, GIVE, DISCARD)}
-_PLAYS = _CARD_ACTIONS[PLAY]
-_TARGETS = [ManasurgeAction(move=TARGET, target=t) for t in range(MAX_SEATS)]
-_DECLINE = ManasurgeAction(move=DECLINE)
-_CONCEDE = ManasurgeAction(move=CONCEDE)
+_OPEN_PAIRS: Final = [(_OPENS[c, True], _OPENS[c, False]) for c in range(DECK_SIZE)]  # a card's opens, in listing order
+_CARD_ACTIONS: Final = {
+    move: [ManasurgeAction(move=move, card=c) for c in range(DECK_SIZE)] for move in (PLAY, GIVE, DISCARD)
+}
+_PLAYS: Final = _CARD_ACTIONS[PLAY]
+_TARGETS: Final = [ManasurgeAction(move=TARGET, target=t) for t in range(MAX_SEATS)]
+_DECLINE: Final = ManasurgeAction(move=DECLINE)
+_CONCEDE: Final = ManasurgeAction(move=CONCEDE)
 
 
 @lru_cache(maxsize=1024)
@@ -588,7 +596,7 @@ def do_decline(state: ManasurgeState, seat: int, action: ManasurgeAction, events
     return NO_FOLLOW_UP, 0
 
 
-HANDLERS: dict[int, Handler] = {
+HANDLERS: Final[dict[int, Handler]] = {
     Move.MANASURGE_MOVE_OPEN: do_open,
     Move.MANASURGE_MOVE_PLAY: do_play,
     Move.MANASURGE_MOVE_GIVE: do_give,

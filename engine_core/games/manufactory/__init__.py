@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 from functools import cache
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from manaforge.v1.cards_pb2 import MagicCard
 from manaforge.v1.common_pb2 import Event, Rng
@@ -59,20 +59,20 @@ from engine_core.games.manufactory.sharing import (
 )
 from engine_core.live import Shared, Twin, clone, is_frozen
 
-BELT_SIZE = 4
-FRONT = 2  # belt positions 0 and 1 are the front of the line; the rest is the back
-MAX_CARDS = 400  # a game lasts exactly one turn per card; four boosters are about 60 cards
-PROMPT = "draft a card from the conveyor belt"
-ACTION_NAME = ManufactoryAction.DESCRIPTOR.full_name
+BELT_SIZE: Final = 4
+FRONT: Final = 2  # belt positions 0 and 1 are the front of the line; the rest is the back
+MAX_CARDS: Final = 400  # a game lasts exactly one turn per card; four boosters are about 60 cards
+PROMPT: Final = "draft a card from the conveyor belt"
+ACTION_NAME: Final = ManufactoryAction.DESCRIPTOR.full_name
 
-COLOR_OF_GROUP: dict[str, ManufactoryColor.ValueType] = {
+COLOR_OF_GROUP: Final[dict[str, ManufactoryColor.ValueType]] = {
     group: ManufactoryColor.Value(f"MANUFACTORY_COLOR_{name}")
     for group, name in zip(GROUPS, ("WHITE", "BLUE", "BLACK", "RED", "GREEN", "COLORLESS"), strict=True)
 }
-GROUP_OF_COLOR = {color: group for group, color in COLOR_OF_GROUP.items()}
-GROUP_INDEX = {group: index for index, group in enumerate(GROUPS)}
-INDEX_OF_COLOR = {color: GROUP_INDEX[group] for color, group in GROUP_OF_COLOR.items()}
-GROUP_NAMES = {"W": "white", "U": "blue", "B": "black", "R": "red", "G": "green", "C": "colorless"}
+GROUP_OF_COLOR: Final = {color: group for group, color in COLOR_OF_GROUP.items()}
+GROUP_INDEX: Final = {group: index for index, group in enumerate(GROUPS)}
+INDEX_OF_COLOR: Final = {color: GROUP_INDEX[group] for color, group in GROUP_OF_COLOR.items()}
+GROUP_NAMES: Final = {"W": "white", "U": "blue", "B": "black", "R": "red", "G": "green", "C": "colorless"}
 
 
 class SeatTexts(dict[int, str]):
@@ -90,15 +90,15 @@ class SeatTexts(dict[int, str]):
 
 
 # The events' texts of a draft, in parts made once: the seat's part, the card's (its facts), the group's part.
-DRAFTED = SeatTexts("seat {} drafted ", 4)
-DISCARDED = SeatTexts("seat {} discarded ", 4)
+DRAFTED: Final = SeatTexts("seat {} drafted ", 4)
+DISCARDED: Final = SeatTexts("seat {} discarded ", 4)
 INTO_FRONT, INTO_BACK = (
     tuple(f" from the {where} of the line into their {GROUP_NAMES[group]} group" for group in GROUPS)
     for where in ("front", "back")
 )
-FROM_GROUP = tuple(f" from their {GROUP_NAMES[group]} group" for group in GROUPS)
+FROM_GROUP: Final = tuple(f" from their {GROUP_NAMES[group]} group" for group in GROUPS)
 
-FIRST_PLACE_TIE_OPTION = Option(
+FIRST_PLACE_TIE_OPTION: Final = Option(
     "first_place_tie",
     USES_SECOND_PLACE,
     (USES_SECOND_PLACE, SECOND_STILL_SCORES),
@@ -106,7 +106,7 @@ FIRST_PLACE_TIE_OPTION = Option(
     "players fill first and second place, so nobody else scores second; second_still_scores: the next largest "
     "group still scores 2 points",
 )
-WIN_TIE_OPTION = Option(
+WIN_TIE_OPTION: Final = Option(
     "win_tie",
     "shared",
     ("shared", "most_cards"),
@@ -154,7 +154,7 @@ class Draft(NamedTuple):
 
 
 # The shared actions (below) by identity, with what they say: apply reads a shared action in one lookup.
-_DECODED: dict[int, tuple[ManufactoryAction, Draft]] = {}
+_DECODED: Final[dict[int, tuple[ManufactoryAction, Draft]]] = {}
 
 
 def _shared_action(card: int, color: ManufactoryColor.ValueType, discard: int | None = None) -> ManufactoryAction:
@@ -196,10 +196,10 @@ Drafts = tuple[tuple[ManufactoryAction, ...], tuple[BackRow, ...]]
 # Legal actions are built once and shared: a card's drafts from the front (one per colour) and its rows of drafts
 # from the back, by (card id, declarable colours); the actions themselves by (card id, colour), and by discarded card
 # in a row. Card ids are below MAX_CARDS, so these stay small.
-_DRAFTS: dict[tuple[int, Colors], Drafts] = {}
-_FRONT_ACTIONS: dict[tuple[int, ManufactoryColor.ValueType], ManufactoryAction] = {}
-_BACK_ROWS: dict[tuple[int, ManufactoryColor.ValueType], BackRow] = {}
-DRAFTS_LIMIT = 1 << 14
+_DRAFTS: Final[dict[tuple[int, Colors], Drafts]] = {}
+_FRONT_ACTIONS: Final[dict[tuple[int, ManufactoryColor.ValueType], ManufactoryAction]] = {}
+_BACK_ROWS: Final[dict[tuple[int, ManufactoryColor.ValueType], BackRow]] = {}
+DRAFTS_LIMIT: Final = 1 << 14
 
 
 def _drafts(card_id: int, colors: Colors) -> Drafts:
@@ -235,10 +235,10 @@ class CardFacts(NamedTuple):
 
 Traits = tuple[str, str, str, Colors]  # name, text, revealed text, declarable colours
 TraitsKey = tuple[str, tuple[str, ...], bool, int]  # name, colours, land, mana value: all the traits depend on
-TRAITS_LIMIT = 1 << 12
+TRAITS_LIMIT: Final = 1 << 12
 
 # The same printed card comes back under many ids from game to game: its traits are remembered without its id.
-_TRAITS: dict[TraitsKey, Traits] = {}
+_TRAITS: Final[dict[TraitsKey, Traits]] = {}
 
 
 def _traits(key: TraitsKey) -> Traits:
@@ -260,8 +260,8 @@ def _card_facts(card: MagicCard) -> CardFacts:
     return CardFacts(card_id, name, text, revealed, colors, *_drafts(card_id, colors))
 
 
-_BY_CONTENT: dict[bytes, CardFacts] = {}
-CONTENT_LIMIT = 1 << 15  # a few thousand printed cards at each id of a game
+_BY_CONTENT: Final[dict[bytes, CardFacts]] = {}
+CONTENT_LIMIT: Final = 1 << 15  # a few thousand printed cards at each id of a game
 
 
 def card_facts(card: MagicCard) -> CardFacts:
@@ -277,8 +277,8 @@ def card_facts(card: MagicCard) -> CardFacts:
     return facts
 
 
-_KNOWN: dict[int, tuple[MagicCard, CardFacts]] = {}  # id(card) -> the card and its facts, for frozen cards
-KNOWN_LIMIT = 1 << 14
+_KNOWN: Final[dict[int, tuple[MagicCard, CardFacts]]] = {}  # id(card) -> the card and its facts, for frozen cards
+KNOWN_LIMIT: Final = 1 << 14
 
 
 def facts_at(catalogue: Sequence[MagicCard], card_id: int) -> CardFacts:
@@ -313,8 +313,8 @@ class FactsTable(dict[int, CardFacts]):
         return facts
 
 
-_TABLES: dict[int, FactsTable] = {}  # id(catalogue list) -> its table, for live states
-TABLES_LIMIT = 1 << 12
+_TABLES: Final[dict[int, FactsTable]] = {}  # id(catalogue list) -> its table, for live states
+TABLES_LIMIT: Final = 1 << 12
 
 
 def facts_table(state: ManufactoryState) -> FactsTable:
@@ -368,10 +368,10 @@ def points(state: ManufactoryState) -> list[int]:
 # ----- the game ----------------------------------------------------------------------------------------------------
 
 
-NEW_PLAYER = LivePlayer(groups=[LiveGroup(color=COLOR_OF_GROUP[group]) for group in GROUPS])
+NEW_PLAYER: Final = LivePlayer(groups=[LiveGroup(color=COLOR_OF_GROUP[group]) for group in GROUPS])
 """A player before the first draft: six empty groups (copied for each seat at setup, never changed itself)."""
 
-FLAT = Budget(
+FLAT: Final = Budget(
     iterations=1000, actions=200, evaluate_after=4, search="flat", rollout="heuristic", max_rollout_actions=200
 )
 """The flat search at two seats; the other table sizes change a few of its settings (`bot_budget`)."""
@@ -644,4 +644,4 @@ class Manufactory(Game[ManufactoryState, ManufactoryAction]):
         return self.win_chances(points(state), 5.0)
 
 
-GAME = Manufactory()
+GAME: Final = Manufactory()

@@ -7,14 +7,15 @@ nothing else: the size of a group and its highest mana value (the tie-break).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Final
 
-GROUPS = ("W", "U", "B", "R", "G", "C")  # the five colours, then colorless
-PRIZES = (3, 2)  # "the largest group ... gets 3 points, and ... the second largest group gets 2 points"
-GROUP_BONUS = {4: 2, 5: 4, 6: 6}  # "four groups = 2 points, five groups = 4 points, six groups = 6 points"
+GROUPS: Final = ("W", "U", "B", "R", "G", "C")  # the five colours, then colorless
+PRIZES: Final = (3, 2)  # "the largest group ... gets 3 points, and ... the second largest group gets 2 points"
+GROUP_BONUS: Final = {4: 2, 5: 4, 6: 6}  # "four groups = 2 points, five groups = 4 points, six groups = 6 points"
 
 # First-place ties (option `first_place_tie`): does a tie for first use up second place?
-USES_SECOND_PLACE = "uses_second_place"
-SECOND_STILL_SCORES = "second_still_scores"
+USES_SECOND_PLACE: Final = "uses_second_place"
+SECOND_STILL_SCORES: Final = "second_still_scores"
 
 Collection = Sequence[Sequence[int]]  # six groups of mana values, in GROUPS order
 

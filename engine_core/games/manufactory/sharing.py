@@ -19,7 +19,7 @@ Every copy made before stays as it was: `Game.apply` still never changes its inp
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from manaforge.v1.common_pb2 import Header, Pending
 from manaforge.v1.games.manufactory_pb2 import ManufactoryGroup, ManufactoryPlayer, ManufactoryState
@@ -35,7 +35,7 @@ LivePending: Any = twin(Pending)
 _new = object.__new__
 
 # The copies below name every field: a field added to the schema must be added to them.
-_FIELDS = {
+_FIELDS: Final = {
     LiveState: ("header", "catalogue", "deck", "deck_size", "belt", "players", "discards", "first_seat"),
     LivePlayer: ("groups", "points"),
     LiveHeader: ("config", "version", "rng", "pending", "outcome"),

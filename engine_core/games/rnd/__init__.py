@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from functools import cache, lru_cache
 from operator import attrgetter
-from typing import Any
+from typing import Any, Final
 
 from manaforge.v1.cards_pb2 import MagicCard
 from manaforge.v1.common_pb2 import Event, Rng
@@ -83,32 +83,32 @@ from engine_core.games.rnd.sharing import (
 from engine_core.games.rnd.twins import add_ballot, add_copy, add_design, add_result, add_vote
 from engine_core.live import Twin, clone, own_part
 
-DESIGN = RndPhase.RND_PHASE_DESIGN
-ART = RndPhase.RND_PHASE_ART
-WRITING = RndPhase.RND_PHASE_WRITING
-VOTING = RndPhase.RND_PHASE_VOTING
-RESULTS = RndPhase.RND_PHASE_RESULTS
-PHASE_NAMES = {DESIGN: "design", ART: "art", WRITING: "writing", VOTING: "voting", RESULTS: "results"}
+DESIGN: Final = RndPhase.RND_PHASE_DESIGN
+ART: Final = RndPhase.RND_PHASE_ART
+WRITING: Final = RndPhase.RND_PHASE_WRITING
+VOTING: Final = RndPhase.RND_PHASE_VOTING
+RESULTS: Final = RndPhase.RND_PHASE_RESULTS
+PHASE_NAMES: Final = {DESIGN: "design", ART: "art", WRITING: "writing", VOTING: "voting", RESULTS: "results"}
 
-MAX_SEATS = 8
-PACK_BOUND = 20  # cards in one draft booster, with room to spare for imported sets
-VOTE_PROMPT = "vote in secret: most powerful, least functional, most flavorful"
-ART_PROMPT = f"draw the art: up to {ART_LINES} lines of {ART_WIDTH} characters"
+MAX_SEATS: Final = 8
+PACK_BOUND: Final = 20  # cards in one draft booster, with room to spare for imported sets
+VOTE_PROMPT: Final = "vote in secret: most powerful, least functional, most flavorful"
+ART_PROMPT: Final = f"draw the art: up to {ART_LINES} lines of {ART_WIDTH} characters"
 
-PACKS_OPTION = Option(
+PACKS_OPTION: Final = Option(
     "packs",
     "1",
     ("1", "2"),
     "boosters opened into the pack (the rulebook says 1; a second gives more variety to a large table)",
 )
-SELF_VOTES_OPTION = Option(
+SELF_VOTES_OPTION: Final = Option(
     "self_votes",
     "allowed",
     ("allowed", "forbidden"),
     "allowed: vote for any card; forbidden: not for a card you drew the art for or wrote (every seat works on "
     "every card, so those two are the closest to 'your own')",
 )
-TIES_OPTION = Option(
+TIES_OPTION: Final = Option(
     "ties",
     "shared",
     ("shared", "random"),
@@ -130,9 +130,9 @@ def writer_of(seats: int, round_: int) -> int:
 
 
 # Legal actions without free text are built once and shared between calls (callers never modify an action).
-_COPIES = {category: RndAction(copy=category) for category in CATEGORIES}
-_DRAW_ANOTHER = RndAction(draw_another=True)
-_EXPECTED = {DESIGN: ("copy", "draw_another"), ART: ("art",), WRITING: ("writing",), VOTING: ("vote",)}
+_COPIES: Final = {category: RndAction(copy=category) for category in CATEGORIES}
+_DRAW_ANOTHER: Final = RndAction(draw_another=True)
+_EXPECTED: Final = {DESIGN: ("copy", "draw_another"), ART: ("art",), WRITING: ("writing",), VOTING: ("vote",)}
 
 
 _award_of = attrgetter("award")
@@ -140,8 +140,8 @@ _award_of = attrgetter("award")
 # The actions made here (legal actions are shared between calls, and callers never modify an action), decoded once:
 # id -> (the action, the phase it belongs to, the rule, its arguments). Any other action is decoded by `_apply`.
 _Decoded = tuple[RndAction, int, Callable[..., list[Event]], tuple[Any, ...]]
-_DECODED: dict[int, _Decoded] = {}
-DECODED_LIMIT = 1 << 14
+_DECODED: Final[dict[int, _Decoded]] = {}
+DECODED_LIMIT: Final = 1 << 14
 
 
 def _known(action: RndAction, phase: RndPhase.ValueType, rule: str, *args: Any) -> RndAction:
@@ -205,7 +205,7 @@ def _vote_actions(awards: tuple[RndAward.ValueType, ...], eligible: tuple[int, .
     return tuple(_vote_action(award, d) for award in awards for d in eligible)
 
 
-_OPEN_VOTES: dict[tuple[int, ...], tuple[RndAction, ...]] = {}
+_OPEN_VOTES: Final[dict[tuple[int, ...], tuple[RndAction, ...]]] = {}
 
 
 def _open_votes(key: tuple[int, ...]) -> tuple[RndAction, ...]:
@@ -694,7 +694,7 @@ class Rnd(Game[RndState, RndAction]):
             ballot.votes.add(award=award, design=random.choice(rng, eligible))
 
 
-GAME = Rnd()
+GAME: Final = Rnd()
 _LiveState: Any = Rnd.live_type
 check_fields(_LiveState)
 for _action in (*_COPIES.values(), _DRAW_ANOTHER):

@@ -6,6 +6,8 @@ checks of `design.py` (tests/engine/games/test_rnd.py checks it over many seeds)
 
 from __future__ import annotations
 
+from typing import Final
+
 from manaforge.v1.cards_pb2 import MagicCard
 from manaforge.v1.common_pb2 import Rng
 from manaforge.v1.games.rnd_pb2 import RndCategory, RndDesign
@@ -14,7 +16,7 @@ from engine_core import rng as random
 from engine_core.cards import mana_value_of
 from engine_core.games.rnd.design import COST, POWER_TOUGHNESS, TEXT, TYPE, type_needs_power_toughness
 
-SKETCHES = {
+SKETCHES: Final = {
     "Creature": (
         "        __/\\__",
         "   ____/ o  o \\____",
@@ -55,7 +57,7 @@ SKETCHES = {
         "       /",
     ),
 }
-ADJECTIVES = {
+ADJECTIVES: Final = {
     "W": ("Radiant", "Steadfast", "Sanctified"),
     "U": ("Clockwork", "Thran", "Tidal"),
     "B": ("Phyrexian", "Gloomforged", "Hollow"),
@@ -63,15 +65,15 @@ ADJECTIVES = {
     "G": ("Overgrown", "Feral", "Verdant"),
     "": ("Powerstone", "Retrofitted", "Salvaged"),
 }
-NOUNS = {
+NOUNS: Final = {
     "Creature": ("Sentinel", "Scavenger", "Prototype", "Warden"),
     "Artifact": ("Engine", "Relic", "Contraption", "Gearbox"),
     "Land": ("Foundry", "Ruins", "Mine", "Quarry"),
     "Enchantment": ("Oath", "Blueprint", "Omen"),
     "Spell": ("Blast", "Recall", "Overload", "Gambit"),
 }
-SPEAKERS = ("Urza", "Mishra", "Tawnos", "Ashnod", "Jodah", "Kayla bin-Kroog", "Harbin")
-QUOTES = (
+SPEAKERS: Final = ("Urza", "Mishra", "Tawnos", "Ashnod", "Jodah", "Kayla bin-Kroog", "Harbin")
+QUOTES: Final = (
     "It works on paper. Paper is very forgiving.",
     "Every part came from something better.",
     "Build it twice, break it once.",
@@ -130,15 +132,15 @@ def flavour(rng: Rng) -> str:
 
 
 # Every text the bot can write (the sketches, names and flavours above): free-text checks may skip them.
-SKETCH_TEXTS = frozenset("\n".join(rows) for rows in SKETCHES.values())
-NAMES = frozenset(
+SKETCH_TEXTS: Final = frozenset("\n".join(rows) for rows in SKETCHES.values())
+NAMES: Final = frozenset(
     f"{adjective} {noun}"
     for adjectives in ADJECTIVES.values()
     for adjective in adjectives
     for nouns in NOUNS.values()
     for noun in nouns
 )
-FLAVOURS = frozenset(f'"{quote}" —{speaker}' for quote in QUOTES for speaker in SPEAKERS)
+FLAVOURS: Final = frozenset(f'"{quote}" —{speaker}' for quote in QUOTES for speaker in SPEAKERS)
 
 
 def _number(value: str) -> int:

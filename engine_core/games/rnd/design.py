@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from operator import attrgetter
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from manaforge.v1.cards_pb2 import MagicCard
 from manaforge.v1.games.rnd_pb2 import RndAward, RndCategory, RndDesign
@@ -16,33 +16,33 @@ from engine_core.cards import format_card, is_creature, memo_by_content
 from engine_core.errors import MalformedActionError
 from engine_core.games.rnd.twins import add_copy
 
-COST = RndCategory.RND_CATEGORY_COST
-TYPE = RndCategory.RND_CATEGORY_TYPE
-TEXT = RndCategory.RND_CATEGORY_TEXT
-POWER_TOUGHNESS = RndCategory.RND_CATEGORY_POWER_TOUGHNESS
-CATEGORIES = (COST, TYPE, TEXT, POWER_TOUGHNESS)
-CATEGORY_NAMES = {
+COST: Final = RndCategory.RND_CATEGORY_COST
+TYPE: Final = RndCategory.RND_CATEGORY_TYPE
+TEXT: Final = RndCategory.RND_CATEGORY_TEXT
+POWER_TOUGHNESS: Final = RndCategory.RND_CATEGORY_POWER_TOUGHNESS
+CATEGORIES: Final = (COST, TYPE, TEXT, POWER_TOUGHNESS)
+CATEGORY_NAMES: Final = {
     COST: "casting cost",
     TYPE: "card type",
     TEXT: "card text",
     POWER_TOUGHNESS: "power and toughness",
 }
 
-MOST_POWERFUL = RndAward.RND_AWARD_MOST_POWERFUL
-LEAST_FUNCTIONAL = RndAward.RND_AWARD_LEAST_FUNCTIONAL
-MOST_FLAVORFUL = RndAward.RND_AWARD_MOST_FLAVORFUL
-AWARDS = (MOST_POWERFUL, LEAST_FUNCTIONAL, MOST_FLAVORFUL)
-AWARD_NAMES = {
+MOST_POWERFUL: Final = RndAward.RND_AWARD_MOST_POWERFUL
+LEAST_FUNCTIONAL: Final = RndAward.RND_AWARD_LEAST_FUNCTIONAL
+MOST_FLAVORFUL: Final = RndAward.RND_AWARD_MOST_FLAVORFUL
+AWARDS: Final = (MOST_POWERFUL, LEAST_FUNCTIONAL, MOST_FLAVORFUL)
+AWARD_NAMES: Final = {
     MOST_POWERFUL: "most powerful",
     LEAST_FUNCTIONAL: "least functional",
     MOST_FLAVORFUL: "most flavorful",
 }
 
 # Free-text limits. The art box of the card frame is ART_WIDTH x ART_LINES characters.
-NAME_MAX = 30
-FLAVOUR_MAX = 160
-ART_WIDTH = 32
-ART_LINES = 8
+NAME_MAX: Final = 30
+FLAVOUR_MAX: Final = 160
+ART_WIDTH: Final = 32
+ART_LINES: Final = 8
 
 
 def card_text(card: MagicCard) -> str:
@@ -71,7 +71,7 @@ def _has_power_toughness(card: MagicCard) -> bool:
     return bool(card.power and card.toughness)
 
 
-HAS_CATEGORY = {COST: _has_cost, TYPE: _has_type, TEXT: _has_text, POWER_TOUGHNESS: _has_power_toughness}
+HAS_CATEGORY: Final = {COST: _has_cost, TYPE: _has_type, TEXT: _has_text, POWER_TOUGHNESS: _has_power_toughness}
 
 
 def card_categories(card: MagicCard) -> frozenset[RndCategory.ValueType]:
@@ -106,8 +106,8 @@ def filled(design: RndDesign) -> set[int]:
     return {copy.category for copy in design.copies[:]}
 
 
-_WANTED = (COST, TYPE, TEXT)
-_WANTED_WITH_BODY = (COST, TYPE, TEXT, POWER_TOUGHNESS)
+_WANTED: Final = (COST, TYPE, TEXT)
+_WANTED_WITH_BODY: Final = (COST, TYPE, TEXT, POWER_TOUGHNESS)
 
 
 def open_categories(design: RndDesign) -> list[RndCategory.ValueType]:
@@ -116,8 +116,8 @@ def open_categories(design: RndDesign) -> list[RndCategory.ValueType]:
 
 
 _category_of = attrgetter("category")
-_OPEN: dict[tuple[bool | int, ...], tuple[RndCategory.ValueType, ...]] = {}
-OPEN_LIMIT = 1024  # a client may send any categories: bounded
+_OPEN: Final[dict[tuple[bool | int, ...], tuple[RndCategory.ValueType, ...]]] = {}
+OPEN_LIMIT: Final = 1024  # a client may send any categories: bounded
 
 
 def wanted_categories(design: RndDesign) -> tuple[RndCategory.ValueType, ...]:

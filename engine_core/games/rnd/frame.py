@@ -6,13 +6,14 @@ Every string inside is player data shown as is (plain text, never markup). Missi
 from __future__ import annotations
 
 import textwrap
+from typing import Final
 
 from manaforge.v1.games.rnd_pb2 import RndDesign
 
 from engine_core.games.rnd.design import ART_LINES, ART_WIDTH, POWER_TOUGHNESS, filled
 
-INNER = ART_WIDTH + 2  # the frame's inside width: the art box plus a space each side
-USABLE = INNER - 2
+INNER: Final = ART_WIDTH + 2  # the frame's inside width: the art box plus a space each side
+USABLE: Final = INNER - 2
 
 
 def _line(text: str = "") -> str:

@@ -20,24 +20,24 @@ a copy still serializes to the same bytes as its source.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from manaforge.v1.common_pb2 import Pending
 
 from engine_core.game import TURN, set_pending
 from engine_core.live import Repeated, Twin, twin
 
-FIELDS = (
+FIELDS: Final = (
     "header", "faces", "pack", "pack_size", "discard", "drawn", "card_count", "phase", "round", "designs",
     "designer", "design_turns", "draws_this_turn", "ballots", "results",
 )  # fmt: skip
-HEADER_FIELDS = ("config", "version", "rng", "pending", "outcome")
-DESIGN_FIELDS = (
+HEADER_FIELDS: Final = ("config", "version", "rng", "pending", "outcome")
+DESIGN_FIELDS: Final = (
     "artist", "writer", "mana_cost", "type_line", "text", "power", "toughness", "needs_power_toughness", "copies",
     "art", "name", "flavour", "complete",
 )  # fmt: skip
-BALLOT_FIELDS = ("votes", "votes_cast")
-PENDING_FIELDS = ("seats", "kind", "prompt")
+BALLOT_FIELDS: Final = ("votes", "votes_cast")
+PENDING_FIELDS: Final = ("seats", "kind", "prompt")
 _Pending: Any = twin(Pending)
 
 _new = object.__new__

@@ -11,7 +11,7 @@ message state's lists still get protobuf's `add`.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Final
 
 from manaforge.v1.games.rnd_pb2 import (
     RndAward,
@@ -34,7 +34,7 @@ _Result = twin(RndResult)
 _Design = twin(RndDesign)
 _Ballot = twin(RndBallot)
 # the slots filled below, in the twins' order (a changed message fails at import, in `_check`)
-_FIELDS = {
+_FIELDS: Final = {
     _Copy: ("category", "designer", "source"),
     _Vote: ("award", "design"),
     _Result: ("award", "designs", "votes"),
