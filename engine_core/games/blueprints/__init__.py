@@ -88,11 +88,13 @@ MAX_ROUNDS: Final = max(int(choice) for choice in ROUND_LIMIT_OPTION.choices)
 # The copy `apply` makes of a live state shares the catalogue, the players (each with its constructions) and the
 # header's parts with the state it came from (engine_core.live.step_copier): a step changes one hand. So every rule
 # takes a player with `own_player` before changing it, and the rng with `own_part` before a shuffle.
-LiveState = twin(BlueprintsState)
-_step_copy = step_copier(
+LiveState: Final = twin(BlueprintsState)
+_step_copy: Final = step_copier(
     LiveState, items=("players",), share=("catalogue", "header.rng", "header.pending", "header.outcome")
 )
-own_player: Callable[[BlueprintsState, int], BlueprintsPlayer] = owner(LiveState, "players", items=("constructions",))
+own_player: Final[Callable[[BlueprintsState, int], BlueprintsPlayer]] = owner(
+    LiveState, "players", items=("constructions",)
+)
 
 # Legal actions are built once and shared between calls (callers never modify an action).
 _DRAWS: Final = {source: BlueprintsAction(draw=source) for source in (DECK, DISCARD_PILE)}
@@ -125,7 +127,7 @@ def _format_card(card: MagicCard) -> str:
     return f"{card.name} ({colors}, {card.type_line}, mv {card.mana_value}){' *foil*' if card.foil else ''}"
 
 
-format_card = memo_by_content(_format_card)  # in the events of every draw and discard
+format_card: Final = memo_by_content(_format_card)  # in the events of every draw and discard
 
 
 def hand_cards(state: BlueprintsState, seat: int) -> list[MagicCard]:

@@ -140,7 +140,7 @@ def _card_values(card: MagicCard) -> CardValues:
     return types, _colors_in_order(tuple(card.colors)), (str(card.mana_value),)
 
 
-card_values = memo_by_content(_card_values)  # asked of every card in hand at every discard
+card_values: Final = memo_by_content(_card_values)  # asked of every card in hand at every discard
 
 
 def builds_values(hand: tuple[CardValues, ...], location: Location) -> bool:
@@ -193,7 +193,7 @@ def _card_masks(card: MagicCard) -> CardMasks:
     return masks[0], masks[1], masks[2], flags
 
 
-card_masks = memo_by_content(_card_masks)  # asked of every card in hand at every discard
+card_masks: Final = memo_by_content(_card_masks)  # asked of every card in hand at every discard
 
 
 def new_builds(cards: Sequence[MagicCard], done: Container[Location]) -> list[Location]:

@@ -101,8 +101,10 @@ RESPONDING: Final = MagickaPhase.MAGICKA_PHASE_RESPONSE
 ACTION_NAME: Final = MagickaAction.DESCRIPTOR.full_name
 _STEP_ACTIONS: Final = {RESPONDING: (ANSWER, PASS), DISCARDING: (DISCARD,)}  # the only actions of these steps
 
-DEAL_ELEMENTS, DEAL_SPELLS = 5, 3
-DRAW_ELEMENTS, DRAW_SPELLS = 2, 1
+DEAL_ELEMENTS: Final = 5
+DEAL_SPELLS: Final = 3
+DRAW_ELEMENTS: Final = 2
+DRAW_SPELLS: Final = 1
 HAND_LIMIT: Final = 10
 _KIND_OF: Final = CATALOGUE.kind_of
 _CARD_NAMES: Final = {card: card_name(card) for card in _KIND_OF}

@@ -28,12 +28,12 @@ from manaforge.v1.games.magicka_pb2 import MagickaCast, MagickaState, MagickaWiz
 from engine_core.game import set_pending
 from engine_core.live import SharedList, own_part, owner, step_copier, twin
 
-LiveState: Any = twin(MagickaState)
+LiveState: Final[Any] = twin(MagickaState)
 PILES: Final = ("element_deck", "spell_deck", "mayhem_deck", "element_discard", "spell_discard", "mayhem_discard")
-step_copy = step_copier(
+step_copy: Final = step_copier(
     LiveState, items=("wizards",), share=("header.rng", "header.pending", "header.outcome", "cast"), lists=PILES
 )
-own_wizard: Callable[[MagickaState, int], MagickaWizard] = owner(LiveState, "wizards")
+own_wizard: Final[Callable[[MagickaState, int], MagickaWizard]] = owner(LiveState, "wizards")
 
 
 def own_rng(state: MagickaState) -> Rng:

@@ -61,10 +61,12 @@ class Square:
     found: bool = True  # False: the name or text is designed (the transcription lost it)
 
 
-LIBRARY = 0
-GRAVEYARD = 1
+LIBRARY: Final = 0
+GRAVEYARD: Final = 1
 PATH_NAMES: Final = ("The Real World", "The Internet", "The Game")
-REAL_WORLD, INTERNET, THE_GAME = 0, 1, 2
+REAL_WORLD: Final = 0
+INTERNET: Final = 1
+THE_GAME: Final = 2
 
 
 def _sq(name: str, effect: Effect, text: str, amount: int = 0, found: bool = True) -> Square:
@@ -163,7 +165,10 @@ def _number() -> tuple[tuple[Square, ...], tuple[tuple[int, ...], ...], tuple[tu
     return tuple(squares), tuple(outs), tuple(backs)
 
 
-SQUARES, OUTS, BACKS = _number()
+_NUMBERED: Final = _number()
+SQUARES: Final = _NUMBERED[0]
+OUTS: Final = _NUMBERED[1]
+BACKS: Final = _NUMBERED[2]
 PATH_OF: Final = {sq: p for p in range(3) for sq in (*OUTS[p], *BACKS[p])}
 RE_ENTER_SQUARE: Final = next(i for i, s in enumerate(SQUARES) if s.effect == Effect.RE_ENTER)
 

@@ -17,18 +17,18 @@ player it returns (a player read before may be a shared one that another `own_pl
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 from manaforge.v1.games.mana_burn_pb2 import ManaBurnCreature, ManaBurnPlayer, ManaBurnState
 
 from engine_core.live import owner, step_copier, twin
 
-LiveState: Any = twin(ManaBurnState)
-_Player: Any = LiveState._repeated["players"].item
+LiveState: Final[Any] = twin(ManaBurnState)
+_Player: Final[Any] = LiveState._repeated["players"].item
 
-step_copy = step_copier(LiveState, items=("players",), share=("header.pending", "header.outcome"))
-own_player: Callable[[ManaBurnState, int], ManaBurnPlayer] = owner(LiveState, "players", items=("creatures",))
-_own_creature: Callable[[ManaBurnPlayer, int], ManaBurnCreature] = owner(_Player, "creatures")
+step_copy: Final = step_copier(LiveState, items=("players",), share=("header.pending", "header.outcome"))
+own_player: Final[Callable[[ManaBurnState, int], ManaBurnPlayer]] = owner(LiveState, "players", items=("creatures",))
+_own_creature: Final[Callable[[ManaBurnPlayer, int], ManaBurnCreature]] = owner(_Player, "creatures")
 
 
 def own_creature(state: ManaBurnState, seat: int, index: int) -> ManaBurnCreature:

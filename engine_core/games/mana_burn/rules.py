@@ -122,12 +122,17 @@ def act(move: ManaBurnMove.ValueType, **fields: int) -> ManaBurnAction:
 
 # The hot paths compare card kinds and list the field-less actions at every step: module constants, not an enum
 # attribute lookup or an `act` call each time (same values, same shared messages).
-GIANT_GROWTH_KIND, INCINERATE_KIND, COUNTERSPELL_KIND = Kind.GIANT_GROWTH, Kind.INCINERATE, Kind.COUNTERSPELL
-HOLY_ARMOR_KIND, RAISE_DEAD_KIND = Kind.HOLY_ARMOR, Kind.RAISE_DEAD
+GIANT_GROWTH_KIND: Final = Kind.GIANT_GROWTH
+INCINERATE_KIND: Final = Kind.INCINERATE
+COUNTERSPELL_KIND: Final = Kind.COUNTERSPELL
+HOLY_ARMOR_KIND: Final = Kind.HOLY_ARMOR
+RAISE_DEAD_KIND: Final = Kind.RAISE_DEAD
 SPRITES_KIND: Final = Kind.SCRYB_SPRITES
 TARGETED: Final = frozenset({Kind.HOLY_ARMOR, Kind.RAISE_DEAD, Kind.INCINERATE, Kind.COUNTERSPELL})
 WINNING_HAND: Final = len(KINDS)  # one of each card
-PASS_ACTION, YES_ACTION, REROLL_ACTION = act(PASS), act(YES), act(REROLL)
+PASS_ACTION: Final = act(PASS)
+YES_ACTION: Final = act(YES)
+REROLL_ACTION: Final = act(REROLL)
 FALSE_BID_ACTION: Final = act(FALSE_BID)
 # The other shared actions the legal lists use, by their one field (a card id, a seat, a path, a roll index).
 CARD_ACTIONS: Final = tuple(act(CARD, card=c) for c in range(DECK_SIZE))

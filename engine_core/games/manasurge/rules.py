@@ -65,24 +65,33 @@ REDRAW_LIMIT: Final = 10  # engine bound on the Caster's redraws in one round (R
 # every rule below takes a player (`own_player`) or a card on the table (`own_played`) before changing it, and keeps
 # the one it gets (one read before may be a shared one since replaced); the rng is taken with `own_part` before a
 # shuffle. On a protobuf message (the services' path) and on a live state that shares nothing they give the part.
-LiveState = twin(ManasurgeState)
-step_copy = step_copier(LiveState, items=("players", "table"), share=("header.rng", "header.pending", "header.outcome"))
-own_player: Callable[[ManasurgeState, int], ManasurgePlayer] = owner(LiveState, "players")
-own_played: Callable[[ManasurgeState, int], Played] = owner(LiveState, "table")
-
-CARD_MOVES: Final = (
-    Move.MANASURGE_MOVE_OPEN,
-    Move.MANASURGE_MOVE_PLAY,
-    Move.MANASURGE_MOVE_GIVE,
-    Move.MANASURGE_MOVE_DISCARD,
+LiveState: Final = twin(ManasurgeState)
+step_copy: Final = step_copier(
+    LiveState, items=("players", "table"), share=("header.rng", "header.pending", "header.outcome")
 )
-# Plain ints for the enum values used at every step (an enum wrapper's attribute lookup is slow).
-OPEN, PLAY, GIVE, DISCARD = CARD_MOVES
-TARGET, DECLINE, CONCEDE = Move.MANASURGE_MOVE_TARGET, Move.MANASURGE_MOVE_DECLINE, Move.MANASURGE_MOVE_CONCEDE
-OPEN_STEP, PLAY_STEP, THUNDER_STEP = Step.MANASURGE_STEP_OPEN, Step.MANASURGE_STEP_PLAY, Step.MANASURGE_STEP_THUNDER
-WILD_STEP, FREEZE_STEP, PURGE_STEP = Step.MANASURGE_STEP_WILD, Step.MANASURGE_STEP_FREEZE, Step.MANASURGE_STEP_PURGE
+own_player: Final[Callable[[ManasurgeState, int], ManasurgePlayer]] = owner(LiveState, "players")
+own_played: Final[Callable[[ManasurgeState, int], Played]] = owner(LiveState, "table")
+
+# Plain ints for the enum values used at every step (an enum wrapper's attribute lookup is slow), Final so that
+# compiled code (`make engines`) reads them without a lookup in the module's dictionary.
+OPEN: Final = Move.MANASURGE_MOVE_OPEN
+PLAY: Final = Move.MANASURGE_MOVE_PLAY
+GIVE: Final = Move.MANASURGE_MOVE_GIVE
+DISCARD: Final = Move.MANASURGE_MOVE_DISCARD
+CARD_MOVES: Final = (OPEN, PLAY, GIVE, DISCARD)
+TARGET: Final = Move.MANASURGE_MOVE_TARGET
+DECLINE: Final = Move.MANASURGE_MOVE_DECLINE
+CONCEDE: Final = Move.MANASURGE_MOVE_CONCEDE
+OPEN_STEP: Final = Step.MANASURGE_STEP_OPEN
+PLAY_STEP: Final = Step.MANASURGE_STEP_PLAY
+THUNDER_STEP: Final = Step.MANASURGE_STEP_THUNDER
+WILD_STEP: Final = Step.MANASURGE_STEP_WILD
+FREEZE_STEP: Final = Step.MANASURGE_STEP_FREEZE
+PURGE_STEP: Final = Step.MANASURGE_STEP_PURGE
 TARGET_STEP: Final = Step.MANASURGE_STEP_TARGET
-FLYING_DAGGER, FREEZE, THUNDER = int(Spell.FLYING_DAGGER), int(Spell.FREEZE), int(Spell.THUNDER)
+FLYING_DAGGER: Final = int(Spell.FLYING_DAGGER)
+FREEZE: Final = int(Spell.FREEZE)
+THUNDER: Final = int(Spell.THUNDER)
 MAX_SEATS: Final = 5
 MOVES_BY_STEP: Final[dict[int, tuple[int, ...]]] = {
     Step.MANASURGE_STEP_UNSPECIFIED: (),

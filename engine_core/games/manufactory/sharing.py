@@ -27,12 +27,12 @@ from manaforge.v1.games.manufactory_pb2 import ManufactoryGroup, ManufactoryPlay
 from engine_core.game import TURN, set_pending
 from engine_core.live import Twin, twin
 
-LiveState: Any = twin(ManufactoryState)
-LivePlayer: Any = twin(ManufactoryPlayer)
-LiveGroup: Any = twin(ManufactoryGroup)
-LiveHeader: Any = twin(Header)
-LivePending: Any = twin(Pending)
-_new = object.__new__
+LiveState: Final[Any] = twin(ManufactoryState)
+LivePlayer: Final[Any] = twin(ManufactoryPlayer)
+LiveGroup: Final[Any] = twin(ManufactoryGroup)
+LiveHeader: Final[Any] = twin(Header)
+LivePending: Final[Any] = twin(Pending)
+_new: Final = object.__new__
 
 # The copies below name every field: a field added to the schema must be added to them.
 _FIELDS: Final = {

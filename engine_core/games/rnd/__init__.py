@@ -135,7 +135,7 @@ _DRAW_ANOTHER: Final = RndAction(draw_another=True)
 _EXPECTED: Final = {DESIGN: ("copy", "draw_another"), ART: ("art",), WRITING: ("writing",), VOTING: ("vote",)}
 
 
-_award_of = attrgetter("award")
+_award_of: Final = attrgetter("award")
 
 # The actions made here (legal actions are shared between calls, and callers never modify an action), decoded once:
 # id -> (the action, the phase it belongs to, the rule, its arguments). Any other action is decoded by `_apply`.
@@ -695,7 +695,7 @@ class Rnd(Game[RndState, RndAction]):
 
 
 GAME: Final = Rnd()
-_LiveState: Any = Rnd.live_type
+_LiveState: Final[Any] = Rnd.live_type
 check_fields(_LiveState)
 for _action in (*_COPIES.values(), _DRAW_ANOTHER):
     _decode_own(_action)

@@ -94,7 +94,7 @@ def _card_facts(card: MagicCard) -> CardFacts:
     return CardFacts(card_categories(card), line, text, type_needs_power_toughness(card))
 
 
-card_facts = memo_by_content(_card_facts)  # remembered per card
+card_facts: Final = memo_by_content(_card_facts)  # remembered per card
 
 
 def any_card_has(cards: Iterable[MagicCard], category: RndCategory.ValueType) -> bool:
@@ -115,7 +115,7 @@ def open_categories(design: RndDesign) -> list[RndCategory.ValueType]:
     return list(wanted_categories(design))
 
 
-_category_of = attrgetter("category")
+_category_of: Final = attrgetter("category")
 _OPEN: Final[dict[tuple[bool | int, ...], tuple[RndCategory.ValueType, ...]]] = {}
 OPEN_LIMIT: Final = 1024  # a client may send any categories: bounded
 

@@ -38,9 +38,9 @@ DESIGN_FIELDS: Final = (
 )  # fmt: skip
 BALLOT_FIELDS: Final = ("votes", "votes_cast")
 PENDING_FIELDS: Final = ("seats", "kind", "prompt")
-_Pending: Any = twin(Pending)
+_Pending: Final[Any] = twin(Pending)
 
-_new = object.__new__
+_new: Final = object.__new__
 
 
 def copy_live(state: Any) -> Any:

@@ -26,13 +26,13 @@ from manaforge.v1.games.rnd_pb2 import (
 
 from engine_core.live import Repeated, twin
 
-_new = object.__new__
-_append = list.append  # the item is a twin of the list's class already: Repeated.append would check it again
-_Copy = twin(RndCopy)
-_Vote = twin(RndVote)
-_Result = twin(RndResult)
-_Design = twin(RndDesign)
-_Ballot = twin(RndBallot)
+_new: Final = object.__new__
+_append: Final = list.append  # the item is a twin of the list's class already: Repeated.append would check it again
+_Copy: Final = twin(RndCopy)
+_Vote: Final = twin(RndVote)
+_Result: Final = twin(RndResult)
+_Design: Final = twin(RndDesign)
+_Ballot: Final = twin(RndBallot)
 # the slots filled below, in the twins' order (a changed message fails at import, in `_check`)
 _FIELDS: Final = {
     _Copy: ("category", "designer", "source"),
