@@ -255,22 +255,26 @@ _MOVES: Final[dict[bytes, Move]] = {}
 _MOVES_LIMIT: Final = 1 << 15  # moves kept before the table starts again
 
 
-_SHARED: Final[
-    dict[int, tuple[MagickaAction, Move | None]]
-] = {}  # id -> (a message of the legal action tables, its move)
-_SHARED_LIMIT: Final = 1 << 16
+# Every action message of the legal action tables, by index, made once and never changed (`_shared`): the tables
+# hold these indices, and a legal action list becomes messages once, as it is returned (`_listed`). Tuples of ints
+# are left alone by the cyclic GC (it untracks them the first time it sees them), where tuples of messages are
+# walked by every full collection, and in random play the tables grow by tens of thousands of them a second, each
+# growth of a quarter of what the process holds bringing on another full collection (docs/engine-speed.md).
+_ACTIONS: Final[list[MagickaAction]] = []
+_APPLIED: Final[list[Move | None]] = []  # each one's move, once it has been applied (`_move`)
+_INDEX: Final[dict[int, int]] = {}  # id(message) -> index (the list holds the message: its id is not reused meanwhile)
+_ACTIONS_LIMIT: Final = 1 << 16  # messages made before the tables start again (`_forget_actions`)
 
 
 def _move(action: MagickaAction) -> Move:
     """The action's fields, with its field check passed (MalformedActionError otherwise). A message of the legal
     action tables (never changed: `_shared`) is found by identity; any other is remembered by its bytes, which is
     exact for any message and cheaper than reading its fields (a payment is a repeated message)."""
-    shared = _SHARED.get(id(action))
-    if shared is not None and shared[0] is action:
-        move = shared[1]
+    index = _INDEX.get(id(action))
+    if index is not None and _ACTIONS[index] is action:
+        move = _APPLIED[index]
         if move is None:  # the first time this message is applied
-            move = _read_move(action)
-            _SHARED[id(action)] = (action, move)
+            move = _APPLIED[index] = _read_move(action)
         return move
     return _read_move(action)
 
@@ -297,14 +301,20 @@ def _read_move(action: MagickaAction) -> Move:
     return found
 
 
-def _shared(action: MagickaAction) -> MagickaAction:
-    """`action`, made for the legal action tables and shared from now on: never changed, so its move is remembered
-    by its identity once it is applied (the entry holds the message, so its id is not reused while the entry lasts).
-    """
-    if len(_SHARED) >= _SHARED_LIMIT:
-        _SHARED.clear()
-    _SHARED[id(action)] = (action, None)
-    return action
+def _shared(action: MagickaAction) -> int:
+    """The index of `action`, made for the legal action tables and shared from now on: never changed, so its move
+    is remembered by its identity once it is applied."""
+    index = len(_ACTIONS)
+    _ACTIONS.append(action)
+    _APPLIED.append(None)
+    _INDEX[id(action)] = index
+    return index
+
+
+def _listed(indices: list[int]) -> list[MagickaAction]:
+    """The messages of a legal action list held as indices."""
+    actions = _ACTIONS
+    return [actions[index] for index in indices]
 
 
 def _payment_message(payment: Payment) -> list[MagickaPayment]:
@@ -352,7 +362,7 @@ def _answer_kind(spell: SpellCard, element: Element, counter: str) -> str:
 
 Aim = tuple[int, int]  # a target as (seat, creature number; 0 for the wizard)
 Hand = tuple[tuple[int, int], ...]  # sorted (Element card kind, count) pairs of a hand, or of the kinds that matter
-Actions = tuple[MagickaAction, ...]
+Actions = tuple[int, ...]  # action messages, as their indices in `_ACTIONS`
 _LIMIT: Final = 1 << 14  # lists kept per table before it starts again
 _PASS: Final = _shared(MagickaAction(type=PASS))
 _END_TURN: Final = _shared(MagickaAction(type=END_TURN))
@@ -412,7 +422,7 @@ def _target(aim: Aim) -> MagickaTarget:
     return MagickaTarget(seat=aim[0], creature=aim[1])
 
 
-def _kinds_message(type_: MagickaActionType.ValueType, *kinds: int) -> MagickaAction:
+def _kinds_message(type_: MagickaActionType.ValueType, *kinds: int) -> int:
     return _shared(MagickaAction(type=type_, kinds=kinds))
 
 
@@ -451,7 +461,7 @@ _SPELL_TRADES: Final[dict[tuple[int, ...], Actions]] = {}  # Spell card kinds ->
 _ELEMENT_TRADES: Final[dict[int, Actions]] = {}  # packed Element cards -> exchanges
 
 
-def _trade_actions(packed: int, spell_cards: tuple[int, ...], elements: list[int]) -> list[MagickaAction]:
+def _trade_actions(packed: int, spell_cards: tuple[int, ...], elements: list[int]) -> list[int]:
     """Every exchange from a hand's packed Element cards (the cards themselves: `elements`) and Spell card kinds
     (sorted)."""
     spell_part = _SPELL_TRADES.get(spell_cards)
@@ -469,7 +479,7 @@ def _trade_actions(packed: int, spell_cards: tuple[int, ...], elements: list[int
 
 if sorted(ELEMENT_BY_KIND) != list(range(len(ELEMENT_BY_KIND))):
     raise ValueError("Element card kinds are numbered from 0 without gaps: they index _PAIR_ROWS")
-_PAIR_ROWS: Final[tuple[tuple[MagickaAction, ...], ...]] = tuple(  # the pair exchanges by kind, then by kind
+_PAIR_ROWS: Final[tuple[tuple[int, ...], ...]] = tuple(  # the pair exchanges by kind, then by kind
     tuple(_PAIR_TRADE[first][second] for second in sorted(ELEMENT_BY_KIND)) for first in sorted(ELEMENT_BY_KIND)
 )
 
@@ -490,7 +500,11 @@ def _element_trades(elements: list[int]) -> Actions:
 # Every paid action message (a cast, a snap spell, a repair) is built once and shared: a row holds the actions of
 # one spell (or Element), payment and extra by aim. The lists below are remembered per spell or Element, the cards
 # that can pay for it and the aims, and in random play many of those keys are new while the actions they list repeat.
-class _Row(dict[Aim, MagickaAction]):
+# The messages above are made at import and kept when the tables start again; every one made from here on is not.
+_STATIC: Final = len(_ACTIONS)
+
+
+class _Row(dict[Aim, int]):
     """The actions of `type` paying `payment` with `extra`, by aim, each made when first asked for; `what` is the spell
     kind of a cast, the Element of a snap spell, 0 for a repair."""
 
@@ -501,7 +515,7 @@ class _Row(dict[Aim, MagickaAction]):
     extra: int
     template: MagickaAction | None  # the action without its target, made at the first aim
 
-    def __missing__(self, aim: Aim) -> MagickaAction:
+    def __missing__(self, aim: Aim) -> int:
         template = self.template
         if template is None:
             template = self.template = self._without_target()
@@ -510,8 +524,8 @@ class _Row(dict[Aim, MagickaAction]):
         target = made.target
         target.SetInParent()
         target.seat, target.creature = aim
-        self[aim] = _shared(made)
-        return made
+        index = self[aim] = _shared(made)
+        return index
 
     def _without_target(self) -> MagickaAction:
         type_, what, payment_message = self.type, self.what, _payment_message(self.payment)
@@ -537,10 +551,10 @@ def _row(type_: MagickaActionType.ValueType, what: int, payment: Payment, extra:
     return found
 
 
-_ATTACKS: Final[dict[tuple[int, Aim], MagickaAction]] = {}
+_ATTACKS: Final[dict[tuple[int, Aim], int]] = {}
 
 
-def _attack_action(creature: int, aim: Aim) -> MagickaAction:
+def _attack_action(creature: int, aim: Aim) -> int:
     found = _ATTACKS.get((creature, aim))
     if found is None:
         if len(_ATTACKS) >= _LIMIT:
@@ -560,6 +574,19 @@ _REPAIRS: Final[dict[tuple[Aim, int, int], Actions]] = {}  # (aim, points missin
 Rows = tuple[_Row, ...]
 _CAST_OPTIONS: Final[dict[tuple[int, int], Rows]] = {}
 _SNAP_OPTIONS: Final[dict[tuple[Element, int], Rows]] = {}
+
+
+def _forget_actions() -> None:
+    """Start the tables again, once `_ACTIONS_LIMIT` messages have been made: the messages made at import stay, and
+    every table that may hold another is emptied. Called only between legal action lists, so no list being made
+    holds an index that goes."""
+    del _ACTIONS[_STATIC:]
+    del _APPLIED[_STATIC:]
+    _INDEX.clear()
+    _INDEX.update({id(action): index for index, action in enumerate(_ACTIONS)})
+    for table in (_ROWS, _PAID, _REPAIRS, _ATTACKS, _CAST_OPTIONS, _SNAP_OPTIONS):
+        table.clear()
+    _answer_actions.cache_clear()
 
 
 def _remember(table: dict[Any, Any], key: Any, value: Any) -> Any:
@@ -633,11 +660,11 @@ def _repair_actions(aim: Aim, missing: int, shields: int) -> Actions:
 
 def _paid_actions(
     seat: int, packed: int, spell_cards: tuple[int, ...], aims: tuple[Aim, ...], hurt: list[tuple[Aim, int]]
-) -> list[MagickaAction]:
+) -> list[int]:
     """A living wizard's casts, snap spells and repairs, in that order, from its packed Element cards, its Spell card
     kinds, the aims and the barriers to repair (each read once). Not remembered as a whole: in random play almost
     every such key is new, while its parts (per spell, per Element) repeat."""
-    legal: list[MagickaAction] = []
+    legal: list[int] = []
     table = _paid_table(aims)
     for kind in spell_cards:
         payers = packed & _SPELL_MASK[kind]
@@ -670,7 +697,7 @@ def _paid_actions(
 def _answer_actions(spell_kind: int, counter: str, hand: Hand) -> Actions:
     spell = SPELL_BY_KIND[spell_kind]
     counts = dict(hand)
-    legal: list[MagickaAction] = []
+    legal: list[int] = []
     for element in ELEMENTS:
         kind = _answer_kind(spell, element, counter)
         if not kind:
@@ -854,19 +881,21 @@ class Magicka(Game[MagickaState, MagickaAction]):
     # ----- legal actions ----------------------------------------------------------------------------------------
 
     def _legal_actions(self, state: MagickaState, seat: int) -> list[MagickaAction]:
+        if len(_ACTIONS) >= _ACTIONS_LIMIT:
+            _forget_actions()
         phase = state.phase
         if phase == RESPONDING:
-            return [*self._answers(state, seat), _PASS]
+            return _listed([*self._answers(state, seat), _PASS])
         wizard = state.wizards[seat]
         if phase == DISCARDING:
             elements, spell_kinds = _hand_kinds(wizard)
-            return [_DISCARD[k] for k in sorted(set(elements))] + [_DISCARD[k] for k in spell_kinds]
+            return _listed([_DISCARD[k] for k in sorted(set(elements))] + [_DISCARD[k] for k in spell_kinds])
         alive = not wizard.dead
         if alive and (state.owed_elements or state.owed_spells):
             elements = wizard.elements[:]
             legal = _trade_actions(_packed(elements), _spell_kinds(wizard), elements)
             legal.append(_DRAW_REPLACEMENTS)
-            return legal
+            return _listed(legal)
         aims, hurt = _targets(state)
         if alive:
             elements = wizard.elements[:]
@@ -878,9 +907,9 @@ class Magicka(Game[MagickaState, MagickaAction]):
         if state.creatures:
             legal += self._attacks(state, seat, aims)
         legal.append(_END_TURN)
-        return legal
+        return _listed(legal)
 
-    def _attacks(self, state: MagickaState, seat: int, aims: tuple[Aim, ...]) -> list[MagickaAction]:
+    def _attacks(self, state: MagickaState, seat: int, aims: tuple[Aim, ...]) -> list[int]:
         return [
             _attack_action(creature.number, aim)
             for creature in state.creatures[:]
@@ -889,7 +918,7 @@ class Magicka(Game[MagickaState, MagickaAction]):
             if aim[1] != creature.number
         ]
 
-    def _answers(self, state: MagickaState, seat: int) -> list[MagickaAction]:
+    def _answers(self, state: MagickaState, seat: int) -> list[int]:
         return list(_answer_actions(state.cast.spell, options(state)["counter"], _hand(state, seat)))
 
     # ----- applying actions -------------------------------------------------------------------------------------

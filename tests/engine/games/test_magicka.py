@@ -284,6 +284,33 @@ def test_payments_match_the_search_as_first_written() -> None:
         assert payments(needs, hand) == _reference_payments(needs, hand), (needs, hand)
 
 
+def test_the_legal_action_tables_start_again_without_changing_a_list() -> None:
+    """The legal action tables hold their messages by index and start again once they hold `_ACTIONS_LIMIT` of
+    them (engine speed, not a rule): the messages made at import stay, and every list is the same after as before,
+    its messages applied as before."""
+    import engine_core.games.magicka as magicka
+
+    rand = random.Random(29)
+    seen = []
+    for _ in range(4):
+        state = GAME.new_game(GameConfig(game="magicka", seats=rand.randint(2, 4)), rand.getrandbits(63), live=True)
+        for _ in range(60):
+            if GAME.is_terminal(state):
+                break
+            seat = rand.choice(GAME.pending_seats(state))
+            legal = GAME.legal_actions(state, seat)
+            seen.append((state, seat, [action.SerializeToString() for action in legal]))
+            state, _ = GAME.apply(state, seat, rand.choice(legal))
+    assert len(magicka._ACTIONS) > magicka._STATIC
+    magicka._forget_actions()
+    assert len(magicka._ACTIONS) == magicka._STATIC and len(magicka._INDEX) == magicka._STATIC
+    for state, seat, listed in seen:
+        legal = GAME.legal_actions(state, seat)
+        assert [action.SerializeToString() for action in legal] == listed
+        after, _ = GAME.apply(state, seat, legal[-1])
+        assert after.header.version == state.header.version + 1
+
+
 def test_combo_and_blended_cards_count_as_one_chosen_element() -> None:
     """'a Fire / Cold card is worth One (1) Fire or One (1) Cold Element.' 'The Blended Element card works like a
     traditional wild card.'"""
