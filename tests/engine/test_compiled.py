@@ -3,8 +3,10 @@ in place of the sources, and playing exactly the games the sources play."""
 
 from __future__ import annotations
 
+import ast
 import importlib
 import importlib.machinery
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -32,6 +34,25 @@ def test_the_compiled_engines_load_outside_the_project_folder(tmp_path: Path) ->
         check=True,
     )
     assert done.stdout.strip() == "ExtensionFileLoader"
+
+
+def test_the_compiled_modules_constants_are_final() -> None:
+    """Compiled code reads a `Final` module name from a C variable and any other from the module's dictionary, at
+    every use (docs/adding-a-game.md): every name in capitals bound at a compiled module's top level is `Final`."""
+    plain = []
+    for source in engines.sources():
+        for node in ast.parse((engines.ROOT / source).read_text()).body:
+            if isinstance(node, ast.Assign):
+                targets = [n for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name)]
+            elif isinstance(node, ast.AnnAssign) and "Final" not in ast.unparse(node.annotation):
+                targets = [node.target] if isinstance(node.target, ast.Name) else []
+            else:
+                continue
+            value = node.value
+            if isinstance(value, ast.Call) and ast.unparse(value.func) in ("TypeVar", "NewType"):
+                continue
+            plain += [f"{source}:{node.lineno} {t.id}" for t in targets if re.fullmatch(r"_?[A-Z][A-Z0-9_]*", t.id)]
+    assert plain == []
 
 
 def playouts(*args: str) -> list[str]:

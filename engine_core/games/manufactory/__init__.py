@@ -92,10 +92,8 @@ class SeatTexts(dict[int, str]):
 # The events' texts of a draft, in parts made once: the seat's part, the card's (its facts), the group's part.
 DRAFTED: Final = SeatTexts("seat {} drafted ", 4)
 DISCARDED: Final = SeatTexts("seat {} discarded ", 4)
-INTO_FRONT, INTO_BACK = (
-    tuple(f" from the {where} of the line into their {GROUP_NAMES[group]} group" for group in GROUPS)
-    for where in ("front", "back")
-)
+INTO_FRONT: Final = tuple(f" from the front of the line into their {GROUP_NAMES[group]} group" for group in GROUPS)
+INTO_BACK: Final = tuple(f" from the back of the line into their {GROUP_NAMES[group]} group" for group in GROUPS)
 FROM_GROUP: Final = tuple(f" from their {GROUP_NAMES[group]} group" for group in GROUPS)
 
 FIRST_PLACE_TIE_OPTION: Final = Option(
