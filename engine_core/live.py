@@ -416,7 +416,7 @@ def step_copier(
     one with `owner(...)`, that the message fields in `share` (a part of a part as "header.rng") stay shared
     as they are: the rules replace them (`game.set_pending`, `game.finish`, `own_part`), never change them in
     place, and that the repeated scalar fields `lists` (a deck, a discard pile) stay shared as `SharedList`s until a
-    rule takes one with `own_list`. From the copy on, the state it was made from shares those too, so its own
+    rule takes one (see `SharedList`). From the copy on, the state it was made from shares those too, so its own
     changes (a bot stepping it in place, `ismcts.step`) take them first as well. Generated as straight-line code,
     as the twins' copies."""
     env: dict[str, Any] = {"new": object.__new__, "SL": SharedList}
@@ -568,23 +568,14 @@ def is_untouched(items: Any) -> bool:
 class SharedList(list[Any]):
     """A repeated scalar field (a deck, a discard pile) of a live state whose step copies share it
     (`step_copier(..., lists=...)`): `shared` is set when `Game.step_copy` gives it to a copy, after which neither
-    state changes it; a rule takes it with `own_list` first, which gives the state its own list (not shared) when
-    it may be shared. So a list that one state owns is not copied again by the next step copy. Its content is the
-    field's: it reads, compares and serializes as the list it stands for."""
+    state changes it. A rule takes it before changing it: when it is a `SharedList` marked `shared`, the state gets
+    a new `SharedList` of the same cards, not shared, in its place (Magicka's `sharing.own_pile`, compiled with
+    the rules); a protobuf message's field and a list the state owns are changed as they are. So a list that one
+    state owns is not copied again by the next step copy. Its content is the field's: it reads, compares and
+    serializes as the list it stands for."""
 
     __slots__ = ("shared",)  # set as it is made
     shared: bool
-
-
-def own_list(state: Any, name: str) -> Any:
-    """The repeated scalar field `name` of `state`, to be changed: a list the state may share (`SharedList`) is
-    replaced by its own copy first; a protobuf message's field and a list the state owns are returned as they are."""
-    found = getattr(state, name)
-    if type(found) is SharedList and found.shared:
-        found = SharedList(found)
-        found.shared = False
-        setattr(state, name, found)
-    return found
 
 
 def own_part(state: Any, name: str) -> Any:

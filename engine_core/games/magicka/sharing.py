@@ -43,8 +43,8 @@ def own_rng(state: MagickaState) -> Rng:
 
 
 def own_pile(state: MagickaState, name: str) -> MutableSequence[int]:
-    """The deck or discard pile `name` (one of `PILES`), to be changed: `engine_core.live.own_list`, written here so
-    that it is compiled with the rules."""
+    """The deck or discard pile `name` (one of `PILES`), to be changed: its own copy first when it is a step copy's
+    shared list (`engine_core.live.SharedList`); a protobuf message's field and a list the state owns as they are."""
     found: Any = getattr(state, name)
     if type(found) is SharedList and found.shared:
         found = SharedList(found)
