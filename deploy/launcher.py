@@ -14,6 +14,7 @@ import contextlib
 import ctypes
 import fcntl
 import os
+import random
 import shutil
 import signal
 import socket
@@ -89,24 +90,48 @@ def lock_directory(directory: Path) -> Any:
     return handle
 
 
-def free_port() -> int:
+def _ephemeral_low(default: int = 32768) -> int:
+    """The first port of the kernel's ephemeral range: outgoing connections take their local ports from it."""
+    try:
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return default
+
+
+SERVER_PORTS = range(20000, max(20001, min(_ephemeral_low(), 32768)))  # free_port: below the ephemeral range
+CLUSTER_PORTS = range(10000, 20000)  # free_cluster_port: the node, and its bus at port + 10000, below it too
+
+
+def _is_free(port: int) -> bool:
     with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def free_port(ports: range = SERVER_PORTS) -> int:
+    """A free loopback port to serve on, outside the kernel's ephemeral range. A port from that range (what
+    binding port 0 gives) may be taken as the local end of any outgoing connection once its server stops, and then
+    the server cannot be started on it again (a process restarted on its port: `Stack.restart`)."""
+    chooser = random.SystemRandom()
+    for _ in range(200):
+        port = chooser.randrange(ports.start, ports.stop)
+        if _is_free(port):
+            return port
+    with socket.socket() as s:  # a range that is all taken: whatever the kernel gives
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
 
 
 def free_cluster_port() -> int:
-    """A free port whose cluster bus port (port + 10000, fixed in Redis 6) is free too."""
+    """A free port whose cluster bus port (port + 10000, fixed in Redis 6) is free too, both outside the kernel's
+    ephemeral range (a cluster node is restarted on its ports)."""
     while True:
-        port = free_port()
-        if port > 55535:
-            continue
-        with socket.socket() as bus:
-            try:
-                bus.bind(("127.0.0.1", port + 10000))
-            except OSError:
-                continue
-        return port
+        port = free_port(CLUSTER_PORTS)
+        if port + 10000 <= 65535 and _is_free(port + 10000):
+            return port
 
 
 def redis_server_binary() -> str:

@@ -74,3 +74,16 @@ def test_the_stack_dies_with_a_killed_launcher(tmp_path: Path) -> None:
     finally:
         if launcher.poll() is None:
             launcher.kill()
+
+
+def test_servers_get_ports_no_outgoing_connection_can_hold() -> None:
+    """A process restarted on its port (`Stack.restart`: Redis after a crash, a cluster node) must find it free.
+    A port of the kernel's ephemeral range can meanwhile be the local end of any outgoing connection, so the
+    launcher's ports lie below it (CI once saw a Redis restarted on its port never answer)."""
+    from deploy.launcher import free_cluster_port
+
+    low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    ports = [free_port() for _ in range(50)]
+    cluster = [free_cluster_port() for _ in range(20)]
+    assert all(port < low for port in ports) and all(port + 10000 < low for port in cluster)
+    assert len(set(ports)) > 40  # chosen at random, not one port over and over
