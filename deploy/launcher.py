@@ -24,6 +24,7 @@ import tempfile
 import threading
 import time
 import urllib.request
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -111,14 +112,19 @@ def _is_free(port: int) -> bool:
     return True
 
 
+_GIVEN: deque[int] = deque(maxlen=1024)  # ports this process handed out lately: not handed out again meanwhile
+
+
 def free_port(ports: range = SERVER_PORTS) -> int:
     """A free loopback port to serve on, outside the kernel's ephemeral range. A port from that range (what
     binding port 0 gives) may be taken as the local end of any outgoing connection once its server stops, and then
-    the server cannot be started on it again (a process restarted on its port: `Stack.restart`)."""
+    the server cannot be started on it again (a process restarted on its port: `Stack.restart`). Chosen at random,
+    and not one this process handed out lately (a stack takes several before its servers bind them)."""
     chooser = random.SystemRandom()
     for _ in range(200):
         port = chooser.randrange(ports.start, ports.stop)
-        if _is_free(port):
+        if port not in _GIVEN and _is_free(port):
+            _GIVEN.append(port)
             return port
     with socket.socket() as s:  # a range that is all taken: whatever the kernel gives
         s.bind(("127.0.0.1", 0))

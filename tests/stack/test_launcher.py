@@ -86,4 +86,4 @@ def test_servers_get_ports_no_outgoing_connection_can_hold() -> None:
     ports = [free_port() for _ in range(50)]
     cluster = [free_cluster_port() for _ in range(20)]
     assert all(port < low for port in ports) and all(port + 10000 < low for port in cluster)
-    assert len(set(ports)) > 40  # chosen at random, not one port over and over
+    assert len(set(ports)) == len(ports)  # none handed out twice: a stack takes several before its servers bind them
