@@ -136,7 +136,7 @@ def free_cluster_port() -> int:
     ephemeral range (a cluster node is restarted on its ports)."""
     while True:
         port = free_port(CLUSTER_PORTS)
-        if port + 10000 <= 65535 and _is_free(port + 10000):
+        if _is_free(port + 10000):
             return port
 
 

@@ -476,11 +476,8 @@ def _sharing_copy_lines(
     repeated scalar fields `lists` shared as a `SharedList` (the source's own list becomes one: `SL`)."""
     unknown = {part.split(".", 1)[0] for part in (*items, *share, *lists)} - {f.name for f in cls.DESCRIPTOR.fields}
     unknown |= {name for name in items if name not in cls._repeated}
-    unknown |= {
-        name
-        for name in lists
-        if not _is_repeated(field := cls.DESCRIPTOR.fields_by_name[name]) or _is_message(field) or _is_map(field)
-    }
+    scalar_lists = {f.name for f in cls.DESCRIPTOR.fields if _is_repeated(f) and not _is_message(f)}
+    unknown |= {name for name in lists if name not in scalar_lists}
     if unknown:
         raise TypeError(f"{cls.__name__} has no field {', '.join(sorted(unknown))} of that kind")
     lines = []

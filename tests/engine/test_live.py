@@ -285,6 +285,8 @@ def test_step_copier_refuses_a_field_the_message_lacks() -> None:
         step_copier(LiveMagicka, share=("header.rngg",))
     with pytest.raises(TypeError, match="no field wizards"):
         step_copier(LiveMagicka, lists=("wizards",))  # shared lists are of scalars: wizards are items
+    with pytest.raises(TypeError, match="no field decks"):
+        step_copier(LiveMagicka, lists=("decks",))
 
 
 def test_a_live_states_pending_decision_outcome_and_rng_are_replaced_not_changed() -> None:
