@@ -442,39 +442,45 @@ def _hand_kinds(wizard: MagickaWizard) -> tuple[list[int], list[int]]:
     return sorted(map(kinds, wizard.elements[:])), sorted(set(map(kinds, wizard.spells[:])))
 
 
-_SPELL_KINDS: Final[dict[tuple[int, ...], tuple[int, ...]]] = {}  # Spell cards (as held) -> their kinds
+_FIRST_SPELL: Final = min(SPELL_BY_KIND)
+_SPELL_BIT: Final[tuple[int, ...]] = tuple(  # by card id: a Spell card's kind as one bit of a set of kinds, else 0
+    1 << CATALOGUE.kind_of[card] - _FIRST_SPELL if CATALOGUE.kind_of.get(card, -1) in SPELL_BY_KIND else 0
+    for card in range(max(CATALOGUE.kind_of) + 1)
+)
 
 
-def _spell_kinds(wizard: MagickaWizard) -> tuple[int, ...]:
-    """A wizard's Spell card kinds, sorted (each once): remembered by the cards, a handful of the 34 Spell cards
-    that a turn's steps keep while its Element cards change."""
-    cards = tuple(wizard.spells)
-    found = _SPELL_KINDS.get(cards)
-    if found is None:
-        found = _remember(_SPELL_KINDS, cards, tuple(sorted(set(map(_KIND_OF.__getitem__, cards)))))
-    return found
+def _spell_set(wizard: MagickaWizard) -> int:
+    """A wizard's Spell card kinds as a set of bits (`_SPELL_BIT`): cheaper to make and to hash than the cards, and
+    the same for the same kinds in any order, so the parts remembered by it repeat far more often."""
+    bits = 0
+    for card in wizard.spells[:]:
+        bits |= _SPELL_BIT[card]
+    return bits
 
 
 # A hand's exchanges are its Spell card exchanges, then its Element card exchanges: each part remembered by the part
 # of the hand it depends on. The two repeat far more often than whole hands do (an exchange changes one of them).
-_SPELL_TRADES: Final[dict[tuple[int, ...], Actions]] = {}  # Spell card kinds -> exchanges
+_SPELL_PARTS: Final[dict[int, tuple[tuple[int, ...], Actions]]] = {}  # kinds (bits) -> (kinds, sorted; exchanges)
 _ELEMENT_TRADES: Final[dict[int, Actions]] = {}  # packed Element cards -> exchanges
 
 
-def _trade_actions(packed: int, spell_cards: tuple[int, ...], elements: list[int]) -> list[int]:
-    """Every exchange from a hand's packed Element cards (the cards themselves: `elements`) and Spell card kinds
-    (sorted)."""
-    spell_part = _SPELL_TRADES.get(spell_cards)
-    if spell_part is None:
-        spell_part = _remember(
-            _SPELL_TRADES,
-            spell_cards,
-            (*map(_SPELL_FOR_ELEMENTS.__getitem__, spell_cards), *map(_SPELL_TRADE.__getitem__, spell_cards)),
-        )
+def _spell_part(bits: int) -> tuple[tuple[int, ...], Actions]:
+    """The Spell card kinds of a set (`_spell_set`), sorted, and their exchanges."""
+    found = _SPELL_PARTS.get(bits)
+    if found is None:
+        kinds = tuple(kind for kind in sorted(SPELL_BY_KIND) if bits >> kind - _FIRST_SPELL & 1)
+        trades = (*map(_SPELL_FOR_ELEMENTS.__getitem__, kinds), *map(_SPELL_TRADE.__getitem__, kinds))
+        found = _remember(_SPELL_PARTS, bits, (kinds, trades))
+    return found
+
+
+def _trade_actions(packed: int, spell_trades: Actions, elements: list[int]) -> list[int]:
+    """Every exchange from a hand's packed Element cards (the cards themselves: `elements`) and its Spell card
+    exchanges (`_spell_part`)."""
     element_part = _ELEMENT_TRADES.get(packed)
     if element_part is None:
         element_part = _remember(_ELEMENT_TRADES, packed, _element_trades(elements))
-    return [*spell_part, *element_part]
+    return [*spell_trades, *element_part]
 
 
 if sorted(ELEMENT_BY_KIND) != list(range(len(ELEMENT_BY_KIND))):
@@ -486,14 +492,17 @@ _PAIR_ROWS: Final[tuple[tuple[int, ...], ...]] = tuple(  # the pair exchanges by
 
 def _element_trades(elements: list[int]) -> Actions:
     """Each Element card kind of a hand for a new card (by kind), then each pair of cards for a Spell card."""
-    held = list(map(_KIND_OF.__getitem__, elements))  # read from the cards: no big-int arithmetic on the packed hand
+    held = [_KIND_OF[card] for card in elements]  # read from the cards: no big-int arithmetic on the packed hand
     kinds = sorted(set(held))
-    legal = list(map(_ELEMENT_TRADE.__getitem__, kinds))
-    for i, first in enumerate(kinds):
+    legal = [_ELEMENT_TRADE[kind] for kind in kinds]
+    count = len(kinds)
+    for i in range(count):  # index loops: list operations the compiler knows, where map() and slices are generic
+        first = kinds[i]
         row = _PAIR_ROWS[first]
         if held.count(first) >= 2:
             legal.append(row[first])
-        legal += map(row.__getitem__, kinds[i + 1 :])
+        for j in range(i + 1, count):
+            legal.append(row[kinds[j]])
     return tuple(legal)
 
 
@@ -893,14 +902,15 @@ class Magicka(Game[MagickaState, MagickaAction]):
         alive = not wizard.dead
         if alive and (state.owed_elements or state.owed_spells):
             elements = wizard.elements[:]
-            legal = _trade_actions(_packed(elements), _spell_kinds(wizard), elements)
+            legal = _trade_actions(_packed(elements), _spell_part(_spell_set(wizard))[1], elements)
             legal.append(_DRAW_REPLACEMENTS)
             return _listed(legal)
         aims, hurt = _targets(state)
         if alive:
             elements = wizard.elements[:]
-            packed, spell_cards = _packed(elements), _spell_kinds(wizard)
-            legal = _trade_actions(packed, spell_cards, elements) if state.exchange_open else []
+            packed = _packed(elements)
+            spell_cards, spell_trades = _spell_part(_spell_set(wizard))
+            legal = _trade_actions(packed, spell_trades, elements) if state.exchange_open else []
             legal += _paid_actions(seat, packed, spell_cards, aims, hurt)
         else:
             legal = []
