@@ -443,6 +443,8 @@ def _hand_kinds(wizard: MagickaWizard) -> tuple[list[int], list[int]]:
 
 
 _FIRST_SPELL: Final = min(SPELL_BY_KIND)
+if sorted(SPELL_BY_KIND) != list(range(_FIRST_SPELL, _FIRST_SPELL + len(SPELL_BY_KIND))):
+    raise ValueError("Spell card kinds are numbered without gaps: they are bits of a set of kinds (_SPELL_BIT)")
 _SPELL_BIT: Final[tuple[int, ...]] = tuple(  # by card id: a Spell card's kind as one bit of a set of kinds, else 0
     1 << CATALOGUE.kind_of[card] - _FIRST_SPELL if CATALOGUE.kind_of.get(card, -1) in SPELL_BY_KIND else 0
     for card in range(max(CATALOGUE.kind_of) + 1)
@@ -450,37 +452,47 @@ _SPELL_BIT: Final[tuple[int, ...]] = tuple(  # by card id: a Spell card's kind a
 
 
 def _spell_set(wizard: MagickaWizard) -> int:
-    """A wizard's Spell card kinds as a set of bits (`_SPELL_BIT`): cheaper to make and to hash than the cards, and
-    the same for the same kinds in any order, so the parts remembered by it repeat far more often."""
+    """A wizard's Spell card kinds as a set of bits (`_SPELL_BIT`)."""
     bits = 0
     for card in wizard.spells[:]:
         bits |= _SPELL_BIT[card]
     return bits
 
 
-# A hand's exchanges are its Spell card exchanges, then its Element card exchanges: each part remembered by the part
-# of the hand it depends on. The two repeat far more often than whole hands do (an exchange changes one of them).
-_SPELL_PARTS: Final[dict[int, tuple[tuple[int, ...], Actions]]] = {}  # kinds (bits) -> (kinds, sorted; exchanges)
+# The Spell card kinds of a set of bits, sorted, and their two kinds of exchange, for each value of its low
+# `_LOW_BITS` bits and of the bits above them: a set's parts are two tuple lookups, with no search and no memo (the
+# sets held in random play are too many to remember: the tables started again every few hundred games).
+_LOW_BITS: Final = 10
+SpellPart = tuple[tuple[int, ...], Actions, Actions]  # kinds, spell-for-Elements exchanges, spell exchanges
+
+
+def _spell_parts(first: int, count: int) -> tuple[SpellPart, ...]:
+    """The parts of every set of the `count` kinds from `first` on."""
+    parts: list[SpellPart] = []
+    for bits in range(1 << count):
+        kinds = tuple(first + i for i in range(count) if bits >> i & 1)
+        parts.append((kinds, tuple(_SPELL_FOR_ELEMENTS[k] for k in kinds), tuple(_SPELL_TRADE[k] for k in kinds)))
+    return tuple(parts)
+
+
+_SPELL_LOW: Final = _spell_parts(_FIRST_SPELL, _LOW_BITS)
+_SPELL_HIGH: Final = _spell_parts(_FIRST_SPELL + _LOW_BITS, len(SPELL_BY_KIND) - _LOW_BITS)
+_LOW_MASK: Final = (1 << _LOW_BITS) - 1
+
+
+# A hand's exchanges are its Spell card exchanges (above), then its Element card exchanges, remembered by its packed
+# Element cards (an exchange or a draw changes one of the two parts).
 _ELEMENT_TRADES: Final[dict[int, Actions]] = {}  # packed Element cards -> exchanges
 
 
-def _spell_part(bits: int) -> tuple[tuple[int, ...], Actions]:
-    """The Spell card kinds of a set (`_spell_set`), sorted, and their exchanges."""
-    found = _SPELL_PARTS.get(bits)
-    if found is None:
-        kinds = tuple(kind for kind in sorted(SPELL_BY_KIND) if bits >> kind - _FIRST_SPELL & 1)
-        trades = (*map(_SPELL_FOR_ELEMENTS.__getitem__, kinds), *map(_SPELL_TRADE.__getitem__, kinds))
-        found = _remember(_SPELL_PARTS, bits, (kinds, trades))
-    return found
-
-
-def _trade_actions(packed: int, spell_trades: Actions, elements: list[int]) -> list[int]:
-    """Every exchange from a hand's packed Element cards (the cards themselves: `elements`) and its Spell card
-    exchanges (`_spell_part`)."""
+def _trade_actions(packed: int, spell_bits: int, elements: list[int]) -> list[int]:
+    """Every exchange from a hand's packed Element cards (the cards themselves: `elements`) and its Spell card kinds
+    (`_spell_set`)."""
+    low, high = _SPELL_LOW[spell_bits & _LOW_MASK], _SPELL_HIGH[spell_bits >> _LOW_BITS]
     element_part = _ELEMENT_TRADES.get(packed)
     if element_part is None:
         element_part = _remember(_ELEMENT_TRADES, packed, _element_trades(elements))
-    return [*spell_trades, *element_part]
+    return [*low[1], *high[1], *low[2], *high[2], *element_part]
 
 
 if sorted(ELEMENT_BY_KIND) != list(range(len(ELEMENT_BY_KIND))):
@@ -902,15 +914,15 @@ class Magicka(Game[MagickaState, MagickaAction]):
         alive = not wizard.dead
         if alive and (state.owed_elements or state.owed_spells):
             elements = wizard.elements[:]
-            legal = _trade_actions(_packed(elements), _spell_part(_spell_set(wizard))[1], elements)
+            legal = _trade_actions(_packed(elements), _spell_set(wizard), elements)
             legal.append(_DRAW_REPLACEMENTS)
             return _listed(legal)
         aims, hurt = _targets(state)
         if alive:
             elements = wizard.elements[:]
-            packed = _packed(elements)
-            spell_cards, spell_trades = _spell_part(_spell_set(wizard))
-            legal = _trade_actions(packed, spell_trades, elements) if state.exchange_open else []
+            packed, bits = _packed(elements), _spell_set(wizard)
+            spell_cards = _SPELL_LOW[bits & _LOW_MASK][0] + _SPELL_HIGH[bits >> _LOW_BITS][0]
+            legal = _trade_actions(packed, bits, elements) if state.exchange_open else []
             legal += _paid_actions(seat, packed, spell_cards, aims, hurt)
         else:
             legal = []
