@@ -330,10 +330,15 @@ def _needs(cost: tuple[tuple[Element, int], ...], upgrade: Element, extra: int) 
     return needs
 
 
-@lru_cache(maxsize=_CACHE)
+_CAST_NEEDS: Final[dict[tuple[int, int], Needs]] = {}  # (kind, extra) -> needs (payment.py: why not an lru_cache)
+
+
 def _cast_needs(kind: int, extra: int) -> Needs:
-    spell = SPELL_BY_KIND[kind]
-    return tuple(sorted(_needs(spell.cost, spell.upgrade, extra).items()))
+    found = _CAST_NEEDS.get((kind, extra))
+    if found is None:
+        spell = SPELL_BY_KIND[kind]
+        found = _remember(_CAST_NEEDS, (kind, extra), tuple(sorted(_needs(spell.cost, spell.upgrade, extra).items())))
+    return found
 
 
 def answer_kind(state: MagickaState, spell: SpellCard, element: Element) -> str:

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from functools import lru_cache
 from itertools import chain, product
-from typing import Final
+from typing import Any, Final
 
 from engine_core.games.magicka.cards import ELEMENT_BY_KIND, Element
 
@@ -54,15 +53,35 @@ def payment_problem(payment: Payment, needs: Needs, held: list[int]) -> str:
     return _problem(payment, needs)
 
 
-@lru_cache(maxsize=1 << 12)
+# The remembered facts below are plain dictionaries, each emptied when it reaches its limit (`_remember`): from
+# compiled code a lookup there is cheaper than an lru_cache call, which goes through the cache object's tp_call.
+_USED: Final[dict[Payment, tuple[tuple[int, int], ...]]] = {}
+_PROBLEMS: Final[dict[tuple[Payment, Needs], str]] = {}
+
+
+def _remember(table: dict[Any, Any], key: Any, value: Any, limit: int) -> Any:
+    if len(table) >= limit:
+        table.clear()
+    table[key] = value
+    return value
+
+
 def _used(payment: Payment) -> tuple[tuple[int, int], ...]:
-    return tuple(Counter(kind for kind, _ in payment).items())
+    found = _USED.get(payment)
+    if found is None:
+        found = _remember(_USED, payment, tuple(Counter(kind for kind, _ in payment).items()), 1 << 12)
+    return found
 
 
-@lru_cache(maxsize=1 << 14)
 def _problem(payment: Payment, needs: Needs) -> str:
     """is_payment from a hand holding every card the payment uses."""
-    return is_payment(payment, dict(needs), Counter(kind for kind, _ in payment))
+    key = (payment, needs)
+    found = _PROBLEMS.get(key)
+    if found is None:
+        found = _remember(
+            _PROBLEMS, key, is_payment(payment, dict(needs), Counter(kind for kind, _ in payment)), 1 << 14
+        )
+    return found
 
 
 def _is_minimal(values: list[int], need: int) -> bool:
@@ -157,9 +176,18 @@ def packed_payments(needs: Needs, packed: int) -> tuple[Payment, ...]:
     return tuple([payment for payment in combined if all([_count(payment, kind) <= n for kind, n in short])])
 
 
-@lru_cache(maxsize=1 << 10)
+_DOUBLES: Final[dict[Needs, tuple[tuple[int, tuple[int, ...]], ...]]] = {}
+
+
 def _doubles(needs: Needs) -> tuple[tuple[int, tuple[int, ...]], ...]:
     """The kinds that can pay two or more of the needed Elements, each with those Elements' needs."""
+    found = _DOUBLES.get(needs)
+    if found is None:
+        found = _remember(_DOUBLES, needs, _find_doubles(needs), 1 << 10)
+    return found
+
+
+def _find_doubles(needs: Needs) -> tuple[tuple[int, tuple[int, ...]], ...]:
     wanted = {element: n for element, n in needs if n > 0}
     found = []
     for kind, elements in ELEMENTS_OF.items():
@@ -173,15 +201,32 @@ def _count(payment: Payment, kind: int) -> int:
     return [k for k, _ in payment].count(kind)
 
 
-@lru_cache(maxsize=1 << 14)
+_CHOICES: Final[dict[tuple[Element, int, int], tuple[Payment, ...]]] = {}
+_MULTISETS: Final[dict[tuple[tuple[tuple[int, int], ...], int], tuple[tuple[int, ...], ...]]] = {}
+
+
 def _choices(element: Element, need: int, payers: int) -> tuple[Payment, ...]:
     """The payments of `need` of `element` alone from the packed cards that can pay it."""
+    key = (element, need, payers)
+    found = _CHOICES.get(key)
+    if found is None:
+        found = _remember(_CHOICES, key, _find_choices(element, need, payers), 1 << 14)
+    return found
+
+
+def _find_choices(element: Element, need: int, payers: int) -> tuple[Payment, ...]:
     offer = tuple((kind, min(count, need)) for kind, count in unpack(payers))
     return tuple(tuple((kind, element) for kind in chosen) for chosen in _multisets_of(offer, need))
 
 
-@lru_cache(maxsize=1 << 12)
 def _multisets_of(offer: tuple[tuple[int, int], ...], need: int) -> tuple[tuple[int, ...], ...]:
+    found = _MULTISETS.get((offer, need))
+    if found is None:
+        found = _remember(_MULTISETS, (offer, need), _find_multisets(offer, need), 1 << 12)
+    return found
+
+
+def _find_multisets(offer: tuple[tuple[int, int], ...], need: int) -> tuple[tuple[int, ...], ...]:
     """Multisets of kinds (non-decreasing) whose values meet `need` minimally, from `offer` (kinds by kind, with their
     counts). Every card is worth at least 1, so no multiset holds more than `need` cards of a kind: the counts are
     capped there by the callers, and the search is remembered per (offer, need), which repeats far more often than
