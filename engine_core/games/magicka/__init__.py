@@ -365,7 +365,18 @@ def _answer_kind(spell: SpellCard, element: Element, counter: str) -> str:
 # A hand's Element cards are read once per call as one packed int (payment.py): the cards of the kinds that can pay
 # for an Element (or a spell) are then `packed & mask`, a small exact key that is cheap to make and to hash.
 
-Aim = tuple[int, int]  # a target as (seat, creature number; 0 for the wizard)
+Aim = int  # a target as one int, `_aim(seat, creature number; 0 for the wizard)`: a cheaper key than a pair
+Target = tuple[int, int]  # a target as (seat, creature number), as an applied move names it (`Move.target`)
+_SEAT_BITS: Final = 3
+_SEAT_MASK: Final = (1 << _SEAT_BITS) - 1
+if MAX_SEATS > 1 << _SEAT_BITS:
+    raise ValueError("an aim holds the seat in its low _SEAT_BITS bits")
+
+
+def _aim(seat: int, number: int) -> Aim:
+    return number << _SEAT_BITS | seat
+
+
 Hand = tuple[tuple[int, int], ...]  # sorted (Element card kind, count) pairs of a hand, or of the kinds that matter
 Actions = tuple[int, ...]  # action messages, as their indices in `_ACTIONS`
 _LIMIT: Final = 1 << 14  # lists kept per table before it starts again
@@ -412,19 +423,19 @@ def _targets(state: MagickaState) -> tuple[tuple[Aim, ...], list[tuple[Aim, int]
             if wizard.barrier:
                 hurt.append((aim, wizard.barrier_max - wizard.barrier))
     for creature in state.creatures[:]:
-        aim = (creature.controller, creature.number)
+        aim = creature.number << _SEAT_BITS | creature.controller
         aims.append(aim)
         if creature.barrier:
             hurt.append((aim, creature.barrier_max - creature.barrier))
     return tuple(aims), hurt
 
 
-_WIZARD_AIMS: Final[tuple[Aim, ...]] = tuple((seat, 0) for seat in range(MAX_SEATS))
+_WIZARD_AIMS: Final[tuple[Aim, ...]] = tuple(_aim(seat, 0) for seat in range(MAX_SEATS))
 _OWN_AIM: Final[tuple[tuple[Aim], ...]] = tuple((aim,) for aim in _WIZARD_AIMS)  # a summon's only aim
 
 
 def _target(aim: Aim) -> MagickaTarget:
-    return MagickaTarget(seat=aim[0], creature=aim[1])
+    return MagickaTarget(seat=aim & _SEAT_MASK, creature=aim >> _SEAT_BITS)
 
 
 def _kinds_message(type_: MagickaActionType.ValueType, *kinds: int) -> int:
@@ -549,7 +560,7 @@ class _Row(dict[Aim, int]):
         made.CopyFrom(template)  # a copy in C: a sixth of the cost of building the message and its payment again
         target = made.target
         target.SetInParent()
-        target.seat, target.creature = aim
+        target.seat, target.creature = aim & _SEAT_MASK, aim >> _SEAT_BITS
         index = self[aim] = _shared(made)
         return index
 
@@ -668,11 +679,15 @@ def _paid_part(table: dict[int, dict[int, Actions]], what: int) -> dict[int, Act
     return found
 
 
-def _paid_for(part: dict[int, Actions], what: int, payers: int, aims: tuple[Aim, ...], options: Any) -> Actions:
-    """The casts (or snap spells) of `what` paid from `payers`, at each aim: every row of `options(what, payers)` in
-    order, each at every aim; remembered in `part`, the aims' table for `what`, by the payers."""
-    listed = tuple([row[aim] for row in options(what, payers) for aim in aims])
-    found: Actions = _remember(part, payers, listed)
+def _paid_for(part: dict[int, Actions], payers: int, aims: tuple[Aim, ...], rows: Rows) -> Actions:
+    """The casts (or snap spells) of a spell kind (or Element) paid from `payers`, at each aim: every row of its
+    options (`_cast_options`, `_snap_options`) in order, each at every aim; remembered in `part`, the aims' table for
+    the spell kind (or Element), by the payers."""
+    listed: list[int] = []
+    for row in rows:
+        for aim in aims:
+            listed.append(row[aim])
+    found: Actions = _remember(part, payers, tuple(listed))
     return found
 
 
@@ -698,17 +713,22 @@ def _paid_actions(
             own = _OWN_AIM[seat]
             part = _paid_part(_paid_table(own), kind)
             found = part.get(payers)
-            legal += _paid_for(part, kind, payers, own, _cast_options) if found is None else found
+            if found is None:
+                found = _paid_for(part, payers, own, _cast_options(kind, payers))
         else:
             part = _paid_part(table, kind)
             found = part.get(payers)
-            legal += _paid_for(part, kind, payers, aims, _cast_options) if found is None else found
+            if found is None:
+                found = _paid_for(part, payers, aims, _cast_options(kind, payers))
+        legal += found
     for element, payable in _SNAP_MASKS:
         payers = packed & payable
         if payers and payers not in _LONE_ONES:
             part = _paid_part(table, element)
             found = part.get(payers)
-            legal += _paid_for(part, element, payers, aims, _snap_options) if found is None else found
+            if found is None:
+                found = _paid_for(part, payers, aims, _snap_options(element, payers))
+            legal += found
     if hurt:
         shields = packed & _SHIELD_MASK
         for aim, missing in hurt:
@@ -942,7 +962,7 @@ class Magicka(Game[MagickaState, MagickaAction]):
             for creature in state.creatures[:]
             if creature.controller == seat and creature.ready
             for aim in aims
-            if aim[1] != creature.number
+            if aim >> _SEAT_BITS != creature.number
         ]
 
     def _answers(self, state: MagickaState, seat: int) -> list[int]:
@@ -982,9 +1002,9 @@ class Magicka(Game[MagickaState, MagickaAction]):
                 "no piecemeal exchanging", "'all exchange cards must be Discarded BEFORE drawing replacement cards'"
             )
 
-    def _require_target(self, state: MagickaState, aim: Aim) -> None:
+    def _require_target(self, state: MagickaState, target: Target) -> None:
         """A living wizard, or a creature named with its controller's seat."""
-        seat, number = aim
+        seat, number = target
         if number:
             creature = spells.find_creature(state, number)
             standing = creature is not None and creature.controller == seat
@@ -1047,7 +1067,7 @@ class Magicka(Game[MagickaState, MagickaAction]):
             raise IllegalActionError("upgrade", f"{spell.name} takes no additional Elements")
         self._require_target(state, move.target)
         summon = spell.type is SpellType.SUMMON
-        if summon and move.target != _WIZARD_AIMS[seat]:
+        if summon and move.target != (seat, 0):
             raise IllegalActionError("target", "a summoning spell is aimed at its caster: the creature joins them")
         payment = move.payment
         self._require_payment(state, seat, payment, _cast_needs(spell.kind, extra))
