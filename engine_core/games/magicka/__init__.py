@@ -107,6 +107,7 @@ DRAW_ELEMENTS: Final = 2
 DRAW_SPELLS: Final = 1
 HAND_LIMIT: Final = 10
 _KIND_OF: Final = CATALOGUE.kind_of
+_KIND: Final[tuple[int, ...]] = tuple(_KIND_OF.get(card, -1) for card in range(max(_KIND_OF) + 1))  # by card id
 _CARD_NAMES: Final = {card: card_name(card) for card in _KIND_OF}
 _CACHE: Final = 1 << 12
 ROUND_LIMITS: Final = ("50", "100", "200")
@@ -152,7 +153,7 @@ def spell_kinds(state: MagickaState, seat: int) -> Counter[int]:
 
 def _take(cards: MutableSequence[int], kind: int) -> int:
     """Remove and return the lowest-id card of `kind` from a hand."""
-    kinds = _KIND_OF
+    kinds = _KIND
     card = -1
     for held in cards[:]:  # a loop without a list: half the cost of min() over a comprehension for a hand
         if kinds[held] == kind and (card < 0 or held < card):
@@ -174,7 +175,7 @@ _EXCHANGES: Final[dict[int, tuple[bool, int, int, int]]] = {
 
 def _holds(cards: MutableSequence[int], kinds: tuple[int, ...]) -> bool:
     """Whether a hand holds a card of each of `kinds` (two of a kind named twice)."""
-    held = list(map(_KIND_OF.__getitem__, cards[:]))
+    held = [_KIND[card] for card in cards[:]]
     if len(kinds) == 1:
         return kinds[0] in held
     return all([held.count(kind) >= kinds.count(kind) for kind in kinds])
@@ -520,7 +521,7 @@ _PAIR_ROWS: Final[tuple[tuple[int, ...], ...]] = tuple(  # the pair exchanges by
 
 def _element_trades(elements: list[int]) -> Actions:
     """Each Element card kind of a hand for a new card (by kind), then each pair of cards for a Spell card."""
-    held = [_KIND_OF[card] for card in elements]  # read from the cards: no big-int arithmetic on the packed hand
+    held = [_KIND[card] for card in elements]  # read from the cards: no big-int arithmetic on the packed hand
     kinds = sorted(set(held))
     legal = [_ELEMENT_TRADE[kind] for kind in kinds]
     count = len(kinds)
@@ -1014,7 +1015,7 @@ class Magicka(Game[MagickaState, MagickaAction]):
             raise IllegalActionError("target", "the target must be a living wizard or creature")
 
     def _require_payment(self, state: MagickaState, seat: int, payment: Payment, needs: Needs) -> None:
-        problem = payment_problem(payment, needs, list(map(_KIND_OF.__getitem__, state.wizards[seat].elements[:])))
+        problem = payment_problem(payment, needs, [_KIND[card] for card in state.wizards[seat].elements[:]])
         if problem:
             raise IllegalActionError("element cost", f"'Combine the listed Elements to Cast the Spell': {problem}")
 
@@ -1060,7 +1061,7 @@ class Magicka(Game[MagickaState, MagickaAction]):
         self._require_caster(state, seat, CAST_SPELL)
         spell = SPELL_BY_KIND.get(move.spell)
         wizard = own_wizard(state, seat)
-        if spell is None or move.spell not in map(_KIND_OF.__getitem__, wizard.spells[:]):
+        if spell is None or move.spell not in [_KIND[card] for card in wizard.spells[:]]:
             raise IllegalActionError("spell card", "'Spell Card Spells require a Spell card' from your hand")
         extra = move.extra
         if extra < 0 or (extra and not spell.upgrade):
@@ -1201,10 +1202,10 @@ class Magicka(Game[MagickaState, MagickaAction]):
     def _apply_discard(self, state: MagickaState, seat: int, action: MagickaAction, move: Move) -> list[Event]:
         kind = move.kinds[0] if len(move.kinds) == 1 else -1
         wizard = own_wizard(state, seat)
-        if kind in map(_KIND_OF.__getitem__, wizard.elements[:]):
+        if kind in [_KIND[card] for card in wizard.elements[:]]:
             card = _take(wizard.elements, kind)
             own_pile(state, "element_discard").append(card)
-        elif kind in map(_KIND_OF.__getitem__, wizard.spells[:]):
+        elif kind in [_KIND[card] for card in wizard.spells[:]]:
             card = _take(wizard.spells, kind)
             own_pile(state, "spell_discard").append(card)
         else:
