@@ -32,6 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 MANIFEST = Path("build", "engines.json")  # relative to the project root
 COMPILED = (  # packages (every module in the folder) and modules, relative to the project root
     "engine_core/rng.py",
+    "engine_core/cards/booster.py",
     "engine_core/games/blueprints",
     "engine_core/games/magicka",
     "engine_core/games/mana_burn",

@@ -123,11 +123,25 @@ class Game(ABC, Generic[S, A]):
         """A new game from a config (seat count, options) and a seed (chosen by the server): the protobuf message,
         or with `live` the engine's live state (for playouts: bots, benches)."""
         state = self.live_type() if self.live_type is not None else self.state_type()
-        header = self.header(state)
-        header.config.CopyFrom(self.check_config(config))
+        header: Any = self.header(state)
+        if type(header) is _LiveHeader:
+            header.config = self._live_config(config)
+        else:
+            header.config.CopyFrom(self.check_config(config))
         header.rng.CopyFrom(new_rng(seed))
         self._setup(state)
         return state if live else self.message(state)
+
+    def _live_config(self, config: GameConfig) -> Any:
+        """The checked config of a live state: made once per game and config, and shared by every state that uses it
+        (a live state's config is never changed once set: engine_core.live.FROZEN)."""
+        key = (self.info.name, config.SerializeToString(deterministic=True))
+        found = _LIVE_CONFIGS.get(key)
+        if found is None:
+            if len(_LIVE_CONFIGS) >= LIVE_CONFIGS_LIMIT:
+                _LIVE_CONFIGS.clear()
+            found = _LIVE_CONFIGS[key] = _LiveConfig.from_proto(self.check_config(config))
+        return found
 
     def check_config(self, config: GameConfig) -> GameConfig:
         """The config with every option filled in; InvalidConfigError when it cannot be played."""
@@ -329,6 +343,9 @@ _LiveHeader: Any = twin(Header)
 _LivePending: Any = _LiveHeader._messages["pending"]
 _LiveOutcome: Any = _LiveHeader._messages["outcome"]
 _new = object.__new__
+_LiveConfig: Any = _LiveHeader._messages["config"]
+_LIVE_CONFIGS: dict[tuple[str, bytes], Any] = {}  # (game, config bytes) -> its checked, frozen twin
+LIVE_CONFIGS_LIMIT = 1 << 10  # configs kept before the record starts again (a config is the client's to choose)
 
 
 def options(state: GameState) -> Mapping[str, str]:

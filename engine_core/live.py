@@ -175,8 +175,9 @@ class Shared(list[Any]):
 
     def extend(self, values: Iterable[Any]) -> None:
         values = list(values)
-        for value in values:
-            freeze(value)
+        if len(_FROZEN) + len(values) > FROZEN_LIMIT:
+            _FROZEN.clear()
+        _FROZEN.update({id(value): value for value in values})  # freeze() for each, in one call
         super().extend(values)
 
     def insert(self, index: Any, value: Any) -> None:

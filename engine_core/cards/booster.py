@@ -9,7 +9,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from itertools import accumulate
-from typing import NoReturn
+from typing import Final, NoReturn
 
 from manaforge.v1.cards_pb2 import MagicCard
 from manaforge.v1.common_pb2 import Rng
@@ -18,7 +18,7 @@ from engine_core import rng as random
 from engine_core.cards.card import COLORS
 from engine_core.cards.cardset import CardSet, SheetDraws
 
-SHARED_LIMIT = 1 << 14  # shared cards a set keeps (per face and id) before it starts again
+SHARED_LIMIT: Final = 1 << 14  # shared cards a set keeps (per face and id) before it starts again
 
 
 def draft_booster(card_set: CardSet, rng: Rng) -> list[MagicCard]:

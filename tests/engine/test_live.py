@@ -13,9 +13,12 @@ from manaforge.v1.games.magicka_pb2 import MagickaCast, MagickaState, MagickaTar
 from manaforge.v1.games.manufactory_pb2 import ManufactoryState
 
 from engine_core import GAMES, Game
+from engine_core import game as game_module
 from engine_core.bots import ismcts
+from engine_core.errors import InvalidConfigError
 from engine_core.game import event
 from engine_core.live import Twin, clone, is_untouched, twin
+from engine_core.registry import find_game
 
 LiveMagicka = twin(MagickaState)
 
@@ -79,6 +82,23 @@ def test_copies_share_nothing_but_the_catalogue_and_the_config() -> None:
     del copy.catalogue[:]
     assert state.players[0].groups[0].cards == [1, 2] and not state.belt and len(state.catalogue) == 1
     assert copy.header.config is state.header.config  # never changed once new_game has set it
+
+
+def test_new_live_games_share_their_checked_config_and_the_record_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    game = find_game("manufactory")
+    config = GameConfig(game="manufactory", seats=3)
+    first, second = game.new_game(config, 1, live=True), game.new_game(config, 2, live=True)
+    assert first.header.config is second.header.config  # made once: a live state's config never changes
+    assert first.header.config == game.check_config(config)  # every option filled in, as new_game always did
+    assert game.new_game(config, 1).header.config == game.check_config(config)  # the message path copies it in
+    with pytest.raises(InvalidConfigError):
+        game.new_game(GameConfig(game="manufactory", seats=9), 1, live=True)  # refused every time: not remembered
+
+    monkeypatch.setattr(game_module, "LIVE_CONFIGS_LIMIT", 4)
+    for seats in (2, 3, 4):
+        for name in ("", "manufactory"):  # the config as given is the key: two spellings of one config
+            game.new_game(GameConfig(game=name, seats=seats), 1, live=True)
+            assert len(game_module._LIVE_CONFIGS) <= 4
 
 
 def test_copy_from_and_clone_work_across_kinds() -> None:
