@@ -542,28 +542,33 @@ def _element_trades(elements: list[int]) -> Actions:
 _STATIC: Final = len(_ACTIONS)
 
 
-class _Row(dict[Aim, int]):
-    """The actions of `type` paying `payment` with `extra`, by aim, each made when first asked for; `what` is the spell
-    kind of a cast, the Element of a snap spell, 0 for a repair."""
+class _Row:
+    """The actions of `type` paying `payment` with `extra`, by aim (`at`), each made when first asked for; `what` is
+    the spell kind of a cast, the Element of a snap spell, 0 for a repair. A native class holding a plain dictionary
+    of ints: the cyclic GC untracks such a dictionary, where a dictionary subclass (and the instance dictionary it
+    had) stayed tracked, and a memo that grows all game long adds its objects to every full collection."""
 
-    __slots__ = ("extra", "payment", "template", "type", "what")
-    type: MagickaActionType.ValueType
-    what: int
-    payment: Payment
-    extra: int
-    template: MagickaAction | None  # the action without its target, made at the first aim
+    def __init__(self, type_: MagickaActionType.ValueType, what: int, payment: Payment, extra: int) -> None:
+        self.type = type_
+        self.what = what
+        self.payment = payment
+        self.extra = extra
+        self.template: MagickaAction | None = None  # the action without its target, made at the first aim
+        self.by_aim: dict[Aim, int] = {}
 
-    def __missing__(self, aim: Aim) -> int:
-        template = self.template
-        if template is None:
-            template = self.template = self._without_target()
-        made = MagickaAction()
-        made.CopyFrom(template)  # a copy in C: a sixth of the cost of building the message and its payment again
-        target = made.target
-        target.SetInParent()
-        target.seat, target.creature = aim & _SEAT_MASK, aim >> _SEAT_BITS
-        index = self[aim] = _shared(made)
-        return index
+    def at(self, aim: Aim) -> int:
+        found = self.by_aim.get(aim)
+        if found is None:
+            template = self.template
+            if template is None:
+                template = self.template = self._without_target()
+            made = MagickaAction()
+            made.CopyFrom(template)  # a copy in C: a sixth of the cost of building the message and its payment again
+            target = made.target
+            target.SetInParent()
+            target.seat, target.creature = aim & _SEAT_MASK, aim >> _SEAT_BITS
+            found = self.by_aim[aim] = _shared(made)
+        return found
 
     def _without_target(self) -> MagickaAction:
         type_, what, payment_message = self.type, self.what, _payment_message(self.payment)
@@ -584,8 +589,7 @@ def _row(type_: MagickaActionType.ValueType, what: int, payment: Payment, extra:
     if found is None:
         if len(_ROWS) >= _ROWS_LIMIT:
             _ROWS.clear()
-        found = _ROWS[key] = _Row()
-        found.type, found.what, found.payment, found.extra, found.template = type_, what, payment, extra, None
+        found = _ROWS[key] = _Row(type_, what, payment, extra)
     return found
 
 
@@ -687,14 +691,14 @@ def _paid_for(part: dict[int, Actions], payers: int, aims: tuple[Aim, ...], rows
     listed: list[int] = []
     for row in rows:
         for aim in aims:
-            listed.append(row[aim])
+            listed.append(row.at(aim))
     found: Actions = _remember(part, payers, tuple(listed))
     return found
 
 
 def _repair_actions(aim: Aim, missing: int, shields: int) -> Actions:
     return tuple(
-        _row(REPAIR, 0, payment, amount)[aim]
+        _row(REPAIR, 0, payment, amount).at(aim)
         for amount in range(1, missing + 1)
         for payment in packed_payments(((SHIELD, amount),), shields)
     )
