@@ -46,6 +46,13 @@ def freeze(message: Any) -> None:
     _FROZEN[id(message)] = message  # the reference keeps the id from being reused
 
 
+def freeze_all(messages: list[Any]) -> None:
+    """`freeze` for each of `messages`, in one call (a game's catalogue)."""
+    if len(_FROZEN) + len(messages) > FROZEN_LIMIT:
+        _FROZEN.clear()
+    _FROZEN.update({id(message): message for message in messages})
+
+
 def is_frozen(message: Any) -> bool:
     return _FROZEN.get(id(message)) is message
 
@@ -175,9 +182,7 @@ class Shared(list[Any]):
 
     def extend(self, values: Iterable[Any]) -> None:
         values = list(values)
-        if len(_FROZEN) + len(values) > FROZEN_LIMIT:
-            _FROZEN.clear()
-        _FROZEN.update({id(value): value for value in values})  # freeze() for each, in one call
+        freeze_all(values)
         super().extend(values)
 
     def insert(self, index: Any, value: Any) -> None:

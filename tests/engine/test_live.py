@@ -4,6 +4,7 @@ live states as through protobuf messages (issue 16)."""
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -212,16 +213,21 @@ def test_a_cleared_field_is_empty_and_of_its_kind() -> None:
     assert _bytes(state) == b""
 
 
-def _manasurge_midgame(seed: int = 5) -> Any:
-    from engine_core.registry import find_game
-
-    game = find_game("manasurge")
+def _midgame(name: str, seats: int, seed: int, until: Callable[[Any, int], bool]) -> Any:
+    """A live state of random play, from the first one (after so many steps) that `until(state, steps)` accepts."""
+    game = find_game(name)
     rand = random.Random(seed)
-    state = game.new_game(GameConfig(game="manasurge", seats=3), seed, live=True)
-    while len(state.table) < 2:
+    state = game.new_game(GameConfig(game=name, seats=seats), seed, live=True)
+    steps = 0
+    while not until(state, steps):
         seat = rand.choice(game.pending_seats(state))
         state, _ = game.apply(state, seat, rand.choice(game.legal_actions(state, seat)))
+        steps += 1
     return state
+
+
+def _manasurge_midgame(seed: int = 5) -> Any:
+    return _midgame("manasurge", 3, seed, lambda state, _: len(state.table) >= 2)
 
 
 def test_a_step_copy_shares_the_named_items_and_parts_and_copies_the_rest() -> None:
@@ -263,15 +269,7 @@ def test_shared_items_forget_what_they_owned_when_items_move() -> None:
 
 
 def _magicka_midgame(seed: int = 7) -> Any:
-    from engine_core.registry import find_game
-
-    game = find_game("magicka")
-    rand = random.Random(seed)
-    state = game.new_game(GameConfig(game="magicka", seats=2), seed, live=True)
-    for _ in range(30):
-        seat = rand.choice(game.pending_seats(state))
-        state, _ = game.apply(state, seat, rand.choice(game.legal_actions(state, seat)))
-    return state
+    return _midgame("magicka", 2, seed, lambda _, steps: steps == 30)
 
 
 def test_a_step_copy_shares_the_decks_and_piles_until_a_rule_takes_one() -> None:

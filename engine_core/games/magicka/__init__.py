@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import MutableSequence
 from dataclasses import replace
 from functools import lru_cache
-from typing import Any, Final, NamedTuple, cast
+from typing import Final, NamedTuple, cast
 
 from manaforge.v1.common_pb2 import Event, Rng
 from manaforge.v1.games.magicka_pb2 import (
@@ -34,13 +34,26 @@ from engine_core.errors import IllegalActionError, MalformedActionError
 from engine_core.game import RESPONSE, TURN, Game, GameInfo, Option, event, finish, options
 from engine_core.games.magicka import bot, spells
 from engine_core.games.magicka.cards import (
+    ANSWER,
+    ATTACK,
+    CAST_SNAP,
+    CAST_SPELL,
     CATALOGUE,
+    DISCARD,
+    DRAW_REPLACEMENTS,
     ELEMENT_BY_KIND,
     ELEMENTS,
+    END_TURN,
     FIRE,
     OPPOSES,
+    PASS,
+    REPAIR,
     SHIELD,
     SPELL_BY_KIND,
+    TRADE_ELEMENT,
+    TRADE_ELEMENTS_FOR_SPELL,
+    TRADE_SPELL,
+    TRADE_SPELL_FOR_ELEMENTS,
     Element,
     SpellCard,
     SpellType,
@@ -57,6 +70,7 @@ from engine_core.games.magicka.payment import (
     packed_payments,
     payment_problem,
     payments,
+    remember,
     value,
 )
 from engine_core.games.magicka.sharing import (
@@ -80,20 +94,6 @@ from engine_core.games.magicka.spells import (
 )
 from engine_core.live import changed_indices, clone
 
-A: Final = MagickaActionType
-TRADE_SPELL_FOR_ELEMENTS: Final = A.MAGICKA_ACTION_TRADE_SPELL_FOR_ELEMENTS
-TRADE_ELEMENTS_FOR_SPELL: Final = A.MAGICKA_ACTION_TRADE_ELEMENTS_FOR_SPELL
-TRADE_ELEMENT: Final = A.MAGICKA_ACTION_TRADE_ELEMENT
-TRADE_SPELL: Final = A.MAGICKA_ACTION_TRADE_SPELL
-DRAW_REPLACEMENTS: Final = A.MAGICKA_ACTION_DRAW_REPLACEMENTS
-CAST_SPELL: Final = A.MAGICKA_ACTION_CAST_SPELL
-CAST_SNAP: Final = A.MAGICKA_ACTION_CAST_SNAP
-REPAIR: Final = A.MAGICKA_ACTION_REPAIR
-ATTACK: Final = A.MAGICKA_ACTION_ATTACK
-END_TURN: Final = A.MAGICKA_ACTION_END_TURN
-DISCARD: Final = A.MAGICKA_ACTION_DISCARD
-ANSWER: Final = A.MAGICKA_ACTION_ANSWER
-PASS: Final = A.MAGICKA_ACTION_PASS
 TRADES: Final = (TRADE_SPELL_FOR_ELEMENTS, TRADE_ELEMENTS_FOR_SPELL, TRADE_ELEMENT, TRADE_SPELL)
 MAIN: Final = MagickaPhase.MAGICKA_PHASE_MAIN
 DISCARDING: Final = MagickaPhase.MAGICKA_PHASE_DISCARD
@@ -338,7 +338,9 @@ def _cast_needs(kind: int, extra: int) -> Needs:
     found = _CAST_NEEDS.get((kind, extra))
     if found is None:
         spell = SPELL_BY_KIND[kind]
-        found = _remember(_CAST_NEEDS, (kind, extra), tuple(sorted(_needs(spell.cost, spell.upgrade, extra).items())))
+        found = remember(
+            _CAST_NEEDS, (kind, extra), tuple(sorted(_needs(spell.cost, spell.upgrade, extra).items())), _LIMIT
+        )
     return found
 
 
@@ -424,7 +426,7 @@ def _targets(state: MagickaState) -> tuple[tuple[Aim, ...], list[tuple[Aim, int]
             if wizard.barrier:
                 hurt.append((aim, wizard.barrier_max - wizard.barrier))
     for creature in state.creatures[:]:
-        aim = creature.number << _SEAT_BITS | creature.controller
+        aim = _aim(creature.controller, creature.number)
         aims.append(aim)
         if creature.barrier:
             hurt.append((aim, creature.barrier_max - creature.barrier))
@@ -508,7 +510,7 @@ def _trade_actions(packed: int, spell_bits: int, elements: list[int]) -> list[in
     low, high = _SPELL_LOW[spell_bits & _LOW_MASK], _SPELL_HIGH[spell_bits >> _LOW_BITS]
     element_part = _ELEMENT_TRADES.get(packed)
     if element_part is None:
-        element_part = _remember(_ELEMENT_TRADES, packed, _element_trades(elements))
+        element_part = remember(_ELEMENT_TRADES, packed, _element_trades(elements), _LIMIT)
     return [*low[1], *high[1], *low[2], *high[2], *element_part]
 
 
@@ -631,13 +633,6 @@ def _forget_actions() -> None:
     _answer_actions.cache_clear()
 
 
-def _remember(table: dict[Any, Any], key: Any, value: Any) -> Any:
-    if len(table) >= _LIMIT:
-        table.clear()
-    table[key] = value
-    return value
-
-
 def _cast_options(kind: int, payers: int) -> Rows:
     """Each upgrade and each payment of spell `kind` from the packed cards that can pay for it."""
     found = _CAST_OPTIONS.get((kind, payers))
@@ -649,7 +644,7 @@ def _cast_options(kind: int, payers: int) -> Rows:
             for extra in range(top + 1)
             for payment in packed_payments(_cast_needs(kind, extra), payers)
         )
-        _remember(_CAST_OPTIONS, (kind, payers), found)
+        remember(_CAST_OPTIONS, (kind, payers), found, _LIMIT)
     return found
 
 
@@ -664,7 +659,7 @@ def _snap_options(element: Element, payers: int) -> Rows:
             for extra in range(top + 1)
             for payment in packed_payments(((element, 2 + extra),), payers)
         )
-        _remember(_SNAP_OPTIONS, (element, payers), found)
+        remember(_SNAP_OPTIONS, (element, payers), found, _LIMIT)
     return found
 
 
@@ -672,7 +667,7 @@ def _paid_table(aims: tuple[Aim, ...]) -> dict[int, dict[int, Actions]]:
     """The paid action lists for `aims`, by spell kind or Element, then by packed payers."""
     found = _PAID.get(aims)
     if found is None:
-        found = _remember(_PAID, aims, {})
+        found = remember(_PAID, aims, {}, _LIMIT)
     return found
 
 
@@ -692,7 +687,7 @@ def _paid_for(part: dict[int, Actions], payers: int, aims: tuple[Aim, ...], rows
     for row in rows:
         for aim in aims:
             listed.append(row.at(aim))
-    found: Actions = _remember(part, payers, tuple(listed))
+    found: Actions = remember(part, payers, tuple(listed), _LIMIT)
     return found
 
 
@@ -739,7 +734,7 @@ def _paid_actions(
         for aim, missing in hurt:
             found = _REPAIRS.get((aim, missing, shields))
             if found is None:
-                found = _remember(_REPAIRS, (aim, missing, shields), _repair_actions(aim, missing, shields))
+                found = remember(_REPAIRS, (aim, missing, shields), _repair_actions(aim, missing, shields), _LIMIT)
             legal += found
     return legal
 

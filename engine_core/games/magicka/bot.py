@@ -2,29 +2,35 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
 
 from manaforge.v1.common_pb2 import Rng
-from manaforge.v1.games.magicka_pb2 import MagickaAction, MagickaActionType, MagickaState, MagickaTarget
+from manaforge.v1.games.magicka_pb2 import MagickaAction, MagickaState, MagickaTarget
 
 from engine_core import rng
 from engine_core.games.magicka import spells
-from engine_core.games.magicka.cards import CATALOGUE, COLD, LIFE, LIGHTNING, SHIELD, SPELL_BY_KIND, WATER, SpellType
+from engine_core.games.magicka.cards import (
+    ANSWER,
+    ATTACK,
+    CAST_SNAP,
+    CAST_SPELL,
+    CATALOGUE,
+    COLD,
+    DISCARD,
+    DRAW_REPLACEMENTS,
+    END_TURN,
+    LIFE,
+    LIGHTNING,
+    PASS,
+    REPAIR,
+    SHIELD,
+    SPELL_BY_KIND,
+    WATER,
+    SpellType,
+)
 
 if TYPE_CHECKING:
     from engine_core.game import Game
-
-A: Final = MagickaActionType
-# The action types as plain ints: attribute lookups on a protobuf enum wrapper are slow in the playouts' inner loop.
-ANSWER: Final = A.MAGICKA_ACTION_ANSWER
-ATTACK: Final = A.MAGICKA_ACTION_ATTACK
-CAST_SPELL: Final = A.MAGICKA_ACTION_CAST_SPELL
-CAST_SNAP: Final = A.MAGICKA_ACTION_CAST_SNAP
-REPAIR: Final = A.MAGICKA_ACTION_REPAIR
-DISCARD: Final = A.MAGICKA_ACTION_DISCARD
-DRAW_REPLACEMENTS: Final = A.MAGICKA_ACTION_DRAW_REPLACEMENTS
-END_TURN: Final = A.MAGICKA_ACTION_END_TURN
-PASS: Final = A.MAGICKA_ACTION_PASS
 
 
 def sample_world(game: Game[Any, Any], view: MagickaState, seat: int, source: Rng) -> MagickaState:

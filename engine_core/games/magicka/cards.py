@@ -11,9 +11,26 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Final, TypeAlias
 
-from manaforge.v1.games.magicka_pb2 import MagickaElement
+from manaforge.v1.games.magicka_pb2 import MagickaActionType, MagickaElement
 
 Element: TypeAlias = MagickaElement.ValueType
+
+# The action types as plain ints, for the rules (__init__.py) and the heuristic (bot.py): an enum wrapper's attribute
+# lookup is slow at every step, and compiled code reads a `Final` name as a C variable.
+_A: Final = MagickaActionType
+TRADE_SPELL_FOR_ELEMENTS: Final = _A.MAGICKA_ACTION_TRADE_SPELL_FOR_ELEMENTS
+TRADE_ELEMENTS_FOR_SPELL: Final = _A.MAGICKA_ACTION_TRADE_ELEMENTS_FOR_SPELL
+TRADE_ELEMENT: Final = _A.MAGICKA_ACTION_TRADE_ELEMENT
+TRADE_SPELL: Final = _A.MAGICKA_ACTION_TRADE_SPELL
+DRAW_REPLACEMENTS: Final = _A.MAGICKA_ACTION_DRAW_REPLACEMENTS
+CAST_SPELL: Final = _A.MAGICKA_ACTION_CAST_SPELL
+CAST_SNAP: Final = _A.MAGICKA_ACTION_CAST_SNAP
+REPAIR: Final = _A.MAGICKA_ACTION_REPAIR
+ATTACK: Final = _A.MAGICKA_ACTION_ATTACK
+END_TURN: Final = _A.MAGICKA_ACTION_END_TURN
+DISCARD: Final = _A.MAGICKA_ACTION_DISCARD
+ANSWER: Final = _A.MAGICKA_ACTION_ANSWER
+PASS: Final = _A.MAGICKA_ACTION_PASS
 
 FIRE: Final = MagickaElement.MAGICKA_ELEMENT_FIRE
 COLD: Final = MagickaElement.MAGICKA_ELEMENT_COLD

@@ -53,13 +53,15 @@ def payment_problem(payment: Payment, needs: Needs, held: list[int]) -> str:
     return _problem(payment, needs)
 
 
-# The remembered facts below are plain dictionaries, each emptied when it reaches its limit (`_remember`): from
+# The remembered facts below are plain dictionaries, each emptied when it reaches its limit (`remember`): from
 # compiled code a lookup there is cheaper than an lru_cache call, which goes through the cache object's tp_call.
 _USED: Final[dict[Payment, tuple[tuple[int, int], ...]]] = {}
 _PROBLEMS: Final[dict[tuple[Payment, Needs], str]] = {}
 
 
-def _remember(table: dict[Any, Any], key: Any, value: Any, limit: int) -> Any:
+def remember(table: dict[Any, Any], key: Any, value: Any, limit: int) -> Any:
+    """`table[key] = value`, the table emptied first when it holds `limit` entries; returns `value`. The memos of
+    this module and of the legal action tables (__init__.py) all remember through it."""
     if len(table) >= limit:
         table.clear()
     table[key] = value
@@ -69,7 +71,7 @@ def _remember(table: dict[Any, Any], key: Any, value: Any, limit: int) -> Any:
 def _used(payment: Payment) -> tuple[tuple[int, int], ...]:
     found = _USED.get(payment)
     if found is None:
-        found = _remember(_USED, payment, tuple(Counter(kind for kind, _ in payment).items()), 1 << 12)
+        found = remember(_USED, payment, tuple(Counter(kind for kind, _ in payment).items()), 1 << 12)
     return found
 
 
@@ -78,7 +80,7 @@ def _problem(payment: Payment, needs: Needs) -> str:
     key = (payment, needs)
     found = _PROBLEMS.get(key)
     if found is None:
-        found = _remember(
+        found = remember(
             _PROBLEMS, key, is_payment(payment, dict(needs), Counter(kind for kind, _ in payment)), 1 << 14
         )
     return found
@@ -183,7 +185,7 @@ def _doubles(needs: Needs) -> tuple[tuple[int, tuple[int, ...]], ...]:
     """The kinds that can pay two or more of the needed Elements, each with those Elements' needs."""
     found = _DOUBLES.get(needs)
     if found is None:
-        found = _remember(_DOUBLES, needs, _find_doubles(needs), 1 << 10)
+        found = remember(_DOUBLES, needs, _find_doubles(needs), 1 << 10)
     return found
 
 
@@ -210,7 +212,7 @@ def _choices(element: Element, need: int, payers: int) -> tuple[Payment, ...]:
     key = (element, need, payers)
     found = _CHOICES.get(key)
     if found is None:
-        found = _remember(_CHOICES, key, _find_choices(element, need, payers), 1 << 14)
+        found = remember(_CHOICES, key, _find_choices(element, need, payers), 1 << 14)
     return found
 
 
@@ -222,7 +224,7 @@ def _find_choices(element: Element, need: int, payers: int) -> tuple[Payment, ..
 def _multisets_of(offer: tuple[tuple[int, int], ...], need: int) -> tuple[tuple[int, ...], ...]:
     found = _MULTISETS.get((offer, need))
     if found is None:
-        found = _remember(_MULTISETS, (offer, need), _find_multisets(offer, need), 1 << 12)
+        found = remember(_MULTISETS, (offer, need), _find_multisets(offer, need), 1 << 12)
     return found
 
 

@@ -18,31 +18,29 @@ from manaforge.v1.games.magicka_pb2 import (
 
 from engine_core.errors import IllegalActionError
 from engine_core.game import RESPONSE
-from engine_core.games.magicka import (
+from engine_core.games.magicka import GAME
+from engine_core.games.magicka.cards import (
     ANSWER,
+    ARCANE,
     ATTACK,
     CAST_SNAP,
     CAST_SPELL,
-    DISCARD,
-    DRAW_REPLACEMENTS,
-    END_TURN,
-    GAME,
-    PASS,
-    REPAIR,
-    TRADE_SPELL_FOR_ELEMENTS,
-)
-from engine_core.games.magicka.cards import (
-    ARCANE,
     CATALOGUE,
     COLD,
+    DISCARD,
+    DRAW_REPLACEMENTS,
     EARTH,
     ELEMENT_BY_KIND,
     ELEMENTS,
+    END_TURN,
     FIRE,
     LIFE,
     LIGHTNING,
+    PASS,
+    REPAIR,
     SHIELD,
     SPELL_BY_KIND,
+    TRADE_SPELL_FOR_ELEMENTS,
     WATER,
     Element,
     kind_of,
