@@ -146,3 +146,21 @@ def test_decision_times_are_taken_at_every_table_size_the_game_allows(capsys: py
     for row in rows:
         p50, p95, slowest = map(float, row[2:5])
         assert 0 < p50 <= p95 <= slowest and 0 <= int(row[5]) <= 4
+
+
+def test_alone_plays_only_the_pairings_with_that_level_alone_from_three_seats() -> None:
+    game = find_game("manufactory")
+    with tqdm(disable=True) as bar:
+        full = arena.run_game(game, ["random", "heuristic"], 3, 3, bar)
+        alone = arena.run_game(game, ["random", "heuristic"], 3, 3, bar, alone="heuristic")
+        two = arena.run_game(game, ["random", "heuristic"], 2, 2, bar, alone="heuristic")
+    assert list(alone.pairs) == [("heuristic", "random")]
+    assert alone.pairs[("heuristic", "random")] == full.pairs[("heuristic", "random")]  # the same seeded games
+    assert alone.result("random", "heuristic") is None and full.result("random", "heuristic") is not None
+    assert list(two.pairs) == [("random", "heuristic")]  # two seats: each pair once, both sides read from it
+    assert two.result("heuristic", "random") is not None
+
+
+def test_alone_must_name_a_level_that_plays() -> None:
+    with pytest.raises(SystemExit, match="--alone: 'ismcts' is not one of the levels played"):
+        arena.main(["--games", "cardbench", "--levels", "random,heuristic", "--n", "1", "--alone", "ismcts"])
