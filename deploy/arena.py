@@ -343,15 +343,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.budget:
         LEVELS["ismcts"] = IsmctsPolicy(parse_budget(args.budget))
     cap = None if args.time_cap_ms is None else args.time_cap_ms / 1000
+    levels = [level for level in args.levels.split(",") if level]
+    if args.alone is not None and args.alone not in levels:
+        raise SystemExit(f"--alone: {args.alone!r} is not one of the levels played ({', '.join(levels)})")
     pool = workers(args.jobs)
     pin_one_core()
     games = [find_game(name) for name in args.games.split(",")] if args.games else list(GAMES)
-    levels = [level for level in args.levels.split(",") if level]
     plans = tables(games, [int(size) for size in args.seats.split(",") if size])
-    if args.alone is not None and args.alone not in levels:
-        raise SystemExit(f"--alone: {args.alone!r} is not one of the levels played ({', '.join(levels)})")
-    playable = {g.info.name: [lv for lv in levels if lv in levels_for(g)] for g, _ in plans}
-    total = sum(len(pairings(playable[g.info.name], s, args.alone)) * args.n for g, s in plans)
+    total = sum(len(pairings([lv for lv in levels if lv in levels_for(g)], s, args.alone)) * args.n for g, s in plans)
     reports = []
     with tqdm(total=total, unit="game") as bar:
         for game, seats in plans:
