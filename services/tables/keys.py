@@ -95,6 +95,16 @@ def tickets_of(queue_key: str) -> str:
     return queue_key.removesuffix("queue") + "ticket:"
 
 
+def handovers_of(queue_key: str) -> str:
+    """A queue's matches being handed over to their tables: claim ids by deadline (lua/queue_handovers.lua)."""
+    return queue_key.removesuffix("queue") + "handovers"
+
+
+def handed_over_of(queue_key: str) -> str:
+    """The tickets of each of a queue's handovers: claim id -> "<joiner>|<ticket>,<ticket>,..."."""
+    return queue_key.removesuffix("queue") + "handovers:tickets"
+
+
 def new_ticket_id(tag: str, random: str) -> str:
     """A ticket id names its queue's tag: "<queue tag>~<random>"."""
     return f"{tag}~{random}"

@@ -23,6 +23,7 @@ from manaforge.v1.common_pb2 import GameConfig
 from deploy.launcher import ROOT, Stack
 from engine_core import find_game
 from gateway.client import Client
+from services.tables import keys
 from services.tables.matchmaking import Matchmaker, _queue_key
 from services.tables.portal import Portal
 from services.tables.service import Tables
@@ -63,7 +64,7 @@ def fresh(stack: Stack) -> Iterator[Any]:
 
     def empty(game: str, seats: int, options: dict[str, str]) -> None:
         queue = queue_of(game, seats, options)
-        stack.data_redis().delete(queue, queue.removesuffix("queue") + "handovers")
+        stack.data_redis().delete(queue, keys.handovers_of(queue), keys.handed_over_of(queue))
 
     yield empty
 
