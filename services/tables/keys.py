@@ -9,8 +9,8 @@ The shards' tags are chosen so their slots are evenly spaced over the 16,384 slo
 even slot ranges (what `redis-cli --cluster create` makes) gets an even share of the shards on each primary. On a
 single Redis the shards cost nothing but a few more keys; a listing reads every shard's part in one pipeline.
 
-Queues and their tickets share their queue's hash tag (a matchmaking script reads the tickets of its queue), and a
-ticket id names its queue's tag. Players' keys are their own (one player's writes are never atomic with another's).
+Queues, their handovers and their tickets share their queue's hash tag (a matchmaking script reads the tickets of
+its queue), and a ticket id names its queue's tag. Players' keys are their own (one player's writes are never atomic with another's).
 """
 
 from __future__ import annotations
