@@ -10,7 +10,8 @@ even slot ranges (what `redis-cli --cluster create` makes) gets an even share of
 single Redis the shards cost nothing but a few more keys; a listing reads every shard's part in one pipeline.
 
 Queues, their handovers and their tickets share their queue's hash tag (a matchmaking script reads the tickets of
-its queue), and a ticket id names its queue's tag. Players' keys are their own (one player's writes are never atomic with another's).
+its queue), and a ticket id names its queue's tag. Players' keys are their own (one player's writes are never atomic
+with another's).
 """
 
 from __future__ import annotations
