@@ -47,7 +47,7 @@ class Reconnector:
         self.said = False  # the person was told it is away
         self.tries = 0
 
-    def call(self, make: Callable[[], T], back: str = "reconnected to the gateway") -> T:
+    def call(self, make: Callable[[], T], back: str = "the gateway is back") -> T:
         """`make()`, made again while the gateway is away; `back` is said once it answers again."""
         while True:
             try:
@@ -72,7 +72,7 @@ class Reconnector:
                     self._back(
                         "the gateway restarted: reconnected, nothing missed"
                         if self.draining
-                        else "reconnected to the gateway: nothing missed"
+                        else "the gateway is back: nothing missed"
                     )
                     last = update.seq
                     yield update
@@ -96,7 +96,7 @@ class Reconnector:
             self.out(
                 "the gateway is restarting: reconnecting…"
                 if self.draining
-                else f"lost the gateway at {self.client.address}: reconnecting…"
+                else f"the gateway at {self.client.address} is unavailable: trying again…"
             )
         left = self.away_since + self.patience - now
         if left <= 0:

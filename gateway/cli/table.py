@@ -391,9 +391,7 @@ def _move(
             expected_version=view.version,
         )
         try:
-            link.call(
-                partial(link.client.stub.SubmitAction, request), back="reconnected to the gateway: your move was sent"
-            )
+            link.call(partial(link.client.stub.SubmitAction, request), back="the gateway is back: your move was sent")
             return
         except grpc.RpcError as exc:
             out(f"refused: {exc.details()}")

@@ -176,7 +176,7 @@ def test_a_game_s_calls_give_up_with_a_clear_message_when_the_gateway_stays_away
                 link.call(client.games)
             with pytest.raises(GatewayLost):
                 next(link.follow("T"))
-    assert said == [f"lost the gateway at {nobody}: reconnecting…"] * 2  # said once a time it went away
+    assert said == [f"the gateway at {nobody} is unavailable: trying again…"] * 2  # said once a time it went away
     assert str(lost.value) == (
         f"the gateway at {nobody} has not answered for 1 s; giving up. Come back with `manaforge rejoin T`."
     )

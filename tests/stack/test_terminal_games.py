@@ -238,9 +238,9 @@ def test_a_game_goes_on_through_gateway_restarts_with_nothing_shown_twice_or_mis
     stopped.terminate()
     stopped.wait(10)
     ann.sendline("1")
-    ann.expect(f"lost the gateway at {stack.gateway_addresses[0]}: reconnecting…")
+    ann.expect(f"the gateway at {stack.gateway_addresses[0]} is unavailable: trying again…")
     stack.restart("gateway-0")
-    ann.expect("reconnected to the gateway: your move was sent")
+    ann.expect("the gateway is back: your move was sent")
     ann.expect("the gateway restarted: reconnected, nothing missed")
     _, verdict = Player(ann, random.Random(31), name="ann").play()
     assert ann.finish() == 0 and verdict.startswith("valid"), verdict

@@ -483,10 +483,10 @@ class TablePage implements Page {
 
   connection(): Part {
     if (this.awaySince !== undefined) {
-      return html`<p class="connection" role="status">${this.draining ? "The gateway is restarting" : "Lost the gateway"}: reconnecting…</p>`;
+      return html`<p class="connection" role="status">${this.draining ? "The gateway is restarting: reconnecting…" : "The gateway is unavailable: trying again…"}</p>`;
     }
     if (Date.now() - this.backAt < SAID_MS) {
-      return html`<p class="connection" role="status">${this.draining ? "The gateway restarted: reconnected, nothing missed." : "Reconnected to the gateway: nothing missed."}</p>`;
+      return html`<p class="connection" role="status">${this.draining ? "The gateway restarted: reconnected, nothing missed." : "The gateway is back: nothing missed."}</p>`;
     }
     return nothing;
   }
