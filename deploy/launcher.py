@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import ctypes
 import fcntl
 import os
 import random
@@ -42,19 +41,17 @@ class StackError(Exception):
     """The stack cannot start here; the message says what is in the way."""
 
 
-def _libc_prctl() -> Any:
-    with contextlib.suppress(OSError, AttributeError):
-        return ctypes.CDLL(None).prctl
-    return None
+# util-linux's setpriv sets the parent-death signal, then execs the command: the child is tied to the launcher's life
+# with no Python code between fork and exec (a `preexec_fn` is unsafe in a process with threads: gRPC's fork
+# handlers and any lock another thread held run or wait in the child; a restarted Redis died of SIGSEGV before exec).
+SETPRIV = shutil.which("setpriv")
 
 
-_PRCTL = _libc_prctl()  # looked up here: a child between fork and exec should do as little as it can
-
-
-def _die_with_parent() -> None:
-    """In a child: receive SIGTERM when the launcher dies, however it dies (Linux's parent-death signal)."""
-    if _PRCTL is not None:
-        _PRCTL(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+def tied_to_launcher(args: list[str]) -> list[str]:
+    """`args` run so that the process receives SIGTERM when the thread that started it ends (Linux's parent-death
+    signal), however the launcher dies; unchanged where setpriv is missing (the process then outlives a killed
+    launcher)."""
+    return [SETPRIV, "--pdeathsig", "TERM", "--", *args] if SETPRIV else args
 
 
 def check_port_free(port: int) -> None:
@@ -273,16 +270,16 @@ class Stack:
             out = open(Path(self.log_dir) / f"{name}.log", "ab")  # noqa: SIM115  (the child holds it)
         elif self.quiet:
             out = subprocess.DEVNULL
+        # Linux signals a child when the *thread* that started it ends: only the main thread's children are tied to
+        # the launcher's life (a process restarted from another thread must outlive that thread)
+        tied = threading.current_thread() is threading.main_thread()
         self.processes[name] = subprocess.Popen(
-            args,
+            tied_to_launcher(args) if tied else args,
             cwd=ROOT,
             env=env,
             stdout=out,
             stderr=out,
             start_new_session=True,  # a Ctrl-C reaches the launcher only: it stops the rest in order
-            # Linux signals a child when the *thread* that started it ends: only the main thread's children are
-            # tied to the launcher's life (a process restarted from another thread must outlive that thread)
-            preexec_fn=_die_with_parent if threading.current_thread() is threading.main_thread() else None,
         )
         if self.log_dir:
             out.close()

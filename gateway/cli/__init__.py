@@ -39,6 +39,7 @@ from manaforge.v1.common_pb2 import GameConfig
 
 from engine_core import find_game
 from engine_core.bots import bot_levels
+from gateway.cli.reconnect import GatewayLost, Reconnector
 from gateway.cli.table import as_sentence, play, result_in_words, seat_names, show, show_verdict
 from gateway.client import Client
 
@@ -170,24 +171,28 @@ def cmd_queue(client: Client, args: argparse.Namespace) -> None:
     ticket = client.stub.JoinQueue(
         gw.JoinQueueRequest(game=args.game, seats=args.seats, player_name=args.name, options=dict(args.option))
     )
+    link = Reconnector(client, print)
+    fill = gw.FillWithBotsRequest(ticket_id=ticket.ticket_id, bot_level=args.bot)
+    wait = gw.WaitForMatchRequest(ticket_id=ticket.ticket_id, timeout_seconds=2)
     deadline = time.monotonic() + args.fill_after
     while not ticket.matched:
         print(f"waiting for players ({ticket.waiting}/{args.seats})...")
         if time.monotonic() >= deadline:
-            ticket = client.stub.FillWithBots(gw.FillWithBotsRequest(ticket_id=ticket.ticket_id, bot_level=args.bot))
+            ticket = link.call(lambda: client.stub.FillWithBots(fill))
             break
-        ticket = client.stub.WaitForMatch(gw.WaitForMatchRequest(ticket_id=ticket.ticket_id, timeout_seconds=2))
+        ticket = link.call(lambda: client.stub.WaitForMatch(wait))
     print(f"table {ticket.table_id}: you are seat {ticket.seat}")
     play(client, ticket.table_id, ticket.seat_token)
 
 
 def cmd_watch(client: Client, args: argparse.Namespace) -> None:
     names = seat_names(client.table(args.table))
-    for update in client.watch(args.table):
+    link = Reconnector(client, print)
+    for update in link.follow(args.table):
         for event in update.events:
             print(f"  * {event.text}")
         show(update.view, names=names)
-    show_verdict(client, args.table, print)
+    show_verdict(client, args.table, print, link)
 
 
 def cmd_replay(client: Client, args: argparse.Namespace) -> None:
@@ -318,6 +323,8 @@ def main(argv: list[str] | None = None) -> None:
                     "Another address: --gateway HOST:PORT or MANAFORGE_GATEWAY."
                 )
             sys.exit(f"manaforge: {exc.details()} ({exc.code().name})")
+        except GatewayLost as lost:
+            sys.exit(f"manaforge: {lost}")
         except KeyboardInterrupt:
             print()
 

@@ -7,6 +7,7 @@ import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 import grpc
 from google.protobuf.descriptor import FieldDescriptor
@@ -30,6 +31,7 @@ from engine_core.games.rnd.design import (
     design_title,
 )
 from engine_core.registry import AnyGame
+from gateway.cli.reconnect import PATIENCE, Reconnector
 from gateway.client import Client, pack
 
 Read = Callable[[str], str]
@@ -334,9 +336,13 @@ def _ask_lines(field: TextField, example: str, read: Read, out: Out) -> str:
 # -- following the table --------------------------------------------------------------------------------------------
 
 
-def play(client: Client, table_id: str, token: str, read: Read = input, out: Out = print) -> None:
-    """Follow the table as this seat; ask for a move whenever one is ours; show the table while a human decides."""
-    table = client.table(table_id)
+def play(
+    client: Client, table_id: str, token: str, read: Read = input, out: Out = print, patience: float = PATIENCE
+) -> None:
+    """Follow the table as this seat; ask for a move whenever one is ours; show the table while a human decides.
+    Across a restart of the gateway, every call is made again and the updates resume after the last one shown."""
+    link = Reconnector(client, out, patience, hint=f"The game goes on: come back with `manaforge rejoin {table_id}`.")
+    table = link.call(lambda: client.table(table_id))
     names = seat_names(table)
     bots = {s.seat for s in table.seats if s.kind == gw.SEAT_KIND_BOT}
     if not table.started:
@@ -344,15 +350,15 @@ def play(client: Client, table_id: str, token: str, read: Read = input, out: Out
         out(f"waiting for {open_seats} more player(s): others join with `manaforge join {table_id}`")
     shown = -1
     try:
-        for update in client.watch(table_id, token):
+        for update in link.follow(table_id, token):
             for event in update.events:
                 out(f"  * {event.text}")
             view = update.view
             if not table.started and view.version > 0:  # the game has begun: every seat is taken, names known
-                table = client.table(table_id)
+                table = link.call(lambda: client.table(table_id))
                 names = seat_names(table)
             if view.outcome.finished:
-                show(view, out, seat_names(client.table(table_id)))
+                show(view, out, seat_names(link.call(lambda: client.table(table_id))))
                 break
             if not view.legal_actions:
                 humans = [s for s in view.pending.seats if s not in bots and s != view.seat]
@@ -362,35 +368,40 @@ def play(client: Client, table_id: str, token: str, read: Read = input, out: Out
                 continue
             shown = view.version
             show(view, out, names)
-            _move(client, table_id, token, view, read, out, names)
+            _move(link, table_id, token, view, read, out, names)
     except Leave:
         out(
             f"\nyou left table {table_id}; the game goes on (when your seat's clock runs out, a bot decides for it). "
             f"A registered player comes back with `manaforge rejoin {table_id}`."
         )
         return
-    show_verdict(client, table_id, out)
+    show_verdict(client, table_id, out, link)
 
 
 def _move(
-    client: Client, table_id: str, token: str, view: SeatView, read: Read, out: Out, names: Mapping[int, str]
+    link: Reconnector, table_id: str, token: str, view: SeatView, read: Read, out: Out, names: Mapping[int, str]
 ) -> None:
     while True:
         action = choose(view, read, out, names)
+        request = gw.SubmitActionRequest(
+            table_id=table_id,
+            seat_token=token,
+            action=pack(action),
+            client_action_id=uuid.uuid4().hex,  # one id for every try: a move that landed is not made twice
+            expected_version=view.version,
+        )
         try:
-            client.submit(
-                table_id, token, pack(action), client_action_id=uuid.uuid4().hex, expected_version=view.version
-            )
+            link.call(partial(link.client.stub.SubmitAction, request), back="the gateway is back: your move was sent")
             return
         except grpc.RpcError as exc:
             out(f"refused: {exc.details()}")
-            if exc.code() in (grpc.StatusCode.ABORTED, grpc.StatusCode.UNAVAILABLE):
-                return  # the game moved on (or the gateway is away): the next update shows where it is
+            if exc.code() == grpc.StatusCode.ABORTED:
+                return  # the game moved on: the next update shows where it is
 
 
-def show_verdict(client: Client, table_id: str, out: Out) -> None:
+def show_verdict(client: Client, table_id: str, out: Out, link: Reconnector | None = None) -> None:
     try:
-        table = client.wait_finished(table_id, timeout=10)
+        table = (link or Reconnector(client, out)).call(lambda: client.wait_finished(table_id, timeout=10))
         out(f"replay validation: {table.replay_verdict}")
     except TimeoutError:
         out("replay validation is still running")

@@ -42,9 +42,7 @@ def decide(page: Page) -> bool:
     before = version(page)
     form = page.locator(".actions form")
     if not form.count():
-        page.locator(".actions .choices button").first.click()
-        if page.get_by_text("which one?").count():
-            page.locator(".actions .choices button").first.click()
+        pick_first(page)
     if form.count():
         name = form.locator("textarea[data-field=name]")
         if name.count():
@@ -56,6 +54,13 @@ def decide(page: Page) -> bool:
         timeout=30_000,
     )
     return True
+
+
+def pick_first(page: Page) -> None:
+    """Click the first choice (in two steps, the first of the first group)."""
+    page.locator(".actions .choices button").first.click()
+    if page.get_by_text("which one?").count():
+        page.locator(".actions .choices button").first.click()
 
 
 def play_to_the_end(page: Page, limit: int = 400) -> int:

@@ -3,6 +3,7 @@ game, a rejoin after a reload, the lobby's queue and open tables, and a board fo
 
 from __future__ import annotations
 
+import json
 import re
 import time
 import uuid
@@ -12,7 +13,7 @@ from playwright.sync_api import BrowserContext, Page, expect
 
 from deploy.launcher import Stack
 from gateway.client import Client
-from tests.browser.pages import WRITTEN_NAME, create_table, decide, play_to_the_end, version
+from tests.browser.pages import DECISION, WRITTEN_NAME, create_table, decide, pick_first, play_to_the_end, version
 
 
 @pytest.fixture
@@ -135,3 +136,30 @@ def test_a_long_list_of_actions_comes_in_two_steps(page: Page) -> None:
     page.locator(".actions .choices button").last.click()
     page.wait_for_function("v => document.querySelector('.board').dataset.version !== v", arg=before)
     expect(page.locator(".error")).to_have_count(0)
+
+
+def test_a_game_goes_on_through_a_gateway_restart(page: Page, web_stack: Stack, client: Client) -> None:
+    table_id = create_table(page, "manufactory", 2)
+    assert decide(page)
+    page.wait_for_selector(".actions .choices button:enabled")  # this seat's turn: the page waits on its Watch
+    before = version(page)
+    stopping = web_stack.processes["gateway-0"]
+    stopping.terminate()  # SIGTERM: the gateway drains, ending the page's Watch with where to resume
+    stopping.wait(10)
+    connection = page.locator(".connection")
+    expect(connection).to_have_text("The gateway is restarting: reconnecting…")
+    pick_first(page)  # a move made while it is away is sent once it is back
+    expect(connection).to_have_text("The gateway is restarting: reconnecting…")
+    web_stack.restart("gateway-0")  # started again on the same port
+    expect(connection).to_have_text("The gateway restarted: reconnected, nothing missed.")
+    page.wait_for_function("v => document.querySelector('.board').dataset.version !== v", arg=before)
+    expect(page.locator(".error")).to_have_count(0)
+    # What happened: every event this seat may see, once and in order (the server's own list, from the start)
+    page.wait_for_selector(DECISION)
+    held = json.loads(page.evaluate(f"localStorage.getItem('manaforge.seat.{table_id}')"))
+    everything = next(client.watch(table_id, held["token"]))
+    assert str(everything.view.version) == version(page)
+    expect(page.locator(".log li")).to_have_text([e.text for e in everything.events][-12:])
+    play_to_the_end(page)
+    assert client.table(table_id).outcome.finished
+    assert client.log(table_id).actions[int(before)].seat == 0  # the move made while away landed, once

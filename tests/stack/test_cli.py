@@ -17,6 +17,8 @@ import pytest
 
 from deploy.launcher import Stack, play_commands
 from gateway import cli
+from gateway.cli.reconnect import GatewayLost, Reconnector
+from gateway.client import Client
 
 # A client's tests: one storage layout is enough (the shared stack also runs on a Redis Cluster for the server's tests).
 one_layout = pytest.mark.parametrize("stack", ["redis"], indirect=True)
@@ -161,3 +163,20 @@ def test_the_commands_make_run_suggests_work(stack: Stack) -> None:
         assert done.returncode == 0 and "Traceback" not in done.stderr, (command, done.stderr)
         assert done.stdout.strip(), command
     assert "--gateway" not in play_commands("127.0.0.1:50051")[0]  # the client's own default needs no flag
+
+
+def test_a_game_s_calls_give_up_with_a_clear_message_when_the_gateway_stays_away() -> None:
+    said: list[str] = []
+    with socket.socket() as unused:  # a loopback port nobody listens on
+        unused.bind(("127.0.0.1", 0))
+        nobody = f"127.0.0.1:{unused.getsockname()[1]}"
+        with Client(nobody) as client:
+            link = Reconnector(client, said.append, patience=1.0, hint="Come back with `manaforge rejoin T`.")
+            with pytest.raises(GatewayLost) as lost:
+                link.call(client.games)
+            with pytest.raises(GatewayLost):
+                next(link.follow("T"))
+    assert said == [f"the gateway at {nobody} is unavailable: trying again…"] * 2  # said once a time it went away
+    assert str(lost.value) == (
+        f"the gateway at {nobody} has not answered for 1 s; giving up. Come back with `manaforge rejoin T`."
+    )

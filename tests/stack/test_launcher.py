@@ -87,3 +87,22 @@ def test_servers_get_ports_no_outgoing_connection_can_hold() -> None:
     cluster = [free_cluster_port() for _ in range(20)]
     assert all(port < low for port in ports) and all(port + 10000 < low for port in cluster)
     assert len(set(ports)) == len(ports)  # none handed out twice: a stack takes several before its servers bind them
+
+
+def test_no_python_runs_in_a_child_between_fork_and_exec(tmp_path: Path) -> None:
+    """The launcher restarts processes from a busy, threaded process (gRPC clients, the soak's load): Python code run
+    in the child before exec (a `preexec_fn`, and with it every at-fork handler, gRPC's among them) can deadlock or
+    crash there (a restarted Redis died of SIGSEGV before exec). The launcher starts its children with no Python in
+    between, yet they still die with the launcher (test_the_stack_dies_with_a_killed_launcher)."""
+    marker = tmp_path / "python-ran-in-the-child"
+    probe = (
+        "import os, sys\n"
+        "from deploy.launcher import Stack\n"
+        f"os.register_at_fork(after_in_child=lambda: open({str(marker)!r}, 'w').close())\n"
+        "stack = Stack()\n"
+        "stack._spawn('probe', [sys.executable, '-c', 'import time; time.sleep(0.1)'])\n"
+        "assert stack.processes['probe'].wait(20) == 0\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert not marker.exists()

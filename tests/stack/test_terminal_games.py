@@ -206,3 +206,48 @@ def test_two_people_at_one_table_see_it_while_the_other_decides(stack: Stack, tm
     scores = [re.search(r", (\d+) to (\d+)", said[n]) for n in ("ann", "bob")]
     if scores[0] and scores[1]:
         assert scores[0].groups() == tuple(reversed(scores[1].groups()))  # each sees its own score first
+
+
+EVENT = re.compile(r"^  \* (.*?)\r?$", re.MULTILINE)
+
+
+def shown_events(child: Terminal) -> list[str]:
+    return EVENT.findall(child.seen.getvalue())
+
+
+def test_a_game_goes_on_through_gateway_restarts_with_nothing_shown_twice_or_missed(
+    stack: Stack, tmp_path: Path, store: Any
+) -> None:
+    ann = spawn(stack, tmp_path / "ann", "play", "cardbench", "--name", "ann")
+    ann.expect(r"table (\w+): you are seat 0")
+    table_id = ann.group(1)
+    spectator = spawn(stack, tmp_path / "spectator", "watch", table_id)
+    ann.expect(MOVE)
+    ann.sendline("1")
+    ann.expect(MOVE)
+    spectator.expect(r"Waiting for ann \(seat 0\)")  # following the game
+    # a graceful restart (SIGTERM: the gateway drains its streams) while ann looks at her choices
+    stack.restart("gateway-0")
+    ann.sendline("1")
+    ann.expect("the gateway restarted: reconnected, nothing missed")
+    spectator.expect("the gateway is restarting: reconnecting…")  # it was waiting for the next update
+    spectator.expect("the gateway restarted: reconnected, nothing missed")
+    # the gateway stopped while ann types: her move is sent again once it is back
+    ann.expect(MOVE)
+    stopped = stack.processes["gateway-0"]
+    stopped.terminate()
+    stopped.wait(10)
+    ann.sendline("1")
+    ann.expect(f"the gateway at {stack.gateway_addresses[0]} is unavailable: trying again…")
+    stack.restart("gateway-0")
+    ann.expect("the gateway is back: your move was sent")
+    ann.expect("the gateway restarted: reconnected, nothing missed")
+    _, verdict = Player(ann, random.Random(31), name="ann").play()
+    assert ann.finish() == 0 and verdict.startswith("valid"), verdict
+    spectator.expect(r"replay validation: valid")
+    assert spectator.finish() == 0
+    # every event each of them may see was shown once, in order, across both restarts
+    events = store.events(table_id, 1)
+    assert shown_events(ann) == [e.text for e in events if not e.HasField("audience") or e.audience == 0]
+    assert shown_events(spectator) == [e.text for e in events if not e.HasField("audience")]
+    assert len(store.action_log(table_id)) == 100  # every move of ann's 50 landed once

@@ -1,7 +1,7 @@
 // The Manaforge browser client: the lobby (#/), a table to play or watch (#/table/ID) and a finished game's replay
 // (#/replay/ID). Every call is the Gateway's own API, over gRPC-Web.
 import { html, nothing, render, type TemplateResult } from "lit-html";
-import { ConnectError } from "@connectrpc/connect";
+import { Code, ConnectError } from "@connectrpc/connect";
 import { anyUnpack, type Any } from "@bufbuild/protobuf/wkt";
 import type { DescMessage, Message } from "@bufbuild/protobuf";
 import { forget, gateway, games, heldSeat, holdSeat, identity, rules, saveIdentity, type SeatHeld } from "./api";
@@ -360,6 +360,23 @@ function result(outcome: Outcome, names: string[], mine: number): string {
   return `${verdict}${scores}${who}${outcome.reason ? ` (${outcome.reason})` : ""}.`;
 }
 
+/** The gateway is draining, restarting or out of reach (as is the edge): the call may be made again. */
+function isAway(error: unknown): boolean {
+  return error instanceof ConnectError && (error.code === Code.Unavailable || error.cause instanceof TypeError); // TypeError: fetch failed
+}
+
+function isDraining(error: unknown): boolean {
+  return error instanceof ConnectError && error.code === Code.Unavailable && error.rawMessage.includes("gateway draining");
+}
+
+const PATIENCE_MS = 60_000; // a move waits this long for the gateway to come back
+const BACKOFF_MS = [0, 250, 500, 1000, 2000]; // the pauses between tries while it is away, the last one repeated
+const SAID_MS = 10_000; // how long "reconnected" stays
+
+function pause(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
 /** A fresh client action id (crypto.randomUUID needs a secure context; an edge may be served over plain HTTP). */
 function actionId(): string {
   return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
@@ -374,6 +391,9 @@ class TablePage implements Page {
   group?: Group;
   writing?: Choice;
   sending = false;
+  awaySince?: number; // when the gateway went away, while it is away
+  draining = false; // it said it was draining (a graceful restart)
+  backAt = 0; // when it answered again
   abort = new AbortController();
   ticker = window.setInterval(() => show(), 1000);
 
@@ -417,14 +437,18 @@ class TablePage implements Page {
     }
   }
 
-  /** The seat's (or the public) updates, live; resumed after the last one seen when the stream breaks. */
+  /** The seat's (or the public) updates, live; resumed after the last one seen when the stream breaks (at once
+   * when the gateway drains, for a restart). */
   async follow(): Promise<void> {
     let after = 0n;
+    let tries = 0;
     while (!this.abort.signal.aborted) {
       try {
         const updates = gateway.watch({ tableId: this.tableId, seatToken: this.held?.token ?? "", afterSeq: after }, { signal: this.abort.signal });
         for await (const update of updates) {
           after = update.seq;
+          tries = 0;
+          this.back();
           this.events.push(...update.events);
           if (update.view) this.seatView = update.view;
           if (this.seatView?.outcome?.finished || !this.table?.started) this.table = await gateway.getTable({ tableId: this.tableId });
@@ -434,30 +458,67 @@ class TablePage implements Page {
         if (this.seatView?.outcome?.finished) return;
       } catch (e) {
         if (this.abort.signal.aborted) return;
-        this.error = `${problem(e)} — reconnecting…`;
+        if (isAway(e)) this.away(e);
+        else this.error = `${problem(e)} — reconnecting…`;
         show();
       }
-      await new Promise((r) => setTimeout(r, 1000));
+      await pause(this.awaySince === undefined ? 1000 : BACKOFF_MS[Math.min(tries++, BACKOFF_MS.length - 1)]);
     }
+  }
+
+  /** A call found the gateway away. */
+  away(error: unknown): void {
+    if (this.awaySince !== undefined) return;
+    this.awaySince = Date.now();
+    this.draining = isDraining(error);
+  }
+
+  /** A call was answered again. */
+  back(): void {
+    if (this.awaySince === undefined) return;
+    this.awaySince = undefined;
+    this.backAt = Date.now();
+    show();
+  }
+
+  connection(): Part {
+    if (this.awaySince !== undefined) {
+      return html`<p class="connection" role="status">${this.draining ? "The gateway is restarting: reconnecting…" : "The gateway is unavailable: trying again…"}</p>`;
+    }
+    if (Date.now() - this.backAt < SAID_MS) {
+      return html`<p class="connection" role="status">${this.draining ? "The gateway restarted: reconnected, nothing missed." : "The gateway is back: nothing missed."}</p>`;
+    }
+    return nothing;
   }
 
   async submit(choice: Choice, texts?: string[]): Promise<void> {
     if (!this.held || !this.seatView || this.sending) return;
     this.sending = true;
     this.error = "";
-    try {
-      await gateway.submitAction({
-        tableId: this.tableId,
-        seatToken: this.held.token,
-        clientActionId: actionId(),
-        action: texts ? withTexts(choice, texts) : choice.any,
-        // a turn is taken on the board as seen; a vote or a response may cross other seats' moves
-        expectedVersion: this.seatView.pending?.kind === DecisionKind.TURN ? this.seatView.version : undefined,
-      });
-      this.group = undefined;
-      this.writing = undefined;
-    } catch (e) {
-      this.error = problem(e);
+    const request = {
+      tableId: this.tableId,
+      seatToken: this.held.token,
+      clientActionId: actionId(), // one id for every try: a move that landed is not made twice
+      action: texts ? withTexts(choice, texts) : choice.any,
+      // a turn is taken on the board as seen; a vote or a response may cross other seats' moves
+      expectedVersion: this.seatView.pending?.kind === DecisionKind.TURN ? this.seatView.version : undefined,
+    };
+    const since = Date.now();
+    for (let tries = 0; ; tries++) {
+      try {
+        await gateway.submitAction(request); // the Watch, resumed, says when the gateway is back
+        this.group = undefined;
+        this.writing = undefined;
+        break;
+      } catch (e) {
+        if (!isAway(e) || this.abort.signal.aborted || Date.now() - since > PATIENCE_MS) {
+          this.error = problem(e);
+          break;
+        }
+        this.away(e);
+        show();
+        await pause(BACKOFF_MS[Math.min(tries, BACKOFF_MS.length - 1)]);
+      }
     }
     this.sending = false;
     show();
@@ -480,6 +541,7 @@ class TablePage implements Page {
       <h1>${game ? title(game) : "Table"} <small class="muted">table ${this.tableId}</small></h1>
       <p class="muted">${mine >= 0 ? `You are at seat ${mine}.` : "You are watching (the public view)."}
         ${this.table?.spectators ? `${this.table.spectators} watching.` : ""}</p>
+      ${this.connection()}
       ${notice(this.error)}
       ${this.seatsBar(names, mine)}
       ${outcome?.finished
