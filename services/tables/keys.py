@@ -9,8 +9,9 @@ The shards' tags are chosen so their slots are evenly spaced over the 16,384 slo
 even slot ranges (what `redis-cli --cluster create` makes) gets an even share of the shards on each primary. On a
 single Redis the shards cost nothing but a few more keys; a listing reads every shard's part in one pipeline.
 
-Queues and their tickets share their queue's hash tag (a matchmaking script reads the tickets of its queue), and a
-ticket id names its queue's tag. Players' keys are their own (one player's writes are never atomic with another's).
+Queues, their handovers and their tickets share their queue's hash tag (a matchmaking script reads the tickets of
+its queue), and a ticket id names its queue's tag. Players' keys are their own (one player's writes are never atomic
+with another's).
 """
 
 from __future__ import annotations
@@ -93,6 +94,16 @@ def ticket_prefix(tag: str) -> str:
 def tickets_of(queue_key: str) -> str:
     """The key prefix of a queue's tickets."""
     return queue_key.removesuffix("queue") + "ticket:"
+
+
+def handovers_of(queue_key: str) -> str:
+    """A queue's matches being handed over to their tables: claim ids by deadline (lua/queue_handovers.lua)."""
+    return queue_key.removesuffix("queue") + "handovers"
+
+
+def handed_over_of(queue_key: str) -> str:
+    """The tickets of each of a queue's handovers: claim id -> "<joiner>|<ticket>,<ticket>,..."."""
+    return queue_key.removesuffix("queue") + "handovers:tickets"
 
 
 def new_ticket_id(tag: str, random: str) -> str:

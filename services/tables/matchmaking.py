@@ -1,4 +1,19 @@
-"""Matchmaking: players queue for a game and seat count; a full queue becomes a table, or bots fill the rest."""
+"""Matchmaking: players queue for a game and seat count; a full queue becomes a table, or bots fill the rest.
+
+A match is handed over from its queue to its table in steps (a queue's keys and a table's lie in different slots of
+a Redis Cluster: no one script can touch both), none of which can strand a player:
+1. a queue script takes the match's tickets out of their queue and claims them for HANDOVER_SECONDS (the lease);
+2. the match's table is made, its players' seats left open (nobody can play there yet);
+3. one script matches the tickets to the table, each with its seat and seat token, only while the claim holds;
+4. the players take their seats with those tokens; the last one starts the game.
+Whoever dies or stalls before step 3, the lease runs out and the next queue script on that queue (a waiting
+player's WaitForMatch, a JoinQueue, a FillWithBots) hands the tickets back to their queue, but for the ticket of the
+JoinQueue call that made the match (that call failed: its player never learned the ticket, and joins again). A late
+step 3 is then refused, and its table, where nobody sits, is removed. After step 3, whoever reads a matched ticket
+whose game has not started (the matched players' own WaitForMatch) takes the seats left: step 4 is idempotent. A
+seat token is handed to its player once the game has started, and only once. So a ticket is matched to one table at
+most, and every player holding a seat token sits at a game under way.
+"""
 
 from __future__ import annotations
 
@@ -7,20 +22,21 @@ import secrets
 import time
 
 from manaforge.v1.common_pb2 import GameConfig
-from manaforge.v1.gateway_pb2 import QueueTicket, SeatRequest
+from manaforge.v1.gateway_pb2 import QueueTicket, SeatKind, SeatRequest
 
 from engine_core import find_game
 from engine_core.bots import check_level
 from services.tables import keys
-from services.tables.errors import TableNotFoundError, TableStateError
+from services.tables.errors import DrainingError, TableNotFoundError, TableStateError
 from services.tables.metrics import QUEUE_WAIT_SECONDS
 from services.tables.players import BOT_RATINGS, ordinal
 from services.tables.service import Tables
-from services.tables.store import MATCHED_TICKET_TTL
 
 MAX_WAIT = 30.0  # seconds one WaitForMatch call may wait
 MATCH_WINDOW = 5.0  # rating ordinal points between the players of a match at first
 MATCH_WIDEN = 0.5  # ... and more by this much for every second the oldest of them has waited
+HANDOVER_SECONDS = 5.0  # a match taken out of its queue is handed over to its table within this, or handed back
+JOIN_ATTEMPTS = 3  # a JoinQueue whose handover was refused (it was slower than the lease) joins again this often
 
 
 def closest_bot_level(ordinal_rating: float) -> str:
@@ -28,45 +44,66 @@ def closest_bot_level(ordinal_rating: float) -> str:
     return min(BOT_RATINGS, key=lambda level: abs(ordinal(*BOT_RATINGS[level]) - ordinal_rating))
 
 
+def playable(game_name: str, seats: int, options: dict[str, str]) -> GameConfig:
+    """The checked config of a queue: one the game accepts and a table can be made of. Its first deal is tried too:
+    a card set is looked up only then (an unknown set, or boosters too few for the seats, would otherwise be found
+    only when the match's table is made)."""
+    game = find_game(game_name)
+    config = game.check_config(GameConfig(game=game_name, seats=seats, options=options))
+    game.new_game(config, 0)
+    return config
+
+
 class Matchmaker:
     """Players whose ratings are within `window` (ordinal points) of each other are matched; the window widens by
     `widen` a second for as long as the oldest of them has waited."""
 
-    def __init__(self, tables: Tables, window: float = MATCH_WINDOW, widen: float = MATCH_WIDEN) -> None:
+    def __init__(
+        self,
+        tables: Tables,
+        window: float = MATCH_WINDOW,
+        widen: float = MATCH_WIDEN,
+        lease: float = HANDOVER_SECONDS,
+    ) -> None:
         self.tables = tables
         self.store = tables.store
         self.window = window
         self.widen = widen
+        self.lease = lease
 
     async def join_queue(
         self, game_name: str, seats: int, player_name: str, opts: dict[str, str], player_id: str = ""
     ) -> QueueTicket:
-        game = find_game(game_name)
-        config = game.check_config(GameConfig(game=game_name, seats=seats, options=opts))
+        config = playable(game_name, seats, opts)
         if not player_id and await self.tables.players.name_taken(player_name):
             raise TableStateError(f"player name: {player_name!r} is a registered player's or a bot's")
         queue = _queue_key(config)
         ticket_id = keys.new_ticket_id(_queue_tag(config), secrets.token_hex(8))
-        await self.store.save_ticket(
-            ticket_id,
-            {
-                "name": player_name,
-                "player": player_id,
-                "rating": await self._ordinal(player_id, config),
-                "queue": queue,
-                "config": config.SerializeToString().hex(),
-                "matched": 0,
-                "joined": time.time(),
-            },
-        )
-        matched, waiting = await self.store.queue_join(queue, ticket_id, config.seats, self.window, self.widen)
-        if matched:
-            await self._seat_tickets(config, matched, "")
-        return await self._ticket(ticket_id, waiting)
+        fields = {
+            "name": player_name,
+            "player": player_id,
+            "rating": await self._ordinal(player_id, config),
+            "queue": queue,
+            "config": config.SerializeToString().hex(),
+            "matched": 0,
+            "joined": time.time(),
+        }
+        for _ in range(JOIN_ATTEMPTS):
+            await self.store.save_ticket(ticket_id, fields)
+            claim = secrets.token_hex(8)
+            matched, waiting = await self.store.queue_join(
+                queue, ticket_id, config.seats, self.window, self.widen, claim, self.lease
+            )
+            if not matched or await self._hand_over(config, claim, matched, ""):
+                return await self._ticket(ticket_id, waiting)
+            if await self.store.ticket(ticket_id):  # not in the match refused: it waits, or was matched since
+                return await self._ticket(ticket_id)
+            # this call was slower than its lease: its ticket was handed back, removed (nobody has it yet)
+        raise DrainingError("queue: the match could not be handed over in time; join again")
 
     async def wait_for_match(self, ticket_id: str, timeout: float) -> QueueTicket:
         """Wait up to `timeout` seconds for the ticket's table, looking for a match each second (the rating window
-        widens while players wait)."""
+        widens while players wait; a handover left unfinished past its lease is handed back meanwhile)."""
         ticket = await self._ticket(ticket_id)
         if ticket.matched:
             return ticket
@@ -75,9 +112,12 @@ class Matchmaker:
         config = GameConfig.FromString(bytes.fromhex(fields["config"]))
         deadline = time.monotonic() + max(0.0, min(timeout, MAX_WAIT))
         while True:
-            matched, _ = await self.store.queue_join(fields["queue"], "", config.seats, self.window, self.widen)
+            claim = secrets.token_hex(8)
+            matched, _ = await self.store.queue_join(
+                fields["queue"], "", config.seats, self.window, self.widen, claim, self.lease
+            )
             if matched:
-                await self._seat_tickets(config, matched, "")
+                await self._hand_over(config, claim, matched, "")
             left = deadline - time.monotonic()
             if matched or left <= 0:
                 return await self._ticket(ticket_id)
@@ -87,46 +127,83 @@ class Matchmaker:
                 return ticket
 
     async def fill_with_bots(self, ticket_id: str, level: str) -> QueueTicket:
+        """A table for the ticket's player now: with the players waiting beside it, and bots in the seats left. A
+        ticket in a handover is waited for (up to its lease): then it is matched, or back in its queue."""
         fields = await self.store.ticket(ticket_id)
         if not fields:
             raise TableNotFoundError(f"unknown ticket: {ticket_id}")
         config = GameConfig.FromString(bytes.fromhex(fields["config"]))
-        taken = await self.store.queue_take(fields["queue"], ticket_id, config.seats)
-        if not taken:
+        # the level is checked before anything leaves the queue; no level: the one rated closest to the player
+        level = check_level(level) if level else closest_bot_level(float(fields.get("rating", 0) or 0))
+        deadline = time.monotonic() + self.lease + 1.0
+        while True:
+            claim = secrets.token_hex(8)
+            taken = await self.store.queue_take(fields["queue"], ticket_id, config.seats, claim, self.lease)
+            if taken and await self._hand_over(config, claim, taken, level):
+                return await self._ticket(ticket_id)
             ticket = await self._ticket(ticket_id)
             if ticket.matched:
                 return ticket
-            raise TableStateError("queue: this ticket is no longer waiting")
-        if not level:  # bots of a level comparable to the player's rating
-            level = closest_bot_level(float(fields.get("rating", 0) or 0))
-        await self._seat_tickets(config, taken, check_level(level))
-        return await self._ticket(ticket_id)
+            left = deadline - time.monotonic()
+            if left <= 0 or not (taken or "claim" in await self.store.ticket(ticket_id)):
+                raise TableStateError("queue: this ticket is no longer waiting")
+            if not taken:  # another call is handing it over: wait for its outcome
+                await self.store.wait_ticket(ticket_id, min(1.0, left))
 
     async def leave_queue(self, ticket_id: str) -> QueueTicket:
-        """Take a waiting ticket out of its queue for good."""
+        """Take a waiting ticket out of its queue for good (a ticket in a handover too: that handover is refused)."""
         fields = await self.store.ticket(ticket_id)
         if not fields:
             raise TableNotFoundError(f"unknown ticket: {ticket_id} (it may have expired)")
-        if fields.get("matched") == "1":
-            raise TableStateError(f"queue: this ticket is already matched to table {fields.get('table_id', '')}")
-        await self.store.leave_queue(fields["queue"], ticket_id)
+        status, table_id = await self.store.leave_queue(fields["queue"], ticket_id)
+        if status == "matched":
+            raise TableStateError(f"queue: this ticket is already matched to table {table_id}")
+        if status == "unknown":
+            raise TableNotFoundError(f"unknown ticket: {ticket_id} (it may have expired)")
         return QueueTicket(ticket_id=ticket_id, matched=False, waiting=await self.store.queue_length(fields["queue"]))
 
-    async def _seat_tickets(self, config: GameConfig, tickets: list[str], bot_level: str) -> None:
+    async def _hand_over(self, config: GameConfig, claim: str, tickets: list[str], bot_level: str) -> bool:
+        """Make the table of a claimed match and hand its tickets over to it (the steps in this module's doc). False:
+        the claim was handed back meanwhile (this call was slower than its lease, or one of the players left); the
+        table made is removed, and the tickets wait in their queue again."""
+        queue = _queue_key(config)
         requests = [SeatRequest() for _ in tickets]
         requests += [SeatRequest(bot=True, bot_level=bot_level) for _ in range(config.seats - len(tickets))]
-        table, _, _ = await self.tables.create_table(config, requests, listed=False)
+        try:
+            table, _, _ = await self.tables.create_table(config, requests, listed=False)
+        except Exception:
+            await self.store.hand_back(queue, claim)
+            raise
+        open_seats = [seat.seat for seat in table.seats if seat.kind == SeatKind.SEAT_KIND_OPEN]
+        seats = [(t, seat, secrets.token_urlsafe(24)) for t, seat in zip(tickets, open_seats, strict=True)]
+        if not await self.store.hand_over(queue, claim, table.table_id, seats):
+            await self.tables.abandon(table.table_id)  # nobody sits there, and nobody will
+            return False
+        for fields in await self._seat(table.table_id, tickets):
+            QUEUE_WAIT_SECONDS.labels(config.game).observe(max(0.0, time.time() - float(fields.get("joined") or 0)))
+        return True
+
+    async def _seat(self, table_id: str, tickets: list[str]) -> list[dict[str, str]]:
+        """Seat the players of a match handed over to `table_id`, each with its ticket's seat and token, and wake
+        their WaitForMatch. Whoever finishes a handover calls it, so a seat taken already is left as it is. Returns
+        the tickets' fields."""
+        found = []
         for ticket_id in tickets:
             fields = await self.store.ticket(ticket_id)
-            name = fields.get("name", "player")
-            QUEUE_WAIT_SECONDS.labels(config.game).observe(max(0.0, time.time() - float(fields.get("joined", 0) or 0)))
-            _, seat, token = await self.tables.join_table(table.table_id, name, player_id=fields.get("player", ""))
-            await self.store.save_ticket(
-                ticket_id,
-                {"matched": 1, "table_id": table.table_id, "seat": seat, "token": token},
-                MATCHED_TICKET_TTL,
-            )
+            found.append(fields)
+            if "token" not in fields:
+                continue  # handed to its player: the game has started, every seat is taken
+            seat = int(fields["seat"])
+            try:
+                await self.tables.join_table(
+                    table_id, fields.get("name", "player"), seat, fields.get("player", ""), token=fields["token"]
+                )
+            except TableStateError:
+                if seat not in await self.store.occupants(table_id):
+                    raise
+        for ticket_id in tickets:
             await self.store.notify_ticket(ticket_id)
+        return found
 
     async def _ordinal(self, player_id: str, config: GameConfig) -> float:
         if not player_id:
@@ -138,6 +215,8 @@ class Matchmaker:
         if not fields:
             raise TableNotFoundError(f"unknown ticket: {ticket_id}")
         matched = fields.get("matched") == "1"
+        if matched and "token" in fields and "match" in fields and not await self._started(fields["table_id"]):
+            await self._seat(fields["table_id"], fields["match"].split(","))  # a handover its maker left unfinished
         if waiting is None:
             waiting = 0 if matched else await self.store.queue_length(fields["queue"])
         # The seat token goes to the first caller who finds the ticket matched, and only to it.
@@ -150,6 +229,10 @@ class Matchmaker:
             seat_token=token,
             waiting=waiting,
         )
+
+    async def _started(self, table_id: str) -> bool:
+        live = await self.store.live(table_id)
+        return live is not None and live.started
 
 
 def _queue_tag(config: GameConfig) -> str:

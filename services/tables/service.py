@@ -164,15 +164,16 @@ class Tables:
         return checked
 
     async def join_table(
-        self, table_id: str, player_name: str, seat: int | None = None, player_id: str = ""
+        self, table_id: str, player_name: str, seat: int | None = None, player_id: str = "", token: str = ""
     ) -> tuple[Table, int, str]:
         """Take a seat: as a registered player (`player_id`, already authenticated; the seat is theirs for good), or
-        as a guest under `player_name` (not a registered player's name, nor a bot's)."""
+        as a guest under `player_name` (not a registered player's name, nor a bot's). `token`: the seat token, when
+        the caller chose it (matchmaking's, so any process can finish a handover); else a new one."""
         record = await self.committer.record(table_id)
         name = _clean_name(player_name)
         if not player_id and await self.players.name_taken(name):
             raise TableStateError(f"player name: {name!r} is a registered player's or a bot's; register to use yours")
-        token = secrets.token_urlsafe(24)
+        token = token or secrets.token_urlsafe(24)
         wanted = -1 if seat is None else seat
         if not -1 <= wanted < record.config.seats:
             raise InvalidConfigError("seat", f"seat {wanted} does not exist at a {record.config.seats}-seat table")

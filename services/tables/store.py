@@ -137,8 +137,11 @@ class RedisStore:
         self.blocking: Any = blocking or client  # for commands that wait in Redis up to MAX_BLOCK seconds
         self._commit = client.register_script(_lua("commit.lua"))
         self._claim = client.register_script(_lua("claim_seat.lua"))
-        self._queue_join = client.register_script(_lua("queue_join.lua"))
-        self._queue_take = client.register_script(_lua("queue_take.lua"))
+        queue_script = _lua("queue_handovers.lua")  # what every queue script shares
+        self._queue_join = client.register_script(queue_script + _lua("queue_join.lua"))
+        self._queue_take = client.register_script(queue_script + _lua("queue_take.lua"))
+        self._queue_hand_over = client.register_script(queue_script + _lua("queue_hand_over.lua"))
+        self._queue_leave = client.register_script(queue_script + _lua("queue_leave.lua"))
         self._claim_due = client.register_script(_lua("claim_due.lua"))
         self._present = client.register_script(_lua("present.lua"))
         self._batch_script = client.register_script(_lua("batch.lua"))
@@ -566,19 +569,41 @@ class RedisStore:
         await self.redis.lset(_keys(table_id)["log"], index, logged.SerializeToString())
 
     # ----- matchmaking ---------------------------------------------------------------------------------------
-    # A queue (keys.queue) and its tickets share a hash tag: the scripts read the tickets of their queue.
+    # A queue (keys.queue), its handovers and its tickets share a hash tag: the scripts read the tickets of their
+    # queue. A match taken out of a queue is claimed for `lease` seconds: handed over to its table (`hand_over`)
+    # within them, or handed back to the queue by any later queue script (lua/queue_handovers.lua).
+
+    @staticmethod
+    def _queue_keys(queue: str) -> list[str]:
+        return [queue, k.handovers_of(queue), k.handed_over_of(queue)]
 
     async def queue_join(
-        self, queue: str, ticket_id: str, needed: int, window: float = 5.0, widen: float = 0.5
+        self, queue: str, ticket_id: str, needed: int, window: float, widen: float, claim: str, lease: float
     ) -> tuple[list[str], int]:
-        """Queue `ticket_id` ("": only look for a match) and take out a match if the queue has one."""
-        args: list[Any] = [ticket_id, needed, k.tickets_of(queue), window, widen]
-        matched, waiting = await self._script(self._queue_join, keys=[queue], args=args)
+        """Queue `ticket_id` ("": only look for a match) and take out a match if the queue has one, claimed as
+        `claim`. Returns the match's tickets (or none) and how many wait."""
+        args: list[Any] = [ticket_id, needed, k.tickets_of(queue), window, widen, claim, int(lease * 1000)]
+        matched, waiting = await self._script(self._queue_join, keys=self._queue_keys(queue), args=args)
         return [t.decode() for t in matched or []], int(waiting)
 
-    async def queue_take(self, queue: str, ticket_id: str, seats: int) -> list[str]:
-        taken = await self._script(self._queue_take, keys=[queue], args=[ticket_id, seats, k.tickets_of(queue)])
+    async def queue_take(self, queue: str, ticket_id: str, seats: int, claim: str, lease: float) -> list[str]:
+        """Take a waiting ticket and up to `seats` - 1 others out of the queue, claimed as `claim` (none: the ticket
+        is not waiting)."""
+        args = [ticket_id, seats, k.tickets_of(queue), claim, int(lease * 1000)]
+        taken = await self._script(self._queue_take, keys=self._queue_keys(queue), args=args)
         return [t.decode() for t in taken or []]
+
+    async def hand_over(self, queue: str, claim: str, table_id: str, seats: list[tuple[str, int, str]]) -> bool:
+        """Match the claimed tickets to their table, each (ticket, seat, seat token), if the claim still holds; else
+        (False) its tickets wait in their queue again."""
+        args: list[Any] = [claim, k.tickets_of(queue), table_id, int(MATCHED_TICKET_TTL)]
+        args += [x for seat in seats for x in seat]
+        status = await self._script(self._queue_hand_over, keys=self._queue_keys(queue), args=args)
+        return bool(status == b"ok")
+
+    async def hand_back(self, queue: str, claim: str) -> None:
+        """The claimed tickets wait in their queue again, now (the match's table could not be made)."""
+        await self._script(self._queue_hand_over, keys=self._queue_keys(queue), args=[claim, k.tickets_of(queue), ""])
 
     async def queue_length(self, queue: str) -> int:
         return int(await self.redis.llen(queue))
@@ -593,11 +618,11 @@ class RedisStore:
         """A waiting player is still there: its ticket lives TICKET_TTL seconds more. False: it is gone."""
         return bool(await self.redis.expire(k.ticket(ticket_id), int(TICKET_TTL)))
 
-    async def leave_queue(self, queue: str, ticket_id: str) -> None:
-        pipe = self._batch()
-        pipe.lrem(queue, 0, ticket_id)
-        pipe.delete(k.ticket(ticket_id))
-        await pipe.execute()
+    async def leave_queue(self, queue: str, ticket_id: str) -> tuple[str, str]:
+        """Remove a ticket that is not matched: ("left", ""), ("matched", its table id) or ("unknown", "")."""
+        args = [ticket_id, k.tickets_of(queue)]
+        status, *table = await self._script(self._queue_leave, keys=self._queue_keys(queue), args=args)
+        return status.decode(), table[0].decode() if table and table[0] else ""
 
     async def ticket(self, ticket_id: str) -> dict[str, str]:
         """A ticket's fields ({} for an unknown or expired ticket, or an id that is no ticket's)."""
