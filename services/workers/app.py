@@ -10,10 +10,13 @@ service once, on an event loop of its own (a Portal): tasks are plain threads th
 from __future__ import annotations
 
 import asyncio
+import logging
+import os
 import threading
+import time
 from typing import Any
 
-from celery.signals import worker_ready, worker_shutting_down
+from celery.signals import setup_logging, worker_ready, worker_shutting_down
 
 from services import observability
 from services.bootstrap import Settings, build_tables
@@ -22,6 +25,11 @@ from services.tables.portal import Portal
 from services.tables.service import Tables
 from services.workers.dispatcher import Dispatcher
 from services.workers.scheduler import FOLLOW_UP, make_celery
+
+log = logging.getLogger(__name__)
+
+WATCH_EVERY = 1.0  # seconds between two looks at the dispatcher's loops
+UNHEALTHY = 70  # the exit status of a worker whose dispatcher loops are not all alive (EX_SOFTWARE)
 
 app = make_celery(Settings.from_env().redis_url)
 _service: tuple[Portal, Tables] | None = None
@@ -53,19 +61,44 @@ def send(item: FollowUp) -> None:
     app.send_task(FOLLOW_UP, args=[item.format()])
 
 
+@setup_logging.connect
+def log_json_lines(loglevel: int | None = None, **_: Any) -> None:
+    """The worker's logging is ours: with a receiver of this signal Celery installs no handler of its own and does
+    not redirect stdout and stderr into its loggers (where JSON lines written to stderr were lost). Celery's own
+    records (a lost broker connection, an unrecoverable error) become JSON lines too, at the command's --loglevel."""
+    observability.log_json_lines("worker")
+    if loglevel:
+        logging.getLogger("celery").setLevel(loglevel)
+
+
 @worker_ready.connect
 def start_dispatcher(**_: Any) -> None:
-    """The worker is up: run its dispatcher on the service's event loop."""
+    """The worker is up: serve its metrics, run its dispatcher on the service's event loop, and watch the
+    dispatcher's loops from a thread of their own."""
     global _stop
-    observability.configure("worker")
+    observability.serve_metrics()
     portal, tables = service()
+    dispatcher = Dispatcher(tables, send)
 
     async def begin() -> None:
         global _stop
         _stop = asyncio.Event()
-        asyncio.get_running_loop().create_task(Dispatcher(tables, send).run(_stop))
+        dispatcher.start(_stop)
 
     portal.run(begin())
+    threading.Thread(target=watch, args=(dispatcher,), name="watchdog", daemon=True).start()
+
+
+def watch(dispatcher: Dispatcher) -> None:
+    """A worker whose dispatcher loops are not all alive (one ended, or began no step for a minute: a hung call, a
+    blocked event loop) moves no game of their shards: it says so and exits, and its supervisor (`make run`,
+    Kubernetes) starts it again. Nothing is lost: its claimed items and unacknowledged tasks come back."""
+    while True:
+        time.sleep(WATCH_EVERY)
+        failing = dispatcher.failing()
+        if failing:
+            log.critical("worker unhealthy, exiting", extra={"fields": {"failing": failing, "status": UNHEALTHY}})
+            os._exit(UNHEALTHY)
 
 
 @worker_shutting_down.connect

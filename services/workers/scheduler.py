@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from celery import Celery
 
+from services.workers import transport
+
 FOLLOW_UP = "manaforge.follow_up"
 VISIBILITY_TIMEOUT = 30  # seconds before the broker hands an unacknowledged task to another worker
 
@@ -15,6 +17,7 @@ def make_celery(broker_url: str) -> Celery:
     VISIBILITY_TIMEOUT seconds; the outbox's own lease (services/workers/dispatcher.py) brings it back sooner."""
     celery = Celery("manaforge", broker=broker_url)
     celery.conf.update(
+        broker_transport=transport.NAME,  # kombu's Redis transport, with a fault worked around (transport.py)
         task_serializer="json",
         accept_content=["json"],  # never pickle
         result_serializer="json",
@@ -27,5 +30,6 @@ def make_celery(broker_url: str) -> Celery:
         broker_connection_max_retries=None,
         broker_transport_options={"visibility_timeout": VISIBILITY_TIMEOUT},
         worker_hijack_root_logger=False,
+        worker_redirect_stdouts=False,  # the worker's logs are JSON lines on stderr (app.py: log_json_lines)
     )
     return celery

@@ -1,0 +1,177 @@
+"""The worker under broker and Redis faults: every game goes on within seconds of the fault ending, and the worker
+says what happened in JSON lines. Each test runs its own stack, with every process's output in its log directory."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis
+
+from deploy.launcher import LOOPBACK_LIMITS, Stack, free_port, redis_server_binary, wait_for_redis
+from gateway.client import Client
+from services.tables import keys
+
+GAMES = 16  # bot games under way when the fault starts: every shard of the outbox has work on most runs
+BACK_WITHIN = 20.0  # seconds after the fault ends by which every game must have moved (the outbox lease is 10 s)
+
+
+def wait_until(
+    check: Callable[[], bool], timeout: float, what: str | Callable[[], str], tick: Callable[[], Any] = lambda: None
+) -> float:
+    """Seconds until `check` held (calling `tick` between looks); fails the test after `timeout`, saying `what`."""
+    started = time.monotonic()
+    while not check():
+        if time.monotonic() - started > timeout:
+            pytest.fail(f"not within {timeout:g} s: {what() if callable(what) else what}")
+        tick()
+        time.sleep(0.05)
+    return time.monotonic() - started
+
+
+def versions(stack: Stack, tables: list[str]) -> dict[str, int]:
+    """Each table's stored version, and -1 once the game is finished (read from Redis, not through a gateway)."""
+    data = stack.data_redis()
+    pipe = data.pipeline(transaction=False)
+    for table_id in tables:
+        pipe.hmget(keys.table_keys(table_id)["live"], ["version", "finished"])
+    found = {}
+    for table_id, (version, finished) in zip(tables, pipe.execute(), strict=True):
+        found[table_id] = -1 if version is None or finished == b"1" else int(version)
+    return found
+
+
+def stalled(stack: Stack, before: dict[str, int]) -> list[str]:
+    """The unfinished games that have not moved since `before`."""
+    now = versions(stack, list(before))
+    return [t for t, v in now.items() if v != -1 and v <= before[t]]
+
+
+def explain(stack: Stack, before: dict[str, int]) -> str:
+    """What the stalled games wait for: their outbox items (seconds until due) and the broker's queue."""
+    data, broker = stack.data_redis(), redis.Redis.from_url(stack.settings.get("CELERY_BROKER_URL", stack.redis_url))
+    now = time.time() * 1000
+    waiting = []
+    for table_id in stalled(stack, before):
+        shard = keys.shard_of(table_id)
+        items = [
+            (item.decode(), round((score - now) / 1000, 1))
+            for item, score in data.zrange(keys.outbox(shard), 0, -1, withscores=True)
+            if table_id in item.decode()
+        ]
+        waiting.append(f"{table_id} (shard {shard}, version {before[table_id]}): {items}")
+    queued, unacked = broker.llen("celery"), broker.hlen("unacked")
+    return f"{len(waiting)} stalled; queued {queued}, unacked {unacked}; " + "; ".join(waiting[:6])
+
+
+def worker_lines(stack: Stack) -> list[dict[str, Any]]:
+    """The worker's JSON log lines so far (its output is <log_dir>/worker.log)."""
+    text = (Path(stack.log_dir) / "worker.log").read_text(errors="replace")
+    lines = []
+    for line in text.splitlines():
+        if line.startswith("{"):
+            try:
+                lines.append(json.loads(line))
+            except json.JSONDecodeError:
+                continue
+    return lines
+
+
+def bot_games(client: Client, count: int) -> list[str]:
+    return [client.create_table("cardbench", 2, bots={0: "random", 1: "random"}).table.table_id for _ in range(count)]
+
+
+@pytest.fixture
+def broker(tmp_path: Path) -> Iterator[redis.Redis]:
+    """A Redis of its own for Celery's broker (the game data stays on the stack's Redis): it can refuse publishes
+    while every move is still stored."""
+    port = free_port()
+    process = subprocess.Popen(
+        [redis_server_binary(), "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+    )
+    url = f"redis://127.0.0.1:{port}/0"
+    try:
+        wait_for_redis(url)
+        yield redis.Redis.from_url(url)
+    finally:
+        process.kill()
+        process.wait(5)
+
+
+def test_a_broker_refusing_publishes_for_five_seconds_stops_no_game(tmp_path: Path, broker: redis.Redis) -> None:
+    """A failed publish raised kombu's OperationalError, which ended its dispatcher shard for good while the worker
+    stayed up: the games of that shard never moved again."""
+    url = f"redis://127.0.0.1:{broker.connection_pool.connection_kwargs['port']}/0"
+    settings = {**LOOPBACK_LIMITS, "CELERY_BROKER_URL": url}
+    with (
+        Stack(gateways=1, worker_concurrency=2, bot_delay=0.2, settings=settings, log_dir=str(tmp_path / "logs")) as stack,
+        Client(stack.gateway_addresses[0]) as client,
+    ):
+        running = bot_games(client, GAMES)
+        wait_until(lambda: min(versions(stack, running).values()) >= 2, 30, "every bot game under way")
+        broker.config_set("maxmemory-policy", "noeviction")
+        broker.config_set("maxmemory", 1)  # every publish is refused ("OOM command not allowed")
+        refused_at = time.monotonic()
+        try:
+            new = bot_games(client, 24)  # each arms its first bot move: dispatched into the refusal
+            time.sleep(max(0.0, 5.0 - (time.monotonic() - refused_at)))
+            before = versions(stack, running + new)
+        finally:
+            broker.config_set("maxmemory", 0)
+        took = wait_until(
+            lambda: not stalled(stack, before),
+            BACK_WITHIN,
+            lambda: f"every game moves once the broker is back: {explain(stack, before)}",
+        )
+        print(f"every game moved within {took:.1f} s of the broker accepting publishes again")
+        warnings = [line for line in worker_lines(stack) if line["level"] == "warning" and "dispatcher" in line["event"]]
+        assert warnings, "the worker logged no JSON line about the refused publishes"
+        assert stack.processes["worker"].poll() is None
+
+
+def redis_blip(stack: Stack, seconds: float) -> None:
+    """kill -9 of Redis, and the same Redis started again on its port `seconds` later (its append-only file kept)."""
+    process = stack.processes.pop("redis")
+    process.kill()
+    process.wait(10)
+    time.sleep(seconds)
+    stack.start_redis(int(stack.redis_url.rsplit(":", 1)[1].split("/")[0]))
+    wait_for_redis(stack.redis_url)
+
+
+def test_a_redis_blip_while_the_worker_holds_tasks_stops_no_game(tmp_path: Path) -> None:
+    """kill -9 of Redis (the broker and the game data) while the worker holds unacknowledged tasks, started again
+    a few seconds later: every game moves again within seconds, whether the worker lived through it or exited and
+    was started again by its supervisor (as `make run` does: Stack.revive)."""
+    with (
+        Stack(
+            gateways=1,
+            worker_concurrency=4,
+            bot_delay=0.1,
+            redis_dir=str(tmp_path / "redis"),
+            settings=LOOPBACK_LIMITS,
+            log_dir=str(tmp_path / "logs"),
+        ) as stack,
+        Client(stack.gateway_addresses[0]) as client,
+    ):
+        games = bot_games(client, GAMES)
+        wait_until(lambda: min(versions(stack, games).values()) >= 2, 30, "every bot game under way")
+        broker = redis.Redis.from_url(stack.redis_url)
+        wait_until(lambda: int(broker.hlen("unacked")) > 0, 10, "the worker holds a task")
+        redis_blip(stack, 3.0)
+        before = versions(stack, games)
+        restarted: list[str] = []
+        took = wait_until(
+            lambda: not stalled(stack, before),
+            BACK_WITHIN,
+            lambda: f"every game moves once Redis is back: {explain(stack, before)}",
+            tick=lambda: restarted.extend(stack.revive(say=lambda _: None)),
+        )
+        print(f"every game moved within {took:.1f} s of Redis coming back; restarted: {restarted}")
