@@ -16,6 +16,7 @@ import threading
 import time
 from typing import Any
 
+from celery.bootsteps import RUN
 from celery.signals import setup_logging, worker_ready, worker_shutting_down
 
 from services import observability
@@ -28,13 +29,15 @@ from services.workers.scheduler import FOLLOW_UP, make_celery
 
 log = logging.getLogger(__name__)
 
-WATCH_EVERY = 1.0  # seconds between two looks at the dispatcher's loops
-UNHEALTHY = 70  # the exit status of a worker whose dispatcher loops are not all alive (EX_SOFTWARE)
+WATCH_EVERY = 1.0  # seconds between two looks at the worker's health
+STOP_GRACE = 25.0  # seconds a worker asked to stop may take to finish its tasks (Kubernetes waits 30)
+UNHEALTHY = 70  # the exit status of an unhealthy worker (EX_SOFTWARE)
 
 app = make_celery(Settings.from_env().redis_url)
 _service: tuple[Portal, Tables] | None = None
 _lock = threading.Lock()
-_stop: asyncio.Event | None = None
+_stop: asyncio.Event | None = None  # ends the dispatcher's loops
+_stopping = threading.Event()  # the worker was asked to stop (SIGTERM, Ctrl-C)
 
 
 def service() -> tuple[Portal, Tables]:
@@ -72,10 +75,9 @@ def log_json_lines(loglevel: int | None = None, **_: Any) -> None:
 
 
 @worker_ready.connect
-def start_dispatcher(**_: Any) -> None:
-    """The worker is up: serve its metrics, run its dispatcher on the service's event loop, and watch the
-    dispatcher's loops from a thread of their own."""
-    global _stop
+def start_dispatcher(sender: Any, **_: Any) -> None:
+    """The worker is up (`sender` is its Celery consumer): serve its metrics, run its dispatcher on the service's
+    event loop, and watch the worker's health from a thread of its own."""
     observability.serve_metrics()
     portal, tables = service()
     dispatcher = Dispatcher(tables, send)
@@ -86,16 +88,26 @@ def start_dispatcher(**_: Any) -> None:
         dispatcher.start(_stop)
 
     portal.run(begin())
-    threading.Thread(target=watch, args=(dispatcher,), name="watchdog", daemon=True).start()
+    threading.Thread(target=watch, args=(dispatcher, sender.controller), name="watchdog", daemon=True).start()
 
 
-def watch(dispatcher: Dispatcher) -> None:
-    """A worker whose dispatcher loops are not all alive (one ended, or began no step for a minute: a hung call, a
-    blocked event loop) moves no game of their shards: it says so and exits, and its supervisor (`make run`,
-    Kubernetes) starts it again. Nothing is lost: its claimed items and unacknowledged tasks come back."""
+def watch(dispatcher: Dispatcher, worker: Any) -> None:
+    """A worker that cannot move every game exits, and its supervisor (`make run`, Kubernetes) starts it again:
+    when a dispatcher loop ended or began no step for a minute (a hung call, a blocked event loop), when Celery's
+    worker stopped without being asked to (an "Unrecoverable error": it takes no more tasks, and its shutdown can
+    hang), or when a stop it was asked for takes more than STOP_GRACE seconds. It logs why and exits with status
+    UNHEALTHY. Nothing is lost: its claimed items and unacknowledged tasks come back."""
+    asked_to_stop = 0.0
     while True:
         time.sleep(WATCH_EVERY)
-        failing = dispatcher.failing()
+        if _stopping.is_set():
+            asked_to_stop = asked_to_stop or time.monotonic()
+            late = time.monotonic() - asked_to_stop > STOP_GRACE
+            failing = [f"still stopping after {STOP_GRACE:g} s"] if late else []
+        else:
+            failing = dispatcher.failing()
+            if worker.blueprint.state != RUN:
+                failing.append("Celery's worker stopped (its error is logged above)")
         if failing:
             log.critical("worker unhealthy, exiting", extra={"fields": {"failing": failing, "status": UNHEALTHY}})
             os._exit(UNHEALTHY)
@@ -103,5 +115,6 @@ def watch(dispatcher: Dispatcher) -> None:
 
 @worker_shutting_down.connect
 def stop_dispatcher(**_: Any) -> None:
+    _stopping.set()
     if _stop is not None and _service is not None:
         _service[0].loop.call_soon_threadsafe(_stop.set)

@@ -111,11 +111,13 @@ def test_a_broker_refusing_publishes_for_five_seconds_stops_no_game(tmp_path: Pa
     url = f"redis://127.0.0.1:{broker.connection_pool.connection_kwargs['port']}/0"
     settings = {**LOOPBACK_LIMITS, "CELERY_BROKER_URL": url}
     with (
-        Stack(gateways=1, worker_concurrency=2, bot_delay=0.2, settings=settings, log_dir=str(tmp_path / "logs")) as stack,
+        Stack(gateways=1, worker_concurrency=1, bot_delay=0.1, settings=settings, log_dir=str(tmp_path / "logs")) as stack,
         Client(stack.gateway_addresses[0]) as client,
     ):
         running = bot_games(client, GAMES)
         wait_until(lambda: min(versions(stack, running).values()) >= 2, 30, "every bot game under way")
+        # tasks wait in the queue (one thread is busy): the worker takes one while the broker refuses to record it
+        wait_until(lambda: int(broker.llen("celery")) >= 2, 10, "tasks waiting in the broker's queue")
         broker.config_set("maxmemory-policy", "noeviction")
         broker.config_set("maxmemory", 1)  # every publish is refused ("OOM command not allowed")
         refused_at = time.monotonic()
