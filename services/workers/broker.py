@@ -33,16 +33,16 @@ CONSUMER = "services.workers.broker:Consumer"  # Celery's worker_consumer settin
 RECONNECT_EVERY = 2.0  # seconds between two attempts to reach the broker again
 
 
-class Channel(kombu_redis.Channel):  # type: ignore[misc]
+class Channel(kombu_redis.Channel):
     def _connparams(self, asynchronous: bool = False) -> dict[str, Any]:
         transport = self.connection
         if transport is None or transport.client is None:
             raise RedisConnectionError("the broker connection is closed")
-        params: dict[str, Any] = super()._connparams(asynchronous=asynchronous)
+        params: dict[str, Any] = super()._connparams(asynchronous=asynchronous)  # type: ignore[no-untyped-call]
         return params
 
 
-class Transport(kombu_redis.Transport):  # type: ignore[misc]
+class Transport(kombu_redis.Transport):
     Channel = Channel
 
 

@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable
 
 from prometheus_client import Counter
+from redis.exceptions import RedisError
 
 from engine_core import find_game
 from services.tables.followups import FollowUp, followups
@@ -89,7 +90,7 @@ class Dispatcher:
                 failures += 1
                 STEP_FAILURES.inc()
                 pause = min(BACKOFF_CAP, BACKOFF_FIRST * 2 ** min(failures - 1, 16))
-                if failures & (failures - 1) == 0:  # the 1st, 2nd, 4th, 8th... failure in a row: a long fault logs little
+                if failures & (failures - 1) == 0:  # the 1st, 2nd, 4th, 8th... in a row: a long fault logs little
                     fields = {"shard": shard, "error": f"{type(exc).__name__}: {exc}", "failures": failures}
                     log.warning("dispatcher step failed; trying again", extra={"fields": {**fields, "retry_in": pause}})
                 await asyncio.sleep(pause)
@@ -118,23 +119,32 @@ class Dispatcher:
 
     async def sweep(self, shard: int) -> int:
         """One page of a shard's unfinished tables: arm what each waits for if the outbox lacks it. Returns items
-        armed."""
+        armed. A table it cannot read (a bug, not Redis) is logged and passed over: it keeps no other from its turn."""
         page = await self.store.live_tables(shard, self._cursors[shard], SWEEP_PAGE)
         self._cursors[shard] = page[-1][1] if len(page) == SWEEP_PAGE else 0.0
         armed = 0
         for table_id, _ in page:
-            record = await self.store.table_record(table_id)
-            live = await self.store.live(table_id)
-            if record is None or live is None:
-                await self.store.forget_table(table_id)
-                continue
-            if live.finished:
-                await self.store.forget_table(table_id)
-            if not live.started:
-                continue
-            game = find_game(record.config.game)
-            state = game.state_from_bytes(live.state)
-            if live.finished and await self.store.verdict(table_id):
-                continue  # validated: nothing left to do
-            armed += await self.store.arm_missing(table_id, followups(record, game, state), live.version)
+            try:
+                armed += await self.sweep_table(table_id)
+            except (RedisError, OSError):
+                raise
+            except Exception as exc:
+                fields = {"table_id": table_id, "error": f"{type(exc).__name__}: {exc}"}
+                log.warning("sweeper passed over a table", exc_info=True, extra={"fields": fields})
         return armed
+
+    async def sweep_table(self, table_id: str) -> int:
+        record = await self.store.table_record(table_id)
+        live = await self.store.live(table_id)
+        if record is None or live is None:
+            await self.store.forget_table(table_id)
+            return 0
+        if live.finished:
+            await self.store.forget_table(table_id)
+        if not live.started:
+            return 0
+        game = find_game(record.config.game)
+        state = game.state_from_bytes(live.state)
+        if live.finished and await self.store.verdict(table_id):
+            return 0  # validated: nothing left to do
+        return await self.store.arm_missing(table_id, followups(record, game, state), live.version)

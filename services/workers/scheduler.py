@@ -31,7 +31,7 @@ def make_celery(broker_url: str) -> Celery:
         broker_connection_retry_on_startup=True,
         broker_connection_retry=True,
         broker_connection_max_retries=None,
-        broker_channel_error_retry=True,  # a broker refusing a write (out of memory) restarts the consumer, not the worker
+        broker_channel_error_retry=True,  # a broker refusing a write (out of memory) restarts the consumer only
         broker_transport_options={
             "visibility_timeout": VISIBILITY_TIMEOUT,
             "unacked_restore_throttle": 1,  # look for tasks past their visibility timeout every 10 s, not 100 s
