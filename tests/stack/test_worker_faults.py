@@ -189,3 +189,28 @@ def blip_while_holding_tasks(stack: Stack, games: list[str], restarted: list[str
         lambda: f"every game moves once Redis is back: {explain(stack, before)}",
         tick=lambda: restarted.extend(stack.revive(say=lambda _: None)),
     )
+
+
+def test_the_sweeper_passes_over_a_table_it_cannot_read(tmp_path: Path) -> None:
+    """A table whose stored state cannot be read (a bug) used to end its shard's loop at the sweeper's first look:
+    the sweeper must log it and go on re-arming the shard's other tables."""
+    with (
+        Stack(gateways=1, worker_concurrency=1, bot_delay=60.0, log_dir=str(tmp_path / "logs")) as stack,
+        Client(stack.gateway_addresses[0]) as client,
+    ):
+        by_shard: dict[int, list[str]] = {}
+        while not any(len(tables) == 2 for tables in by_shard.values()):  # two games of one shard, oldest first
+            table_id = bot_games(client, 1)[0]
+            by_shard.setdefault(keys.shard_of(table_id), []).append(table_id)
+        unreadable, waiting = next(tables for tables in by_shard.values() if len(tables) == 2)
+        data = stack.data_redis()
+        data.hset(keys.table_keys(unreadable)["live"], "state", b"\xff" * 8)
+        item = f"bot|{waiting}|0|0"
+        assert data.zrem(keys.outbox(keys.shard_of(waiting)), item) == 1  # the outbox lost the bot's move
+        wait_until(
+            lambda: item in [i.decode() for i in data.zrange(keys.outbox(keys.shard_of(waiting)), 0, -1)],
+            15,
+            "the sweeper re-arms the other table's bot move",
+        )
+        passed = [line for line in worker_lines(stack) if line["event"] == "sweeper passed over a table"]
+        assert {line["table_id"] for line in passed} == {unreadable}
