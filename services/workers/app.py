@@ -24,7 +24,7 @@ from services.bootstrap import Settings, build_tables
 from services.tables.followups import FollowUp
 from services.tables.portal import Portal
 from services.tables.service import Tables
-from services.workers.dispatcher import Dispatcher
+from services.workers.dispatcher import STUCK_AFTER, Dispatcher
 from services.workers.scheduler import FOLLOW_UP, make_celery
 
 log = logging.getLogger(__name__)
@@ -80,7 +80,8 @@ def start_dispatcher(sender: Any, **_: Any) -> None:
     event loop, and watch the worker's health from a thread of its own."""
     observability.serve_metrics()
     portal, tables = service()
-    dispatcher = Dispatcher(tables, send)
+    stuck_after = float(os.environ.get("MANAFORGE_WORKER_STUCK_AFTER", STUCK_AFTER))
+    dispatcher = Dispatcher(tables, send, stuck_after)
 
     async def begin() -> None:
         global _stop
@@ -93,10 +94,10 @@ def start_dispatcher(sender: Any, **_: Any) -> None:
 
 def watch(dispatcher: Dispatcher, worker: Any) -> None:
     """A worker that cannot move every game exits, and its supervisor (`make run`, Kubernetes) starts it again:
-    when a dispatcher loop ended or began no step for a minute (a hung call, a blocked event loop), when Celery's
-    worker stopped without being asked to (an "Unrecoverable error": it takes no more tasks, and its shutdown can
-    hang), or when a stop it was asked for takes more than STOP_GRACE seconds. It logs why and exits with status
-    UNHEALTHY. Nothing is lost: its claimed items and unacknowledged tasks come back."""
+    when a dispatcher loop ended or began no step for a minute (MANAFORGE_WORKER_STUCK_AFTER seconds: a hung call, a
+    blocked event loop), when Celery's worker stopped without being asked to (an "Unrecoverable error": it takes no
+    more tasks, and its shutdown can hang), or when a stop it was asked for takes more than STOP_GRACE seconds. It
+    logs why and exits with status UNHEALTHY. Nothing is lost: its claimed items and unacknowledged tasks come back."""
     asked_to_stop = 0.0
     while True:
         time.sleep(WATCH_EVERY)

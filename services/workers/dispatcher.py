@@ -8,7 +8,7 @@ claimed anew, so a game goes on within seconds of any crash.
 A shard's loop must never end while the worker runs: whatever a step raises (Redis gone, the broker refusing a
 publish, a bug), the loop logs it, waits (BACKOFF_FIRST doubling up to BACKOFF_CAP) and goes on; the items it had
 claimed and not sent yet are sent first when it goes on (or come due again when their lease runs out). `failing`
-says which loops are dead or stuck (no step begun for STUCK_AFTER seconds): the worker exits then (app.py), and its
+says which loops are dead or stuck (no step begun for `stuck_after` seconds): the worker exits then (app.py), and its
 supervisor starts it again.
 """
 
@@ -37,13 +37,13 @@ SWEEP_EVERY = 5.0
 SWEEP_PAGE = 200
 BACKOFF_FIRST = 0.2  # seconds a loop waits after a failed step, doubled after each further failure...
 BACKOFF_CAP = 2.0  # ...up to this
-STUCK_AFTER = 60.0  # a loop that has begun no step for this long is stuck (a step waits on Redis 10 s at most)
+STUCK_AFTER = 60.0  # a loop that has begun no step for this long is stuck (a step's calls time out well before)
 
 STEP_FAILURES = Counter("manaforge_dispatcher_failures_total", "Dispatcher steps that failed (and were tried again)")
 
 
 class Dispatcher:
-    def __init__(self, tables: Tables, send: Callable[[FollowUp], None]) -> None:
+    def __init__(self, tables: Tables, send: Callable[[FollowUp], None], stuck_after: float = STUCK_AFTER) -> None:
         self.tables = tables
         self.store = tables.store
         self.send = send  # hands an item to a worker (a Celery task in production)
@@ -53,6 +53,7 @@ class Dispatcher:
         self._next_sweep = [0.0] * SHARDS
         self._unsent: list[tuple[float, list[FollowUp]]] = [(0.0, [])] * SHARDS  # claimed, not sent yet (and when)
         self._began = [time.monotonic()] * SHARDS  # when each loop began its latest step
+        self.stuck_after = stuck_after
         self._loops: list[asyncio.Task[None]] = []
         self._stop = asyncio.Event()
 
@@ -76,7 +77,7 @@ class Dispatcher:
         for shard, loop in enumerate(self._loops):
             if loop.done():
                 wrong.append(f"shard {shard}: its loop ended")
-            elif now - self._began[shard] > STUCK_AFTER:
+            elif now - self._began[shard] > self.stuck_after:
                 wrong.append(f"shard {shard}: no step begun for {now - self._began[shard]:.0f} s")
         return wrong
 

@@ -4,9 +4,11 @@ says what happened in JSON lines. Each test runs its own stack, with every proce
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -86,10 +88,20 @@ def bot_games(client: Client, count: int) -> list[str]:
     return [client.create_table("cardbench", 2, bots={0: "random", 1: "random"}).table.table_id for _ in range(count)]
 
 
+@dataclass
+class Broker:
+    """A Redis of its own for Celery's broker (the game data stays on the stack's Redis): it can refuse publishes,
+    or stop answering, while every move is still stored."""
+
+    url: str
+    process: subprocess.Popen[bytes]
+
+    def client(self) -> redis.Redis:
+        return redis.Redis.from_url(self.url)
+
+
 @pytest.fixture
-def broker(tmp_path: Path) -> Iterator[redis.Redis]:
-    """A Redis of its own for Celery's broker (the game data stays on the stack's Redis): it can refuse publishes
-    while every move is still stored."""
+def broker(tmp_path: Path) -> Iterator[Broker]:
     port = free_port()
     process = subprocess.Popen(
         [redis_server_binary(), "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
@@ -99,17 +111,16 @@ def broker(tmp_path: Path) -> Iterator[redis.Redis]:
     url = f"redis://127.0.0.1:{port}/0"
     try:
         wait_for_redis(url)
-        yield redis.Redis.from_url(url)
+        yield Broker(url, process)
     finally:
         process.kill()
         process.wait(5)
 
 
-def test_a_broker_refusing_publishes_for_five_seconds_stops_no_game(tmp_path: Path, broker: redis.Redis) -> None:
+def test_a_broker_refusing_publishes_for_five_seconds_stops_no_game(tmp_path: Path, broker: Broker) -> None:
     """A failed publish raised kombu's OperationalError, which ended its dispatcher shard for good while the worker
     stayed up: the games of that shard never moved again."""
-    url = f"redis://127.0.0.1:{broker.connection_pool.connection_kwargs['port']}/0"
-    settings = {**LOOPBACK_LIMITS, "CELERY_BROKER_URL": url}
+    settings = {**LOOPBACK_LIMITS, "CELERY_BROKER_URL": broker.url}
     with (
         Stack(
             gateways=1, worker_concurrency=1, bot_delay=0.1, settings=settings, log_dir=str(tmp_path / "logs")
@@ -119,16 +130,17 @@ def test_a_broker_refusing_publishes_for_five_seconds_stops_no_game(tmp_path: Pa
         running = bot_games(client, GAMES)
         wait_until(lambda: min(versions(stack, running).values()) >= 2, 30, "every bot game under way")
         # tasks wait in the queue (one thread is busy): the worker takes one while the broker refuses to record it
-        wait_until(lambda: int(broker.llen("celery")) >= 2, 10, "tasks waiting in the broker's queue")
-        broker.config_set("maxmemory-policy", "noeviction")
-        broker.config_set("maxmemory", 1)  # every publish is refused ("OOM command not allowed")
+        refusing = broker.client()
+        wait_until(lambda: int(refusing.llen("celery")) >= 2, 10, "tasks waiting in the broker's queue")
+        refusing.config_set("maxmemory-policy", "noeviction")
+        refusing.config_set("maxmemory", 1)  # every publish is refused ("OOM command not allowed")
         refused_at = time.monotonic()
         try:
             new = bot_games(client, 24)  # each arms its first bot move: dispatched into the refusal
             time.sleep(max(0.0, 5.0 - (time.monotonic() - refused_at)))
             before = versions(stack, running + new)
         finally:
-            broker.config_set("maxmemory", 0)
+            refusing.config_set("maxmemory", 0)
         took = wait_until(
             lambda: not stalled(stack, before),
             BACK_WITHIN,
@@ -138,6 +150,38 @@ def test_a_broker_refusing_publishes_for_five_seconds_stops_no_game(tmp_path: Pa
         refused = [line for line in worker_lines(stack) if line["event"] == "dispatcher step failed; trying again"]
         assert refused and "maxmemory" in refused[0]["error"], "no JSON line of the worker says what went wrong"
         assert stack.processes["worker"].poll() is None
+
+
+def test_a_worker_whose_dispatcher_is_stuck_exits_and_its_successor_goes_on(tmp_path: Path, broker: Broker) -> None:
+    """A publish to a broker that stopped answering (paused: its connections stay open) holds its dispatcher loop
+    until the broker timeout (10 s). A loop that begins no step for MANAFORGE_WORKER_STUCK_AFTER seconds (60 unless
+    set; 3 here) makes the worker say so and exit, so that its supervisor starts it again."""
+    settings = {**LOOPBACK_LIMITS, "CELERY_BROKER_URL": broker.url, "MANAFORGE_WORKER_STUCK_AFTER": "3"}
+    with (
+        Stack(
+            gateways=1, worker_concurrency=2, bot_delay=0.1, settings=settings, log_dir=str(tmp_path / "logs")
+        ) as stack,
+        Client(stack.gateway_addresses[0]) as client,
+    ):
+        games = bot_games(client, 4)
+        wait_until(lambda: min(versions(stack, games).values()) >= 2, 30, "every bot game under way")
+        worker = stack.processes["worker"]
+        broker.process.send_signal(signal.SIGSTOP)
+        try:
+            wait_until(lambda: worker.poll() is not None, 20, "the stuck worker exits")
+        finally:
+            broker.process.send_signal(signal.SIGCONT)
+        assert worker.returncode == 70
+        (why,) = [line for line in worker_lines(stack) if line["level"] == "critical"]
+        assert why["event"] == "worker unhealthy, exiting" and "no step begun" in " ".join(why["failing"])
+        assert stack.revive(say=lambda _: None) == ["worker"]
+        before = versions(stack, games)
+        took = wait_until(
+            lambda: not stalled(stack, before),
+            BACK_WITHIN,
+            lambda: f"every game moves with the new worker: {explain(stack, before)}",
+        )
+        print(f"every game moved within {took:.1f} s of the new worker's start")
 
 
 def redis_blip(stack: Stack, seconds: float) -> None:
