@@ -4,7 +4,8 @@ messages, and in every worker process a dispatcher that claims due items from th
     celery -A services.workers.app worker --loglevel=info
 
 The app object only holds configuration (no connection is made at import). Each worker process builds the table
-service once, on an event loop of its own (a Portal): tasks are plain threads that wait on it.
+service once, on an event loop of its own (a Portal): tasks are plain threads that wait on it. A watchdog thread
+makes a worker that can no longer move every game exit, so that its supervisor starts it again (`watch`).
 """
 
 from __future__ import annotations

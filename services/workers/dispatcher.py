@@ -64,10 +64,6 @@ class Dispatcher:
         self._loops = [asyncio.get_running_loop().create_task(self.run_shard(shard, stop)) for shard in range(SHARDS)]
         log.info("dispatcher started", extra={"fields": {"shards": SHARDS}})
 
-    async def run(self, stop: asyncio.Event) -> None:
-        self.start(stop)
-        await asyncio.gather(*self._loops)
-
     def failing(self) -> list[str]:
         """What is wrong with the loops, if anything: one line per dead or stuck shard (empty once stopping)."""
         if self._stop.is_set():
