@@ -50,11 +50,21 @@ class JsonLines(logging.Formatter):
 
 def configure(service: str) -> None:
     """JSON lines on stderr for this process, and its metrics on MANAFORGE_METRICS_PORT when set."""
+    log_json_lines(service)
+    serve_metrics()
+
+
+def log_json_lines(service: str) -> None:
+    """Every log record of this process as one JSON line on stderr, at MANAFORGE_LOG_LEVEL (INFO unless set)."""
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(JsonLines(service))
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(os.environ.get("MANAFORGE_LOG_LEVEL", "INFO"))
+
+
+def serve_metrics() -> None:
+    """This process's Prometheus metrics on MANAFORGE_METRICS_PORT, when it is set."""
     port = os.environ.get("MANAFORGE_METRICS_PORT")
     if port:
         start_http_server(int(port), addr=os.environ.get("MANAFORGE_METRICS_ADDRESS", "127.0.0.1"))

@@ -1,9 +1,15 @@
 """The dispatcher: claims due follow-up items from the outbox and sends each to a worker; and the sweeper, which
 re-arms what an unfinished table waits for when the outbox has no item for it (belt and braces).
 
-Every worker process runs one (any number may run: claiming is atomic), with a loop per outbox shard (keys.py). A
-claimed item is leased for LEASE seconds:
-if its worker dies, it comes due again and is claimed anew, so a game goes on within seconds of any crash.
+Every worker process runs one (any number may run: claiming is atomic), with a loop per outbox shard (keys.py) that
+claims, sends and sweeps. A claimed item is leased for LEASE seconds: if its worker dies, it comes due again and is
+claimed anew, so a game goes on within seconds of any crash.
+
+A shard's loop must never end while the worker runs: whatever a step raises (Redis gone, the broker refusing a
+publish, a bug), the loop logs it, waits (BACKOFF_FIRST doubling up to BACKOFF_CAP) and goes on; the items it had
+claimed and not sent yet are sent first when it goes on (or come due again when their lease runs out). `failing`
+says which loops are dead or stuck (no step begun for `stuck_after` seconds): the worker exits then (app.py), and its
+supervisor starts it again.
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ import logging
 import time
 from collections.abc import Callable
 
+from prometheus_client import Counter
 from redis.exceptions import RedisError
 
 from engine_core import find_game
@@ -28,10 +35,15 @@ BATCH = 100
 WAKE_WAIT = 0.1  # the longest an item due later (a bot's delay, a clock) waits for its shard's loop
 SWEEP_EVERY = 5.0
 SWEEP_PAGE = 200
+BACKOFF_FIRST = 0.2  # seconds a loop waits after a failed step, doubled after each further failure...
+BACKOFF_CAP = 2.0  # ...up to this
+STUCK_AFTER = 60.0  # a loop that has begun no step for this long is stuck (a step's calls time out well before)
+
+STEP_FAILURES = Counter("manaforge_dispatcher_failures_total", "Dispatcher steps that failed (and were tried again)")
 
 
 class Dispatcher:
-    def __init__(self, tables: Tables, send: Callable[[FollowUp], None]) -> None:
+    def __init__(self, tables: Tables, send: Callable[[FollowUp], None], stuck_after: float = STUCK_AFTER) -> None:
         self.tables = tables
         self.store = tables.store
         self.send = send  # hands an item to a worker (a Celery task in production)
@@ -39,24 +51,61 @@ class Dispatcher:
         self.armed = 0
         self._cursors = [0.0] * SHARDS
         self._next_sweep = [0.0] * SHARDS
+        self._unsent: list[tuple[float, list[FollowUp]]] = [(0.0, [])] * SHARDS  # claimed, not sent yet (and when)
+        self._began = [time.monotonic()] * SHARDS  # when each loop began its latest step
+        self.stuck_after = stuck_after
+        self._loops: list[asyncio.Task[None]] = []
+        self._stop = asyncio.Event()
 
-    async def run(self, stop: asyncio.Event) -> None:
-        await asyncio.gather(*(self.run_shard(shard, stop) for shard in range(SHARDS)))
+    def start(self, stop: asyncio.Event) -> None:
+        """One loop per shard on the running event loop, until `stop` is set."""
+        self._stop = stop
+        self._began = [time.monotonic()] * SHARDS
+        self._loops = [asyncio.get_running_loop().create_task(self.run_shard(shard, stop)) for shard in range(SHARDS)]
+        log.info("dispatcher started", extra={"fields": {"shards": SHARDS}})
+
+    def failing(self) -> list[str]:
+        """What is wrong with the loops, if anything: one line per dead or stuck shard (empty once stopping)."""
+        if self._stop.is_set():
+            return []
+        now = time.monotonic()
+        wrong = []
+        for shard, loop in enumerate(self._loops):
+            if loop.done():
+                wrong.append(f"shard {shard}: its loop ended")
+            elif now - self._began[shard] > self.stuck_after:
+                wrong.append(f"shard {shard}: no step begun for {now - self._began[shard]:.0f} s")
+        return wrong
 
     async def run_shard(self, shard: int, stop: asyncio.Event) -> None:
+        failures = 0
         while not stop.is_set():
+            self._began[shard] = time.monotonic()
             try:
                 await self.step(shard)
-            except (RedisError, OSError) as exc:
-                log.warning("dispatcher, shard %d: %s; trying again", shard, exc)
-                await asyncio.sleep(0.5)
+            except Exception as exc:  # anything: this loop must go on while the worker runs
+                failures += 1
+                STEP_FAILURES.inc()
+                pause = min(BACKOFF_CAP, BACKOFF_FIRST * 2 ** min(failures - 1, 16))
+                if failures & (failures - 1) == 0:  # the 1st, 2nd, 4th, 8th... in a row: a long fault logs little
+                    fields = {"shard": shard, "error": f"{type(exc).__name__}: {exc}", "failures": failures}
+                    log.warning("dispatcher step failed; trying again", extra={"fields": {**fields, "retry_in": pause}})
+                await asyncio.sleep(pause)
+            else:
+                if failures:
+                    log.info("dispatcher going on", extra={"fields": {"shard": shard, "after_failures": failures}})
+                failures = 0
 
     async def step(self, shard: int) -> None:
-        items = await self.store.claim_due(shard, LEASE, BATCH)
-        for item in items:
+        claimed_at, items = self._unsent[shard]
+        if not items or time.monotonic() - claimed_at > LEASE:  # an item whose lease ran out is the outbox's again
+            claimed_at, items = time.monotonic(), await self.store.claim_due(shard, LEASE, BATCH)
+        for i, item in enumerate(items):
+            self._unsent[shard] = claimed_at, items[i:]  # what a failed send leaves for the next step
             await asyncio.to_thread(self.send, item)
             self.sent += 1
             DISPATCHED.inc()
+        self._unsent[shard] = 0.0, []
         if time.monotonic() >= self._next_sweep[shard]:
             self._next_sweep[shard] = time.monotonic() + SWEEP_EVERY
             armed = await self.sweep(shard)
@@ -67,23 +116,32 @@ class Dispatcher:
 
     async def sweep(self, shard: int) -> int:
         """One page of a shard's unfinished tables: arm what each waits for if the outbox lacks it. Returns items
-        armed."""
+        armed. A table it cannot read (a bug, not Redis) is logged and passed over: it keeps no other from its turn."""
         page = await self.store.live_tables(shard, self._cursors[shard], SWEEP_PAGE)
         self._cursors[shard] = page[-1][1] if len(page) == SWEEP_PAGE else 0.0
         armed = 0
         for table_id, _ in page:
-            record = await self.store.table_record(table_id)
-            live = await self.store.live(table_id)
-            if record is None or live is None:
-                await self.store.forget_table(table_id)
-                continue
-            if live.finished:
-                await self.store.forget_table(table_id)
-            if not live.started:
-                continue
-            game = find_game(record.config.game)
-            state = game.state_from_bytes(live.state)
-            if live.finished and await self.store.verdict(table_id):
-                continue  # validated: nothing left to do
-            armed += await self.store.arm_missing(table_id, followups(record, game, state), live.version)
+            try:
+                armed += await self.sweep_table(table_id)
+            except (RedisError, OSError):
+                raise
+            except Exception as exc:
+                fields = {"table_id": table_id, "error": f"{type(exc).__name__}: {exc}"}
+                log.warning("sweeper passed over a table", exc_info=True, extra={"fields": fields})
         return armed
+
+    async def sweep_table(self, table_id: str) -> int:
+        record = await self.store.table_record(table_id)
+        live = await self.store.live(table_id)
+        if record is None or live is None:
+            await self.store.forget_table(table_id)
+            return 0
+        if live.finished:
+            await self.store.forget_table(table_id)
+        if not live.started:
+            return 0
+        game = find_game(record.config.game)
+        state = game.state_from_bytes(live.state)
+        if live.finished and await self.store.verdict(table_id):
+            return 0  # validated: nothing left to do
+        return await self.store.arm_missing(table_id, followups(record, game, state), live.version)

@@ -68,6 +68,21 @@ def test_a_refusal_is_one_json_line_with_the_table_and_reason_and_no_token(obser
     assert ann not in log_text and bob not in log_text  # seat tokens never reach the log
 
 
+def test_the_worker_logs_json_lines(observed: Stack) -> None:
+    """The worker's log lines reach its output as JSON lines, like every other process's (they were written into
+    the stream Celery had redirected to its own logger, and never came out)."""
+    deadline = time.monotonic() + 10
+    while True:
+        lines = (Path(observed.log_dir) / "worker.log").read_text().splitlines()
+        started = [json.loads(line) for line in lines if line.startswith("{") and "dispatcher started" in line]
+        if started or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    assert [(s["service"], s["level"], s["event"], s["shards"]) for s in started] == [
+        ("worker", "info", "dispatcher started", 16)
+    ]
+
+
 def test_health_is_not_serving_while_redis_is_down(observed: Stack) -> None:
     def status() -> int:
         with grpc.insecure_channel(observed.gateway_addresses[0]) as channel:
