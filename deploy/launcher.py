@@ -240,10 +240,13 @@ class Stack:
     cluster: int = 0  # >0: the game data on an embedded Redis Cluster of this many primaries, each with a replica
     #                   (moves acknowledged once the replica has them); redis_url is then Celery's broker only
     cluster_nodes: list[str] = field(default_factory=list)  # "host:port" of every cluster node ("redis-node-<i>")
+    broker: bool = False  # Celery's broker on an embedded Redis of its own ("broker"), apart from the game data
+    broker_url: str = ""
     _tmp: str = ""
     _lock: Any = None  # the open lock file of `redis_dir` while this stack runs
     _tmp_replica: str = ""
     _tmp_cluster: str = ""
+    _tmp_broker: str = ""
 
     def __post_init__(self) -> None:
         self.settings = dict(self.settings)  # this stack's own: starting it adds to them
@@ -305,6 +308,8 @@ class Stack:
             self.start_replica()
         if self.cluster:
             self.start_cluster()
+        if self.broker:
+            self.start_broker()
         self.rules_address = f"127.0.0.1:{self.rules_port or free_port()}"
         self.rules_addresses = [self.rules_address] + [f"127.0.0.1:{free_port()}" for _ in range(self.rules - 1)]
         if self.rules_on_move_path:
@@ -344,6 +349,17 @@ class Stack:
             persistence = ["--save", "", "--appendonly", "no", "--dir", self._tmp]
         self._spawn("redis", [redis_server_binary(), "--port", str(port), "--bind", "127.0.0.1", *persistence])
         self.redis_url = f"redis://127.0.0.1:{port}/0"
+
+    def start_broker(self, port: int = 0) -> None:
+        """An embedded Redis for Celery's broker only (no persistence: a lost task comes back from the outbox).
+        Celery reads CELERY_BROKER_URL ahead of the configured REDIS_URL."""
+        port = port or free_port()
+        self._tmp_broker = self._tmp_broker or tempfile.mkdtemp(prefix="manaforge-broker-")
+        persistence = ["--save", "", "--appendonly", "no", "--dir", self._tmp_broker]
+        self._spawn("broker", [redis_server_binary(), "--port", str(port), "--bind", "127.0.0.1", *persistence])
+        self.broker_url = f"redis://127.0.0.1:{port}/0"
+        self.settings["CELERY_BROKER_URL"] = self.broker_url
+        wait_for_redis(self.broker_url)
 
     def start_replica(self) -> None:
         """A replica of the embedded Redis; every process then waits for it before acknowledging a move."""
@@ -461,6 +477,8 @@ class Stack:
         if name == "redis":
             self.start_redis(int(self.redis_url.rsplit(":", 1)[1].split("/")[0]))
             wait_for_redis(self.redis_url)
+        elif name == "broker":
+            self.start_broker(int(self.broker_url.rsplit(":", 1)[1].split("/")[0]))
         elif name.startswith("redis-node-"):
             i = int(name.rsplit("-", 1)[1])
             self.start_cluster_node(i)  # it rejoins from its nodes file (as a replica, if it was failed over)
@@ -505,7 +523,7 @@ class Stack:
                 process.kill()
                 process.wait(5)
         self.processes.clear()
-        for scratch in (self._tmp, self._tmp_replica, self._tmp_cluster):
+        for scratch in (self._tmp, self._tmp_replica, self._tmp_cluster, self._tmp_broker):
             if scratch:
                 shutil.rmtree(scratch, ignore_errors=True)
         if self._lock is not None:
