@@ -499,3 +499,10 @@ def visible_events(events: Iterable[Event], seat: int | None) -> list[Event]:
 
 def seat_name(seat: int) -> str:
     return f"seat {seat}"
+
+
+def seats_text(seats: Iterable[int]) -> str:
+    """Seats in words, each as "seat N" (clients put names there): "seat 0", "seat 0 and seat 2", "seat 0, seat 1
+    and seat 2"; empty for none."""
+    named = [f"seat {seat}" for seat in seats]
+    return " and ".join(named) if len(named) < 3 else ", ".join(named[:-1]) + " and " + named[-1]

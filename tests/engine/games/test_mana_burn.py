@@ -322,7 +322,7 @@ def test_fast_effects_may_be_played_in_answer_to_each_other_and_giant_growth_add
     """L20: "you may play the three fast effects ... at any time, as many as you like"; L43: Giant Growth "Adds +3 to
     any player's movement roll"."""
     state = new_game()
-    g1, g2 = set_hand(state, 1, Kind.GIANT_GROWTH, Kind.GIANT_GROWTH)
+    g1, g2 = sorted(set_hand(state, 1, Kind.GIANT_GROWTH, Kind.GIANT_GROWTH))  # a choice names the first copy
     state.rolls[0].value = 2
     state = do(state, act(PLAY, card=g1, roll=0))  # seat 1 grows seat 0's roll
     assert state.windows[-1].trigger == rules.CARD_WINDOW and pending(state) == 2
@@ -383,7 +383,7 @@ def test_incinerate_destroys_an_unarmored_creature_or_one_holy_armor() -> None:
     state = new_game()
     (goblin,) = in_play(state, 1, Kind.GOBLINS)
     (armor,) = set_hand(state, 1, Kind.HOLY_ARMOR)
-    inc1, inc2 = set_hand(state, 0, Kind.INCINERATE, Kind.INCINERATE)
+    inc1, inc2 = sorted(set_hand(state, 0, Kind.INCINERATE, Kind.INCINERATE))  # a choice names the first copy
     state = restart_at(state, Phase.MANA_BURN_PHASE_MAIN, seat=1)
     state = pass_windows(do(state, act(PLAY, card=armor, target=goblin)))
     assert list(state.players[1].creatures[0].armor) == [armor]
@@ -725,7 +725,7 @@ def test_squares_that_swap_with_the_piles() -> None:
     blue = to_graveyard(state, Kind.MERFOLK, Kind.COUNTERSPELL, Kind.GOBLINS, Kind.COUNTERSPELL)
     state = land_on(state, square_of("Green is Strong!"))
     assert act(CARD, card=blue[2]) not in GAME.legal_actions(state, 0)  # Goblins are red
-    state = do(do(state, act(CARD, card=blue[0])), act(CARD, card=blue[1]))
+    state = do(do(state, act(CARD, card=blue[0])), act(CARD, card=min(blue[1], blue[3])))  # the first copy
     assert state.phase == Phase.MANA_BURN_PHASE_MAIN and state.players[0].hand_size == 5
 
 
@@ -788,7 +788,7 @@ def test_collecting_the_ten_wins_even_on_another_players_turn() -> None:
     state = new_game()
     set_hand(state, 1, *[k for k in Kind if k != Kind.RAISE_DEAD], Kind.HOLY_ARMOR)
     state = _auction(state)
-    state = do(state, act(CARD, card=max(c for c in state.players[1].hand if kind(c) == Kind.HOLY_ARMOR)))
+    state = do(state, act(CARD, card=min(c for c in state.players[1].hand if kind(c) == Kind.HOLY_ARMOR)))
     state = do(do(state, act(PASS)), act(PASS))
     assert state.header.outcome.finished and list(state.header.outcome.winners) == [1]
 
