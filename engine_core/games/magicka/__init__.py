@@ -964,8 +964,9 @@ class Magicka(Game[MagickaState, MagickaAction]):
         return [card_facts(card) for card in sorted(CATALOGUE.kind_of)]
 
     def card_notes(self, state: MagickaState, seat: int) -> dict[int, str]:
-        """Why each Spell card in `seat`'s hand that no legal action casts cannot be cast now: the Elements its
-        hand lacks ("needs Fire and Fire"), else the moment ("not your turn")."""
+        """Why each Spell card in `seat`'s hand that no legal action casts cannot be cast now (a card the exchange
+        could trade still gets its note: it says what casting it takes): the Elements its hand lacks ("needs Fire and
+        Fire"), else the moment ("not your turn")."""
         wizard = state.wizards[seat]
         if state.header.outcome.finished or wizard.dead or not wizard.spells:
             return {}
@@ -974,8 +975,6 @@ class Magicka(Game[MagickaState, MagickaAction]):
         for action in self.legal_actions(state, seat) if pending else []:
             if action.type == CAST_SPELL:
                 used.add(action.spell)
-            elif action.type in (DISCARD, *TRADES):
-                used.update(action.kinds)
         paying = [element_card(card) for card in wizard.elements]
         notes: dict[int, str] = {}
         for card in wizard.spells:
