@@ -275,11 +275,12 @@ class Rnd(Game[RndState, RndAction]):
         state.phase = DESIGN
         state.design_turns = 0
         design = own_design(state, round_)
+        team = designers(seat_count(state), round_)
         events.append(
             event(
                 "RoundStarted",
                 f"card {round_ + 1} of {len(state.designs)}: seat {design.artist} is the artist, seat "
-                f"{design.writer} the writer, {seats_text(designers(seat_count(state), round_))} the designers",
+                f"{design.writer} the writer, {seats_text(team)} the designer{'s' * (len(team) > 1)}",
             )
         )
         self._start_turn(state, events, self._fill_blanks(state, design, wanted_categories(design), events))
