@@ -337,10 +337,11 @@ class Game(ABC, Generic[S, A]):
             found = _HOW_TO_PLAY[name] = path.read_text(encoding="utf-8") if path.is_file() else ""
         return found
 
-    def card_notes(self, state: S, seat: int) -> dict[int, str]:
+    def card_notes(self, state: S, seat: int, legal: list[A] | None = None) -> dict[int, str]:
         """For `seat`'s own cards that no legal action uses now: why not, in a few plain words ("needs Fire and
         Fire", "only in answer to a die roll", "not your turn"), by card id. Only what `seat` may know: a note never
-        depends on another seat's hidden cards (the conformance suite checks it). Default: none."""
+        depends on another seat's hidden cards (the conformance suite checks it). `legal`: the seat's legal actions
+        when the caller has them already (a view update lists them anyway). Default: none."""
         return {}
 
     def timeout_action(self, state: S, seat: int) -> A | None:

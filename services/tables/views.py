@@ -61,11 +61,11 @@ def catalogue(config: GameConfig) -> bytes:
     return found
 
 
-def card_notes(game: AnyGame, state: Any, seat: int | None) -> list[CardNote]:
+def card_notes(game: AnyGame, state: Any, seat: int | None, legal: list[Any] | None = None) -> list[CardNote]:
     """Why each of `seat`'s own cards that no legal action uses cannot be used now (none for a spectator)."""
     if seat is None:
         return []
-    return [CardNote(card=card, note=note) for card, note in sorted(game.card_notes(state, seat).items())]
+    return [CardNote(card=card, note=note) for card, note in sorted(game.card_notes(state, seat, legal).items())]
 
 
 def seat_view(
@@ -81,7 +81,7 @@ def seat_view(
     """`seat`'s view (None: the public view), with its rendered text and legal actions unless left out."""
     view = game.view(state, seat)
     header = game.header(state)
-    actions = game.legal_actions(state, seat) if seat is not None and legal else []
+    actions = game.legal_actions(state, seat) if seat is not None else []  # the card notes read them too
     return SeatView(
         table_id=table_id,
         seat=-1 if seat is None else seat,
@@ -90,10 +90,10 @@ def seat_view(
         text=game.render(view, seat) if text else "",
         pending=header.pending,
         outcome=header.outcome,
-        legal_actions=[LegalAction(action=pack(a), text=game.describe(state, a)) for a in actions],
+        legal_actions=[LegalAction(action=pack(a), text=game.describe(state, a)) for a in actions] if legal else [],
         seq=seq,
         deadlines=deadlines,
-        card_notes=card_notes(game, state, seat),
+        card_notes=card_notes(game, state, seat, actions),
     )
 
 

@@ -963,7 +963,7 @@ class Magicka(Game[MagickaState, MagickaAction]):
     def _catalogue(self, config: GameConfig) -> list[CardFacts]:
         return [card_facts(card) for card in sorted(CATALOGUE.kind_of)]
 
-    def card_notes(self, state: MagickaState, seat: int) -> dict[int, str]:
+    def card_notes(self, state: MagickaState, seat: int, legal: list[MagickaAction] | None = None) -> dict[int, str]:
         """Why each Spell card in `seat`'s hand that no legal action casts cannot be cast now (a card the exchange
         could trade still gets its note: it says what casting it takes): the Elements its hand lacks ("needs Fire and
         Fire"), else the moment ("not your turn")."""
@@ -972,7 +972,9 @@ class Magicka(Game[MagickaState, MagickaAction]):
             return {}
         pending = seat in state.header.pending.seats
         used: set[int] = set()
-        for action in self.legal_actions(state, seat) if pending else []:
+        if legal is None:
+            legal = self.legal_actions(state, seat) if pending else []
+        for action in legal:
             if action.type == CAST_SPELL:
                 used.add(action.spell)
         paying = [element_card(card) for card in wizard.elements]

@@ -161,8 +161,8 @@ class ManaBurn(Game[ManaBurnState, ManaBurnAction]):
             )
         return facts
 
-    def card_notes(self, state: ManaBurnState, seat: int) -> dict[int, str]:
-        return card_notes(state, seat)
+    def card_notes(self, state: ManaBurnState, seat: int, legal: list[ManaBurnAction] | None = None) -> dict[int, str]:
+        return card_notes(state, seat, legal)
 
     # ----- bots -----------------------------------------------------------------------------------------------------
 
@@ -273,14 +273,16 @@ def describe_action(state: ManaBurnState, action: ManaBurnAction) -> str:
     return f"fish back for {NAMES[action.kind]}"
 
 
-def card_notes(state: ManaBurnState, seat: int) -> dict[int, str]:
+def card_notes(state: ManaBurnState, seat: int, legal: list[ManaBurnAction] | None = None) -> dict[int, str]:
     """Why each card of `seat`'s hand that no legal action uses cannot be played now (from the seat's own hand and
     the public table only)."""
     hand = state.players[seat].hand
     if state.header.outcome.finished or not hand:
         return {}
     pending = seat in state.header.pending.seats
-    used = {kind(a.card) for a in (rules.legal_actions(state, seat) if pending else []) if a.move in USES}
+    if legal is None:
+        legal = rules.legal_actions(state, seat) if pending else []
+    used = {kind(a.card) for a in legal if a.move in USES}
     notes: dict[int, str] = {}
     main = not state.windows and state.phase == Phase.MANA_BURN_PHASE_MAIN and state.active == seat and pending
     for card in hand:

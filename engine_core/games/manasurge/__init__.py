@@ -32,6 +32,7 @@ from engine_core.games.manasurge import bots, rules
 from engine_core.games.manasurge.cards import (
     DECK_SIZE,
     MAGIC_NAMES,
+    NUMBERS,
     ROLE_NAMES,
     Magic,
     Role,
@@ -42,7 +43,9 @@ from engine_core.games.manasurge.cards import (
     spell_name,
     stones_text,
 )
-from engine_core.games.manasurge.rules import CARD_MOVES, MAX_ROUNDS, Move, Step, numbers_of
+from engine_core.games.manasurge.rules import CARD_MOVES, MAX_ROUNDS, Move, numbers_of
+
+_NAMES: Final = {numbers: tuple(card_name(card, numbers) for card in range(DECK_SIZE)) for numbers in NUMBERS}
 
 # Every round ends within 2 actions per card on the table (a play and its follow-up) plus the concession.
 ACTIONS_PER_ROUND: Final = 2 * DECK_SIZE + 2
@@ -120,33 +123,33 @@ class Manasurge(Game[ManasurgeState, ManasurgeAction]):
         numbers = config.options["numbers"]
         return [card_facts(card, numbers) for card in range(DECK_SIZE + len(Role))]
 
-    def card_notes(self, state: ManasurgeState, seat: int) -> dict[int, str]:
+    def card_notes(
+        self, state: ManasurgeState, seat: int, legal: list[ManasurgeAction] | None = None
+    ) -> dict[int, str]:
         """Why each card of `seat`'s hand that no legal action uses cannot be played now."""
-        hand = state.players[seat].hand
-        if state.header.outcome.finished or not hand:
+        hand = state.players[seat].hand[:]
+        header = state.header
+        if header.outcome.finished or not hand:
             return {}
+        if seat not in header.pending.seats:
+            return dict.fromkeys(hand, "not your turn")
         numbers = numbers_of(state)
-        pending = seat in state.header.pending.seats
-        legal = rules.legal_actions(state, seat) if pending else []
-        used = {card_name(a.card, numbers) for a in legal if a.move in CARD_MOVES}
+        names = _NAMES[numbers]
+        if legal is None:
+            legal = rules.legal_actions(state, seat)
+        used = {names[a.card] for a in legal if a.move in CARD_MOVES}
         step = state.step
-        notes: dict[int, str] = {}
-        for card in hand:
-            if card_name(card, numbers) in used:
-                continue
-            if not pending:
-                notes[card] = "not your turn"
-            elif step == Step.MANASURGE_STEP_OPEN:
-                notes[card] = "a round opens with a spell card"
-            elif step == Step.MANASURGE_STEP_WILD:
-                notes[card] = "Wild Surge plays a spell card"
-            elif step in (Step.MANASURGE_STEP_PLAY, Step.MANASURGE_STEP_THUNDER):
-                way = "lower" if state.caster_spell == Spell.FLYING_DAGGER else "higher"
-                top = spell_name(state.top_spell, state.top_number)
-                notes[card] = f"does not follow {top}: play a {top.split()[-1]} or a {way} {top.rsplit(' ', 1)[0]}"
-            else:
-                notes[card] = "not now: " + state.header.pending.prompt
-        return notes
+        if step == rules.OPEN_STEP:
+            why = "a round opens with a spell card"
+        elif step == rules.WILD_STEP:
+            why = "Wild Surge plays a spell card"
+        elif step == rules.PLAY_STEP or step == rules.THUNDER_STEP:
+            way = "lower" if state.caster_spell == Spell.FLYING_DAGGER else "higher"
+            top = spell_name(state.top_spell, state.top_number)
+            why = f"does not follow {top}: play a {top.split()[-1]} or a {way} {top.rsplit(' ', 1)[0]}"
+        else:
+            why = "not now: " + header.pending.prompt
+        return {card: why for card in hand if names[card] not in used}
 
     def describe(self, state: ManasurgeState, action: ManasurgeAction) -> str:
         numbers = numbers_of(state)
