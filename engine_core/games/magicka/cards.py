@@ -511,7 +511,7 @@ def missing_elements(cost: Cost, cards: list[ElementCard]) -> list[Element]:
     return [element for element, _ in cost for _ in range(need[element])]
 
 
-_CAST_TIMING: Final = "on your turn, once the exchange is over (casting ends it)"
+_CAST_TIMING: Final = "on your turn (casting a spell ends your exchange for the turn)"
 
 
 def card_facts(card: int) -> CardFacts:
