@@ -2,12 +2,15 @@
 
 `card_refs` finds every card a message shows: fields marked `[(manaforge.v1.card) = true]` in the schema hold card
 ids, or card messages whose `id` is the card. `check_playout` plays one seeded random game and checks the
-invariants of the Game protocol at every step.
+invariants of the Game protocol at every step; `check_texts` the words a player reads: distinct labels for the
+actions of one decision, seats named only as "seat N", facts for every card shown, card notes only about the seat's
+own visible cards and never depending on what the seat may not see.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import re
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -191,6 +194,7 @@ def check_playout(
         if not legal:
             raise _fail(game, seed, step, f"seat {seat} is pending but has no legal action")
         if deep:
+            check_texts(game, state, seat, legal, seed, step)
             _check_legal_apply(game, state, seat, legal, seed, step, rand)
             _check_out_of_turn(game, state, seats, pending, legal[0], seed, step)
             _check_fuzz(game, state, seat, legal, seed, step, rand)
@@ -201,6 +205,7 @@ def check_playout(
             raise _fail(game, seed, step, "apply changed its input state")
         if deep:
             _check_events(game, new_state, events, seats, seed, step)
+            _check_seat_words(game, (e.text for e in events), "an event", seed, step)
         state = new_state
         report.log.append((seat, action.SerializeToString(deterministic=True)))
         report.actions += 1
@@ -220,10 +225,106 @@ def _check_views(game: Game[Any, Any], state: Any, seats: int, seed: int, step: 
         view = game.view(state, seat)
         if view.header.HasField("rng"):
             raise _fail(game, seed, step, f"the view of seat {seat} holds the rng")
-        leaked = card_refs(view) & game.hidden_cards(state, seat)
+        shown = card_refs(view)
+        leaked = shown & game.hidden_cards(state, seat)
         if leaked:
             raise _fail(game, seed, step, f"the view of seat {seat} shows hidden cards {sorted(leaked)}")
-        game.render(view, seat)
+        check_view_texts(game, state, seat, view, shown, game.render(view, seat), seed, step)
+
+
+# A seat in words is "seat N" and nothing else (clients put the seat's name in its place): no "wizard 0",
+# "player 2", "Seat 1", "owner 3", "seat(s) [0, 1]".
+SEAT_WORDS = re.compile(
+    r"\b(?i:wizard|player|owner|controller|caster|designer|artist|writer|voter)s?\s*#?\d"
+    r"|\b(?i:seats)\s*#?\d|\bseat(?:\s*#|\d|\s{2,}\d|\(s\)|s?\s*\[)|\b(?:Seat|SEAT)S?\s*#?\d"
+)
+
+
+_SUSPECT_WORDS = (
+    "wizard",
+    "player",
+    "owner",
+    "controller",
+    "caster",
+    "designer",
+    "artist",
+    "writer",
+    "voter",
+    "seats",
+    "seat(",
+    "seat[",
+    "seat#",
+    "seat  ",
+    "seat #",
+    "seat [",
+)
+_SEAT_DIGIT = re.compile(r"seat\d|Seat|SEAT")
+
+
+def _suspect(text: str) -> bool:
+    """Whether `text` may name a seat wrongly: a quick look before the full pattern (views are long)."""
+    low = text.lower()
+    return any(word in low for word in _SUSPECT_WORDS) or _SEAT_DIGIT.search(text) is not None
+
+
+def seat_word_faults(text: str) -> list[str]:
+    """The places where `text` names a seat other than as "seat N" (lower case, one space, a number)."""
+    return [m.group(0) for m in SEAT_WORDS.finditer(text)]
+
+
+def _check_seat_words(game: Game[Any, Any], texts: Iterable[str], what: str, seed: int, step: int) -> None:
+    search = SEAT_WORDS.search
+    for text in texts:
+        if _suspect(text) and search(text):
+            raise _fail(
+                game, seed, step, f"{what} names a seat other than as 'seat N' ({seat_word_faults(text)}): {text!r}"
+            )
+
+
+def check_texts(game: Game[Any, Any], state: Any, seat: int, legal: list[Any], seed: int = 0, step: int = 0) -> None:
+    """The words of one decision: the legal actions' labels are distinct and name seats as "seat N", and so does the
+    prompt. (`_check_views` checks each view's words, card facts and card notes.)"""
+    labels: dict[str, Any] = {}
+    for action in legal:
+        label = game.describe(state, action)
+        if label in labels:
+            raise _fail(game, seed, step, f"two legal actions of seat {seat} read {label!r}")
+        labels[label] = action
+    _check_seat_words(game, labels, "an action's label", seed, step)
+    _check_seat_words(game, [game.header(state).pending.prompt], "the prompt", seed, step)
+
+
+def check_view_texts(
+    game: Game[Any, Any],
+    state: Any,
+    viewer: int | None,
+    view: Any,
+    shown: set[int],
+    text: str,
+    seed: int = 0,
+    step: int = 0,
+) -> None:
+    """One view's words: its rendering names seats as "seat N"; every card it shows (`shown`) has facts; the
+    viewer's card notes name seats as "seat N", concern only cards it sees, and are the same from its own view as
+    from the whole state (they cannot depend on what the viewer may not see)."""
+    if _suspect(text) and SEAT_WORDS.search(text):
+        _check_seat_words(game, text.splitlines(), f"the view of seat {viewer}", seed, step)
+    missing = shown - set(game.card_facts(view))
+    if missing:
+        raise _fail(game, seed, step, f"cards {sorted(missing)[:8]} shown to seat {viewer} have no facts")
+    if viewer is None:
+        return
+    notes = game.card_notes(state, viewer)
+    if not notes:
+        if game.card_notes(view, viewer):
+            raise _fail(game, seed, step, f"the card notes of seat {viewer} depend on what it may not see")
+        return
+    _check_seat_words(game, notes.values(), "a card note", seed, step)
+    unseen = set(notes) - (shown - game.hidden_cards(state, viewer))
+    if unseen:
+        raise _fail(game, seed, step, f"card notes of seat {viewer} about cards it cannot see: {sorted(unseen)}")
+    if game.card_notes(view, viewer) != notes:
+        raise _fail(game, seed, step, f"the card notes of seat {viewer} depend on what it may not see")
 
 
 def _check_events(game: Game[Any, Any], state: Any, events: list[Event], seats: int, seed: int, step: int) -> None:

@@ -20,8 +20,8 @@ class NotYourTurnError(RulesError):
     """The seat may not act now: another seat's decision is pending."""
 
     def __init__(self, seat: int, pending: list[int]) -> None:
-        waiting = ", ".join(str(s) for s in pending) or "nobody"
-        super().__init__("turn order", f"seat {seat} may not act now; waiting for seat(s) {waiting}")
+        waiting = " and ".join(f"seat {s}" for s in pending) or "nobody"
+        super().__init__("turn order", f"seat {seat} may not act now; waiting for {waiting}")
 
 
 class GameOverError(RulesError):

@@ -10,8 +10,12 @@ game is in progress and the seat may act:
     _legal_actions(state, seat)          every action the seat may take now
     _apply(state, seat, action)          validate (raise IllegalActionError naming the rule), mutate, return events
     _redact(view, seat)                  remove what `seat` (None: a spectator) may not see
-    describe(state, action)              one line of plain text for an action
+    describe(state, action)              one line of plain text for an action: distinct among one decision's
+                                         legal actions, seats named only as "seat N", "at yourself" when it aims
+                                         at the acting seat
     render(view, seat)                   a view as plain text for the terminal
+    _catalogue(config)                   what every designed card does (CardFacts), from the game's card definitions
+    card_notes(state, seat)              why each of the seat's own cards that no legal action uses cannot be used
 
 plus, for the conformance tests: `cards(state)` (every card id, wherever it is) and `hidden_cards(state, seat)`.
 `apply` never mutates its input: it works on a copy, so a rejected action leaves the state untouched.
@@ -26,15 +30,18 @@ conversion: a `CopyFrom` as always), on twins for playouts, which convert once (
 
 from __future__ import annotations
 
+import sys
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from math import exp
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, Final, Generic, Protocol, TypeVar
 
 from google.protobuf.any_pb2 import Any as AnyMessage
 from google.protobuf.message import DecodeError, Message
-from manaforge.v1.common_pb2 import DecisionKind, Event, GameConfig, Header, Outcome, Rng
+from manaforge.v1.cards_pb2 import MagicCard
+from manaforge.v1.common_pb2 import CardFacts, DecisionKind, Event, GameConfig, Header, Outcome, Rng
 
 from engine_core.errors import (
     GameOverError,
@@ -293,6 +300,50 @@ class Game(ABC, Generic[S, A]):
     def render(self, view: S, seat: int | None) -> str:
         """A view as plain text, for the terminal client and golden playthroughs."""
 
+    # ----- what the cards do (GetCatalogue, SeatView.card_notes) -------------------------------------------------
+
+    def catalogue(self, config: GameConfig) -> list[CardFacts]:
+        """What every card the game can show under `config` does, by id (ascending): the game's `_catalogue`, made
+        once per game and options and shared (never change the messages). The seat count may be 0 (any count)."""
+        checked = self.check_config(
+            GameConfig(game=config.game, seats=config.seats or self.info.min_seats, options=config.options)
+        )
+        key = (self.info.name, tuple(sorted(checked.options.items())))
+        found = _CATALOGUES.get(key)
+        if found is None:
+            if len(_CATALOGUES) >= LIVE_CONFIGS_LIMIT:
+                _CATALOGUES.clear()
+            found = _CATALOGUES[key] = sorted(self._catalogue(checked), key=_by_id)
+        return found
+
+    def _catalogue(self, config: GameConfig) -> list[CardFacts]:
+        """Every designed card's facts under the checked `config` (default: none). A booster game's Magic cards are
+        dealt by the seed and carry their facts in the view (`card_facts`), so they are not listed here."""
+        return []
+
+    def card_facts(self, view: S) -> dict[int, CardFacts]:
+        """The facts of every card `view` can show, by id: the catalogue's, and each MagicCard the view holds."""
+        facts = {card.id: card for card in self.catalogue(self.header(view).config)}
+        for magic in magic_cards(view):
+            facts[magic.id] = magic_card_facts(magic)
+        return facts
+
+    def how_to_play(self) -> str:
+        """The game explained for a new player (markdown): HOW_TO_PLAY.md in the game's folder (`GameInfo`)."""
+        name = self.info.name
+        found = _HOW_TO_PLAY.get(name)
+        if found is None:
+            path = Path(sys.modules[type(self).__module__].__file__ or "").with_name("HOW_TO_PLAY.md")
+            found = _HOW_TO_PLAY[name] = path.read_text(encoding="utf-8") if path.is_file() else ""
+        return found
+
+    def card_notes(self, state: S, seat: int, legal: list[A] | None = None) -> dict[int, str]:
+        """For `seat`'s own cards that no legal action uses now: why not, in a few plain words ("needs Fire and
+        Fire", "only in answer to a die roll", "not your turn"), by card id. Only what `seat` may know: a note never
+        depends on another seat's hidden cards (the conformance suite checks it). `legal`: the seat's legal actions
+        when the caller has them already (a view update lists them anyway). Default: none."""
+        return {}
+
     def timeout_action(self, state: S, seat: int) -> A | None:
         """The action taken for a pending seat that does not answer in time (e.g. pass in a response window).
 
@@ -346,6 +397,41 @@ _new = object.__new__
 _LiveConfig: Any = _LiveHeader._messages["config"]
 _LIVE_CONFIGS: dict[tuple[str, bytes], Any] = {}  # (game, config bytes) -> its checked, frozen twin
 LIVE_CONFIGS_LIMIT = 1 << 10  # configs kept before the record starts again (a config is the client's to choose)
+
+
+_HOW_TO_PLAY: dict[str, str] = {}
+_CATALOGUES: dict[tuple[str, tuple[tuple[str, str], ...]], list[CardFacts]] = {}
+
+
+def _by_id(facts: CardFacts) -> int:
+    return facts.id
+
+
+def magic_cards(message: Message) -> list[MagicCard]:
+    """Every MagicCard a state or view holds in its top-level repeated fields (the booster games' faces)."""
+    found: list[MagicCard] = []
+    for fd, value in message.ListFields():
+        if fd.message_type is MagicCard.DESCRIPTOR and fd.is_repeated:
+            found += value
+    return found
+
+
+def magic_card_facts(card: MagicCard) -> CardFacts:
+    """A Magic card's facts, as a booster game shows them: its type line, mana cost and rules text."""
+    power = f" ({card.power}/{card.toughness})" if card.power or card.toughness else ""
+    colours = [_COLOUR_NAMES.get(c, c) for c in card.colors] or ["colorless"]
+    return CardFacts(
+        id=card.id,
+        name=card.name,
+        kind="Magic card",
+        cost=card.mana_cost,
+        effect=(card.type_line + power + (f": {card.text}" if card.text else "")).strip(),
+        timing="",
+        tags=[tag for tag in (*colours, f"mana value {card.mana_value}", card.rarity, "foil" * card.foil) if tag],
+    )
+
+
+_COLOUR_NAMES: Final = {"W": "white", "U": "blue", "B": "black", "R": "red", "G": "green"}
 
 
 def options(state: GameState) -> Mapping[str, str]:
@@ -414,3 +500,10 @@ def visible_events(events: Iterable[Event], seat: int | None) -> list[Event]:
 
 def seat_name(seat: int) -> str:
     return f"seat {seat}"
+
+
+def seats_text(seats: Iterable[int]) -> str:
+    """Seats in words, each as "seat N" (clients put names there): "seat 0", "seat 0 and seat 2", "seat 0, seat 1
+    and seat 2"; empty for none."""
+    named = [f"seat {seat}" for seat in seats]
+    return " and ".join(named) if len(named) < 3 else ", ".join(named[:-1]) + " and " + named[-1]

@@ -11,9 +11,9 @@ import grpc
 from google.protobuf.any_pb2 import Any as AnyMessage
 from google.protobuf.message import Message
 from manaforge.v1 import gateway_pb2 as gw
-from manaforge.v1.common_pb2 import GameConfig
+from manaforge.v1.common_pb2 import CardFacts, GameConfig
 from manaforge.v1.gateway_pb2_grpc import GatewayStub
-from manaforge.v1.rules_pb2 import GameInfo, ListGamesRequest
+from manaforge.v1.rules_pb2 import GameInfo, GetCatalogueRequest, ListGamesRequest
 
 
 def pack(message: Message) -> AnyMessage:
@@ -57,6 +57,10 @@ class Client:
 
     def games(self) -> list[GameInfo]:
         return list(self.stub.ListGames(ListGamesRequest()).games)
+
+    def catalogue(self, config: GameConfig) -> list[CardFacts]:
+        """What every card of the game does under `config` (a table's config), by id."""
+        return list(self.stub.GetCatalogue(GetCatalogueRequest(config=config)).cards)
 
     def create_table(
         self,

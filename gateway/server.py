@@ -54,6 +54,7 @@ from services.tables.errors import SeatTokenError
 from services.tables.matchmaking import MAX_WAIT, Matchmaker
 from services.tables.players import key_digest
 from services.tables.service import Tables
+from services.tables.views import catalogue
 
 SERVICE = gateway_pb2.DESCRIPTOR.services_by_name["Gateway"]
 T = TypeVar("T")
@@ -156,6 +157,10 @@ class GatewayServicer:
     @aio_unary
     async def ListGames(self, request: rules_pb2.ListGamesRequest, context: Any) -> rules_pb2.ListGamesResponse:
         return rules_pb2.ListGamesResponse(games=self.tables.list_games())
+
+    @aio_unary
+    async def GetCatalogue(self, request: rules_pb2.GetCatalogueRequest, context: Any) -> bytes:
+        return catalogue(request.config)  # encoded once per config (services/tables/views.py)
 
     @aio_unary
     async def CreateTable(self, request: gateway_pb2.CreateTableRequest, context: Any) -> CreateTableResponse:

@@ -13,7 +13,7 @@ from typing import Any
 import grpc
 from google.protobuf.any_pb2 import Any as AnyMessage
 from manaforge.v1 import rules_pb2, rules_pb2_grpc
-from manaforge.v1.common_pb2 import Outcome
+from manaforge.v1.common_pb2 import Catalogue, Outcome
 
 from engine_core import GAMES, find_game
 from engine_core.errors import MalformedActionError
@@ -22,7 +22,7 @@ from services import observability
 from services.grpc_status import add_health_and_reflection, unary
 from services.rules.checks import check_state
 from services.tables.rules import move
-from services.tables.views import game_info, pack
+from services.tables.views import catalogue, game_info, pack
 
 
 def _game_of(state: AnyMessage) -> AnyGame:
@@ -83,6 +83,10 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         return rules_pb2.MoveResponse(
             state=moved.data, events=moved.events, text=moved.text, state_digest=moved.digest, finished=moved.finished
         )
+
+    @unary
+    def GetCatalogue(self, request: rules_pb2.GetCatalogueRequest, context: Any) -> Catalogue:
+        return Catalogue.FromString(catalogue(request.config))
 
     @unary
     def GetOutcome(self, request: rules_pb2.GetOutcomeRequest, context: Any) -> Outcome:

@@ -11,14 +11,14 @@ from typing import Any
 
 from google.protobuf.any_pb2 import Any as AnyMessage
 from google.protobuf.message import Message
-from manaforge.v1.common_pb2 import Event
+from manaforge.v1.common_pb2 import CardNote, Catalogue, Event, GameConfig
 from manaforge.v1.gateway_pb2 import Deadline, SeatView, WatchUpdate
 from manaforge.v1.rules_pb2 import GameInfo, LegalAction, OptionInfo
 from manaforge.v1.storage_pb2 import Commit
 
 from engine_core.bots import bot_levels
 from engine_core.game import visible_events
-from engine_core.registry import AnyGame
+from engine_core.registry import AnyGame, find_game
 
 
 def pack(message: Message) -> AnyMessage:
@@ -40,7 +40,32 @@ def game_info(game: AnyGame) -> GameInfo:
             for o in info.options
         ],
         bot_levels=bot_levels(),
+        how_to_play=game.how_to_play(),
     )
+
+
+_CATALOGUES: dict[bytes, bytes] = {}  # GameConfig bytes -> the encoded Catalogue
+CATALOGUES_LIMIT = 1 << 10  # configs kept before the record starts again (a config is the client's to choose)
+
+
+def catalogue(config: GameConfig) -> bytes:
+    """The encoded Catalogue of `config`'s game under its options (GetCatalogue), made once per config.
+    UnknownGameError / InvalidConfigError name what is wrong with the config."""
+    key = config.SerializeToString(deterministic=True)
+    found = _CATALOGUES.get(key)
+    if found is None:
+        cards = find_game(config.game).catalogue(config)
+        if len(_CATALOGUES) >= CATALOGUES_LIMIT:
+            _CATALOGUES.clear()
+        found = _CATALOGUES[key] = Catalogue(cards=cards).SerializeToString()
+    return found
+
+
+def card_notes(game: AnyGame, state: Any, seat: int | None, legal: list[Any] | None = None) -> list[CardNote]:
+    """Why each of `seat`'s own cards that no legal action uses cannot be used now (none for a spectator)."""
+    if seat is None:
+        return []
+    return [CardNote(card=card, note=note) for card, note in sorted(game.card_notes(state, seat, legal).items())]
 
 
 def seat_view(
@@ -56,7 +81,7 @@ def seat_view(
     """`seat`'s view (None: the public view), with its rendered text and legal actions unless left out."""
     view = game.view(state, seat)
     header = game.header(state)
-    actions = game.legal_actions(state, seat) if seat is not None and legal else []
+    actions = game.legal_actions(state, seat) if seat is not None else []  # the card notes read them too
     return SeatView(
         table_id=table_id,
         seat=-1 if seat is None else seat,
@@ -65,9 +90,10 @@ def seat_view(
         text=game.render(view, seat) if text else "",
         pending=header.pending,
         outcome=header.outcome,
-        legal_actions=[LegalAction(action=pack(a), text=game.describe(state, a)) for a in actions],
+        legal_actions=[LegalAction(action=pack(a), text=game.describe(state, a)) for a in actions] if legal else [],
         seq=seq,
         deadlines=deadlines,
+        card_notes=card_notes(game, state, seat, actions),
     )
 
 

@@ -417,7 +417,7 @@ class Blueprints(Game[BlueprintsState, BlueprintsAction]):
                 return f"take {card_name(state, state.discard_pile[-1])} from the discard pile"
             return "draw from the deck"
         if choice == "discard":
-            return f"discard {card_name(state, action.discard)}"
+            return f"discard {_hand_card_text(state, action.discard)}"
         if choice == "build":
             names = " and ".join(LOCATION_NAMES.get(location, "?") for location in action.build.locations)
             return f"reveal the hand and build the {names}"
@@ -521,6 +521,25 @@ def _value(cards: list[MagicCard], todo: list[Location]) -> tuple[int, int]:
 
 def _best_after_discard(cards: list[MagicCard], todo: list[Location]) -> tuple[int, int]:
     return max(_value(cards[:i] + cards[i + 1 :], todo) for i in range(len(cards)))
+
+
+def _hand_card_text(state: BlueprintsState, card: int) -> str:
+    """A card of the pending seat's hand by name, told apart from others of that name: foil, seen by everyone
+    (taken from the discard pile), or which copy."""
+    name = card_name(state, card)
+    for player in state.players:
+        if card in player.hand:
+            marks = ["foil"] * card_of(state, card).foil + ["the one everyone saw"] * (card in player.known)
+            mine = _marks(state, player, card)
+            same = [c for c in player.hand if card_name(state, c) == name and _marks(state, player, c) == mine]
+            if len(same) > 1:
+                marks.append(f"copy {same.index(card) + 1}")
+            return name + (f" ({', '.join(marks)})" if marks else "")
+    return name
+
+
+def _marks(state: BlueprintsState, player: BlueprintsPlayer, card: int) -> int:
+    return int(card_of(state, card).foil) + 2 * (card in player.known)
 
 
 GAME: Final = Blueprints()

@@ -8,7 +8,7 @@ higher total wins, equal totals draw.
 
 from __future__ import annotations
 
-from manaforge.v1.common_pb2 import Event, Rng
+from manaforge.v1.common_pb2 import CardFacts, Event, GameConfig, Rng
 from manaforge.v1.games.cardbench_pb2 import CardbenchAction, CardbenchState
 
 from engine_core import rng
@@ -20,6 +20,7 @@ from engine_core.rng import choice, new_rng, next_u64, shuffle
 MOVES_PER_MATCH = 100
 HAND_SIZE = 5
 SUITS = "CDHS"
+SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
 _PLAY = [CardbenchAction(card=card) for card in range(52)]  # legal actions are shared, never mutated
 
 
@@ -95,6 +96,19 @@ class Cardbench(Game[CardbenchState, CardbenchAction]):
         for other, hand in enumerate(view.hands):
             if other != seat:
                 del hand.cards[:]
+
+    def _catalogue(self, config: GameConfig) -> list[CardFacts]:
+        return [
+            CardFacts(
+                id=card,
+                name=card_name(card),
+                kind="Card",
+                effect=f"Scores {rank(card)} when played (its rank: A 1, T 10, J 11, Q 12, K 13).",
+                timing="on your turn",
+                tags=[SUIT_NAMES[card // 13]],
+            )
+            for card in range(52)
+        ]
 
     def describe(self, state: CardbenchState, action: CardbenchAction) -> str:
         return f"play {card_name(action.card)}"

@@ -15,7 +15,7 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import Final, NamedTuple, cast
 
-from manaforge.v1.common_pb2 import Event, Rng
+from manaforge.v1.common_pb2 import CardFacts, Event, GameConfig, Rng
 from manaforge.v1.games.magicka_pb2 import (
     MagickaAction,
     MagickaActionType,
@@ -35,16 +35,19 @@ from engine_core.game import RESPONSE, TURN, Game, GameInfo, Option, event, fini
 from engine_core.games.magicka import bot, spells
 from engine_core.games.magicka.cards import (
     ANSWER,
+    ARCANE,
     ATTACK,
     CAST_SNAP,
     CAST_SPELL,
     CATALOGUE,
     DISCARD,
     DRAW_REPLACEMENTS,
+    EARTH,
     ELEMENT_BY_KIND,
     ELEMENTS,
     END_TURN,
     FIRE,
+    LIGHTNING,
     OPPOSES,
     PASS,
     REPAIR,
@@ -57,9 +60,14 @@ from engine_core.games.magicka.cards import (
     Element,
     SpellCard,
     SpellType,
+    card_facts,
     card_name,
+    element_card,
     element_name,
+    elements_text,
     kind_name,
+    kind_of,
+    missing_elements,
 )
 from engine_core.games.magicka.payment import (
     KINDS_OF,
@@ -86,9 +94,12 @@ from engine_core.games.magicka.spells import (
     HALF,
     SNAP_EXTRA,
     SNAP_NAMES,
+    SNAP_TEXT,
     STARTING_HEALTH,
     body,
     controller,
+    creature_target,
+    find_creature,
     target_name,
     wizard_target,
 )
@@ -115,7 +126,7 @@ ROUND_LIMITS: Final = ("50", "100", "200")
 # 26 cards at most after trades, 6 creatures); the round limit bounds the turns.
 ACTIONS_PER_TURN: Final = 200
 MAX_SEATS: Final = 6
-_TURN_PROMPTS: Final = tuple(f"wizard {seat}: exchange, cast, attack or end the turn" for seat in range(MAX_SEATS))
+_TURN_PROMPTS: Final = tuple(f"seat {seat}: exchange, cast, attack or end the turn" for seat in range(MAX_SEATS))
 
 # The fields each action type may set: anything else makes the action malformed.
 FIELDS: Final[dict[int, frozenset[str]]] = {
@@ -215,7 +226,7 @@ def _draw(state: MagickaState, seat: int, elements: int, spell_cards: int, event
                 drawn.append(card)
     if drawn:
         names = ", ".join(map(_CARD_NAMES.__getitem__, drawn))
-        events.append(event("CardsDrawn", f"wizard {seat} drew {len(drawn)} card(s)", actor=seat))
+        events.append(event("CardsDrawn", f"seat {seat} drew {len(drawn)} card(s)", actor=seat))
         events.append(event("CardsDrawn", f"you drew {names}", actor=seat, audience=seat, cards=drawn))
 
 
@@ -949,6 +960,42 @@ class Magicka(Game[MagickaState, MagickaAction]):
             return MagickaAction(type=PASS)
         return None
 
+    def _catalogue(self, config: GameConfig) -> list[CardFacts]:
+        return [card_facts(card) for card in sorted(CATALOGUE.kind_of)]
+
+    def card_notes(self, state: MagickaState, seat: int, legal: list[MagickaAction] | None = None) -> dict[int, str]:
+        """Why each Spell card in `seat`'s hand that no legal action casts cannot be cast now (a card the exchange
+        could trade still gets its note: it says what casting it takes): the Elements its hand lacks ("needs Fire and
+        Fire"), else the moment ("not your turn")."""
+        wizard = state.wizards[seat]
+        if state.header.outcome.finished or wizard.dead or not wizard.spells:
+            return {}
+        pending = seat in state.header.pending.seats
+        used: set[int] = set()
+        if legal is None:
+            legal = self.legal_actions(state, seat) if pending else []
+        for action in legal:
+            if action.type == CAST_SPELL:
+                used.add(action.spell)
+        paying = [element_card(card) for card in wizard.elements]
+        notes: dict[int, str] = {}
+        for card in wizard.spells:
+            kind = kind_of(card)
+            if kind in used:
+                continue
+            missing = missing_elements(SPELL_BY_KIND[kind].cost, paying)
+            if missing:
+                notes[card] = f"needs {elements_text(missing)}"
+            elif state.turn != seat:
+                notes[card] = "not your turn"
+            elif state.phase == RESPONDING:
+                notes[card] = "only a snap spell may answer a spell"
+            elif state.owed_elements or state.owed_spells:
+                notes[card] = "draw the cards your exchange owes first"
+            else:
+                notes[card] = "nothing it can be cast at now"
+        return notes
+
     def describe(self, state: MagickaState, action: MagickaAction) -> str:
         return describe_action(state, action)
 
@@ -984,8 +1031,13 @@ def _payment_text(payment: Payment) -> str:
 
 
 def describe_action(state: MagickaState, action: MagickaAction) -> str:
+    """The action in words, distinct among one decision's choices; a cast at the acting wizard says "at yourself"
+    (with a warning when it hurts), a snap spell says what it does."""
     payment = _payment_of(action)
-    aim = target_name(state, action.target)
+    seats = state.header.pending.seats
+    actor = seats[0] if len(seats) == 1 else -1
+    own = not action.target.creature and action.target.seat == actor
+    aim = "yourself" if own else target_name(state, action.target)
     kinds = ", ".join(kind_name(k) for k in action.kinds)
     t = action.type
     if t == TRADE_SPELL_FOR_ELEMENTS:
@@ -999,18 +1051,29 @@ def describe_action(state: MagickaState, action: MagickaAction) -> str:
     if t == CAST_SPELL:
         spell = SPELL_BY_KIND.get(action.spell)
         extra = f" (+{action.extra} {element_name(spell.upgrade)})" if action.extra and spell else ""
-        return f"cast {kind_name(action.spell)}{extra} at {aim} with {_payment_text(payment)}"
+        hurts = own and spell is not None and spell.type in (SpellType.DAMAGE, SpellType.BEAM)
+        warning = " (it hurts you!)" if hurts else ""
+        return f"cast {kind_name(action.spell)}{extra} at {aim}{warning} with {_payment_text(payment)}"
     if t == CAST_SNAP:
         extra = f" (+{action.extra})" if action.extra else ""
-        return f"cast {SNAP_NAMES.get(action.element, '?')}{extra} at {aim} with {_payment_text(payment)}"
+        what = SNAP_TEXT.get(action.element, "")
+        hurts = own and action.element in (EARTH, LIGHTNING, ARCANE, FIRE)
+        warning = " (it hurts you!)" if hurts else ""
+        return (
+            f"cast {SNAP_NAMES.get(action.element, '?')}{extra} ({what}) at {aim}{warning} "
+            f"with {_payment_text(payment)}"
+        )
     if t == REPAIR:
         return f"repair {action.extra} point(s) of the barrier on {aim} with {_payment_text(payment)}"
     if t == ATTACK:
-        return f"creature #{action.creature} attacks {aim}"
+        creature = find_creature(state, action.creature)
+        attacker = target_name(state, creature_target(creature)) if creature else f"creature #{action.creature}"
+        return f"{attacker} attacks {aim}"
     if t == DISCARD:
         return f"discard {kinds}"
     if t == ANSWER:
-        return f"answer with {SNAP_NAMES.get(action.element, '?')} paying {_payment_text(payment)}"
+        what = SNAP_TEXT.get(action.element, "")
+        return f"answer with {SNAP_NAMES.get(action.element, '?')} ({what}) paying {_payment_text(payment)}"
     if t == PASS:
         return "pass (let the spell through)"
     return "end the turn" if t == END_TURN else "?"
@@ -1018,7 +1081,7 @@ def describe_action(state: MagickaState, action: MagickaAction) -> str:
 
 def render_view(view: MagickaState, seat: int | None) -> str:
     lines = [
-        f"turn {view.turns_taken}: wizard {view.turn} to play ({MagickaPhase.Name(view.phase).split('_')[-1].lower()})"
+        f"turn {view.turns_taken}: seat {view.turn} to play ({MagickaPhase.Name(view.phase).split('_')[-1].lower()})"
         f"; decks: {view.element_deck_size} Element, {view.spell_deck_size} Spell, {view.mayhem_deck_size} Mayhem"
     ]
     for s, wizard in enumerate(view.wizards):
@@ -1035,23 +1098,23 @@ def render_view(view: MagickaState, seat: int | None) -> str:
             )
         else:
             hand = f"{wizard.element_count} Element + {wizard.spell_count} Spell cards"
-        lines.append(f"wizard {s}{' (you)' if s == seat else ''}: {status}; hand: {hand}")
+        lines.append(f"seat {s}{' (you)' if s == seat else ''}: {status}; hand: {hand}")
     for c in view.creatures:
         flags = "".join(f", {f}" for f, on in (("wet", c.wet), ("frozen", c.frozen), ("ready", c.ready)) if on)
         barrier = f", barrier {c.barrier}/{c.barrier_max}" if c.barrier else ""
         lines.append(
-            f"  {target_name(view, spells.creature_target(c))} of wizard {c.controller}: attack {c.attack}, "
+            f"  {target_name(view, spells.creature_target(c))} of seat {c.controller}: attack {c.attack}, "
             f"health {c.health}/{c.max_health}{barrier}{flags}"
         )
     for b in view.beams:
         lines.append(
-            f"  beam {SPELL_BY_KIND[b.spell].name} from wizard {b.caster} at {target_name(view, b.target)}: "
+            f"  beam {SPELL_BY_KIND[b.spell].name} from seat {b.caster} at {target_name(view, b.target)}: "
             f"{b.damage} a turn, {b.turns_left} more turn(s)"
         )
     if view.HasField("cast"):
         flying = view.cast
         lines.append(
-            f"in flight: {SPELL_BY_KIND[flying.spell].name} from wizard {flying.caster} at "
+            f"in flight: {SPELL_BY_KIND[flying.spell].name} from seat {flying.caster} at "
             f"{target_name(view, flying.target)}{' (reflected)' if flying.reflected else ''}"
         )
     if view.exchange_open and (view.owed_elements or view.owed_spells):
@@ -1087,10 +1150,10 @@ def _begin_turn(state: MagickaState, seat: int, events: list[Event]) -> None:
                 creature.frozen = False
         if frozen:
             own_wizard(state, seat).frozen = False
-            events.append(event("TurnSkipped", f"wizard {seat} is frozen and skipped the turn", actor=seat))
+            events.append(event("TurnSkipped", f"seat {seat} is frozen and skipped the turn", actor=seat))
             seat = _next_seat(state, seat)
             continue
-        events.append(event("TurnBegan", f"wizard {seat}'s turn began", actor=seat))
+        events.append(event("TurnBegan", f"seat {seat}'s turn began", actor=seat))
         if not wizard.dead:
             _draw(state, seat, DRAW_ELEMENTS, DRAW_SPELLS, events)
         put_pending(state, [seat], TURN, _TURN_PROMPTS[seat])
@@ -1120,7 +1183,7 @@ def _check_end(state: MagickaState, events: list[Event]) -> bool:
         return False
     scores = [float(w.health) for w in state.wizards]
     if standing:
-        reason = f"wizard {standing[0]} (or its creature) is the last one standing"
+        reason = f"seat {standing[0]} (or its creature) is the last one standing"
     else:
         reason = "every remaining wizard fell at once: a draw"
     events.append(event("GameEnded", reason))
@@ -1147,7 +1210,7 @@ def _after_action(state: MagickaState, events: list[Event]) -> None:
         _sync_counts(state)
         return
     if phase == DISCARDING:
-        put_pending(state, [state.turn], TURN, f"wizard {state.turn}: discard down to {HAND_LIMIT} cards")
+        put_pending(state, [state.turn], TURN, f"seat {state.turn}: discard down to {HAND_LIMIT} cards")
         _sync_counts(state)
         return
     if not spells.is_standing(state, state.turn):
@@ -1224,7 +1287,7 @@ def _apply_trade(state: MagickaState, seat: int, action: MagickaAction, move: Mo
     state.owed_elements += elements_owed
     state.owed_spells += spells_owed
     names = ", ".join(map(_CARD_NAMES.__getitem__, gone))
-    return [event("CardsExchanged", f"wizard {seat} discarded {names} to exchange", actor=seat)]
+    return [event("CardsExchanged", f"seat {seat} discarded {names} to exchange", actor=seat)]
 
 
 def _apply_draw_replacements(state: MagickaState, seat: int, action: MagickaAction, move: Move) -> list[Event]:
@@ -1259,7 +1322,7 @@ def _apply_cast_spell(state: MagickaState, seat: int, action: MagickaAction, mov
     events = [
         event(
             "SpellCast",
-            f"wizard {seat} cast {spell.name}{aim} with {_payment_text(payment)}",
+            f"seat {seat} cast {spell.name}{aim} with {_payment_text(payment)}",
             actor=seat,
         )
     ]
@@ -1288,7 +1351,7 @@ def _open_window(state: MagickaState, cast: MagickaCast, events: list[Event]) ->
         cast.responders[:] = [responder]
         put_cast(state, cast)
         state.phase = RESPONDING
-        put_pending(state, [responder], RESPONSE, f"wizard {responder}: answer {spell.name} or pass")
+        put_pending(state, [responder], RESPONSE, f"seat {responder}: answer {spell.name} or pass")
         return
     _resolve(state, cast, events)
 
@@ -1326,7 +1389,7 @@ def _apply_cast_snap(state: MagickaState, seat: int, action: MagickaAction, move
     events = [
         event(
             "SnapCast",
-            f"wizard {seat} cast {name} at {target_name(state, action.target)} with {_payment_text(payment)}",
+            f"seat {seat} cast {name} at {target_name(state, action.target)} with {_payment_text(payment)}",
             actor=seat,
         )
     ]
@@ -1348,7 +1411,7 @@ def _apply_repair(state: MagickaState, seat: int, action: MagickaAction, move: M
     _require_payment(state, seat, payment, ((SHIELD, amount),))
     state.exchange_open = False
     _pay(state, seat, payment)
-    events = [event("RepairCast", f"wizard {seat} spent {_payment_text(payment)}", actor=seat)]
+    events = [event("RepairCast", f"seat {seat} spent {_payment_text(payment)}", actor=seat)]
     spells.repair(state, action.target, amount, events)
     return events
 
@@ -1378,7 +1441,7 @@ def _apply_attack(state: MagickaState, seat: int, action: MagickaAction, move: M
 def _apply_end_turn(state: MagickaState, seat: int, action: MagickaAction, move: Move) -> list[Event]:
     if state.owed_elements + state.owed_spells:
         raise IllegalActionError("no piecemeal exchanging", "draw the replacement cards first")
-    events = [event("TurnEnded", f"wizard {seat} ended the turn", actor=seat)]
+    events = [event("TurnEnded", f"seat {seat} ended the turn", actor=seat)]
     if hand_size(state, seat) > HAND_LIMIT:
         state.phase = DISCARDING
         return events
@@ -1397,7 +1460,7 @@ def _apply_discard(state: MagickaState, seat: int, action: MagickaAction, move: 
         own_pile(state, "spell_discard").append(card)
     else:
         raise IllegalActionError("hand limit", "discard one card of a kind in your hand")
-    events = [event("CardDiscarded", f"wizard {seat} discarded {card_name(card)}", actor=seat)]
+    events = [event("CardDiscarded", f"seat {seat} discarded {card_name(card)}", actor=seat)]
     if hand_size(state, seat) <= HAND_LIMIT:
         _begin_turn(state, _next_seat(state, seat), events)
     else:
@@ -1407,7 +1470,7 @@ def _apply_discard(state: MagickaState, seat: int, action: MagickaAction, move: 
 
 def _apply_pass(state: MagickaState, seat: int, action: MagickaAction, move: Move) -> list[Event]:
     cast = clone(state.cast)
-    events = [event("AnswerPassed", f"wizard {seat} let {SPELL_BY_KIND[cast.spell].name} through", actor=seat)]
+    events = [event("AnswerPassed", f"seat {seat} let {SPELL_BY_KIND[cast.spell].name} through", actor=seat)]
     _resolve(state, cast, events)
     return events
 
@@ -1431,7 +1494,7 @@ def _apply_answer(state: MagickaState, seat: int, action: MagickaAction, move: M
     verb = "reflected" if reflect else "countered" if kind == "counter" else "disrupted"
     snap = SNAP_NAMES[element] + (" + Shield" if reflect else "")
     events = [
-        event("SpellAnswered", f"wizard {seat} {verb} {spell.name} with {snap}", actor=seat),
+        event("SpellAnswered", f"seat {seat} {verb} {spell.name} with {snap}", actor=seat),
     ]
     if verb == "disrupted":  # 'A Disrupted Spell FAILS with NO EFFECT.'
         own_pile(state, "spell_discard").append(cast.card)

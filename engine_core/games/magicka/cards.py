@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Final, TypeAlias
 
+from manaforge.v1.common_pb2 import CardFacts
 from manaforge.v1.games.magicka_pb2 import MagickaActionType, MagickaElement
 
 Element: TypeAlias = MagickaElement.ValueType
@@ -482,3 +483,83 @@ def kind_name(kind: int) -> str:
 
 def card_name(card: int) -> str:
     return kind_name(kind_of(card))
+
+
+# ----- what the cards do (Game.catalogue, card notes) ---------------------------------------------------------------
+
+
+def elements_text(elements: list[Element]) -> str:
+    """Elements in words: "Fire", "Fire and Fire", "Fire, Fire and Earth"."""
+    names = [element_name(e) for e in elements]
+    return " and ".join(names) if len(names) < 3 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def cost_elements(cost: Cost) -> list[Element]:
+    return [element for element, n in cost for _ in range(n)]
+
+
+def missing_elements(cost: Cost, cards: list[ElementCard]) -> list[Element]:
+    """The Elements of `cost` that `cards` cannot pay, in cost order (greedy: single-Element cards first, then each
+    combo and Blended card for the Element still needed most among its own)."""
+    need = {element: n for element, n in cost}
+    order = sorted(cards, key=lambda card: len(card.elements))
+    for card in order:
+        wanted = [e for e in card.elements if need.get(e, 0) > 0]
+        if wanted:
+            best = max(wanted, key=lambda e: need[e])
+            need[best] = max(0, need[best] - card.value)
+    return [element for element, _ in cost for _ in range(need[element])]
+
+
+_CAST_TIMING: Final = "on your turn (casting a spell ends your exchange for the turn)"
+
+
+def card_facts(card: int) -> CardFacts:
+    """What card `card` does: an Element pays for spells, a Spell card is cast for its effect, a Mayhem card changes
+    a spell that is Mayhemified. The designs are a reconstruction (RULES.md, "Designed content")."""
+    kind = kind_of(card)
+    element = ELEMENT_BY_KIND.get(kind)
+    if element is not None:
+        if element.is_wild():
+            pays = f"1 Element of your choice among {elements_text(list(element.elements)).replace(' and ', ' or ')}"
+        elif len(element.elements) == 2:
+            pays = f"{element.value} {element_name(element.elements[0])} or {element.value} " + element_name(
+                element.elements[1]
+            )
+        else:
+            pays = f"{element.value} {element_name(element.elements[0])}"
+        return CardFacts(
+            id=card,
+            name=element.name,
+            kind="Element",
+            effect=f"Pays {pays} toward a spell's cost" + (" (you choose when you pay)." if "or" in pays else "."),
+            timing="when you cast a spell; or trade it away in the exchange at the start of your turn",
+            tags=[element_name(e) for e in element.elements],
+        )
+    spell = SPELL_BY_KIND.get(kind)
+    if spell is not None:
+        text = f"deals {spell.text}" if spell.text[0].isdigit() else spell.text
+        effect = text[0].upper() + text[1:] + "."
+        if spell.type is SpellType.SUMMON:
+            effect = f"Summons a creature with {spell.attack} attack and {spell.health} health; it {spell.text}."
+        answerable = (
+            " Spell vs. Spell: another wizard may answer it with a snap spell." if spell.is_answerable() else ""
+        )
+        return CardFacts(
+            id=card,
+            name=spell.name,
+            kind="Summon spell" if spell.type is SpellType.SUMMON else "Spell",
+            cost=elements_text(cost_elements(spell.cost)),
+            effect=effect + answerable,
+            timing=_CAST_TIMING,
+            tags=[spell.type.value, *dict.fromkeys(element_name(e) for e, _ in spell.cost)],
+        )
+    mayhem = mayhem_card(card)
+    return CardFacts(
+        id=card,
+        name=mayhem.name,
+        kind="Mayhem",
+        effect=mayhem.text,
+        timing="drawn when a spell card spell is Mayhemified (the mayhem option); never held",
+        tags=["mayhem"],
+    )

@@ -58,6 +58,17 @@ SNAP_NAMES: Final[dict[Element, str]] = {
     LIFE: "Vitality Tonic",
 }
 SNAP_EXTRA: Final[tuple[Element, ...]] = (SHIELD, LIFE)  # snaps that take additional Elements
+# What each snap spell does (the Snap Spell Quick Reference, R16-R22 of RULES.md), for action labels.
+SNAP_TEXT: Final[dict[Element, str]] = {
+    EARTH: "1 damage",
+    LIGHTNING: "1 damage; 2 and dries a wet target",
+    ARCANE: "1 damage",
+    FIRE: "1 damage; dries a wet target instead",
+    COLD: "freezes a wet target for 1 turn",
+    WATER: "makes the target wet",
+    SHIELD: "a Shield Barrier of strength 2, +1 for each extra Shield",
+    LIFE: "heals 1, +1 for each extra Life",
+}
 
 
 # ----- targets ------------------------------------------------------------------------------------------------------
@@ -103,9 +114,11 @@ def targets(state: MagickaState) -> list[MagickaTarget]:
 def target_name(state: MagickaState, target: MagickaTarget) -> str:
     if target.creature:
         creature = find_creature(state, target.creature)
-        name = SPELL_BY_KIND[creature.kind].name.removeprefix("Summon ") if creature else "creature"
-        return f"{name} #{target.creature}"
-    return f"wizard {target.seat}"
+        if creature is None:
+            return f"creature #{target.creature}"
+        name = SPELL_BY_KIND[creature.kind].name.removeprefix("Summon ")
+        return f"seat {creature.controller}'s {name} #{target.creature}"
+    return f"seat {target.seat}"
 
 
 def is_standing(state: MagickaState, seat: int) -> bool:
@@ -203,7 +216,7 @@ def _destroy(state: MagickaState, target: MagickaTarget, events: list[Event]) ->
     del wizard.spells[:]
     wizard.element_count = wizard.spell_count = 0
     _end_beams_at(state, target)
-    events.append(event("WizardDied", f"wizard {target.seat} died. Dead... is... DEAD!"))
+    events.append(event("WizardDied", f"seat {target.seat} died. Dead... is... DEAD!"))
 
 
 def _destroy_creature(state: MagickaState, number: int, events: list[Event]) -> None:
@@ -359,7 +372,7 @@ def summon(state: MagickaState, caster: int, card: int, spell: SpellCard, extra:
     events.append(
         event(
             "CreatureSummoned",
-            f"wizard {caster} summoned {target_name(state, creature_target(creature))} "
+            f"seat {caster} summoned {target_name(state, creature_target(creature))} "
             f"(attack {creature.attack}, health {creature.health})",
             actor=caster,
         )
@@ -398,7 +411,7 @@ def mayhem_hit(
     """Draw a Mayhem card and let the spell hit `target` as the card says."""
     card = draw_mayhem(state, events)
     design = mayhem_card(card)
-    events.append(event("MayhemDrawn", f'wizard {drawer} drew Mayhem: {design.name} "{design.text}"', actor=drawer))
+    events.append(event("MayhemDrawn", f'seat {drawer} drew Mayhem: {design.name} "{design.text}"', actor=drawer))
     caster = wizard_target(cast.caster)
     effect = design.effect
     hits: list[MagickaTarget] = [target]

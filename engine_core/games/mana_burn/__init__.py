@@ -14,17 +14,28 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Final
 
-from manaforge.v1.common_pb2 import Event, Rng
+from manaforge.v1.common_pb2 import CardFacts, Event, GameConfig, Rng
 from manaforge.v1.games.mana_burn_pb2 import ManaBurnAction, ManaBurnState
 from mypy_extensions import mypyc_attr
 
 from engine_core import rng
 from engine_core.bots.budget import Budget, by_seats
 from engine_core.errors import IllegalActionError, MalformedActionError
-from engine_core.game import Game, GameInfo, Option, seat_count
+from engine_core.game import Game, GameInfo, Option, seat_count, seats_text
 from engine_core.games.mana_burn import board, rules
 from engine_core.games.mana_burn.bots import heuristic
-from engine_core.games.mana_burn.cards import DECK_SIZE, INSTANTS, MAIN_CARDS, NAMES, distinct, kind, name, names
+from engine_core.games.mana_burn.cards import (
+    DECK_SIZE,
+    FACTS,
+    INSTANTS,
+    MAIN_CARDS,
+    NAMES,
+    Kind,
+    distinct,
+    kind,
+    name,
+    names,
+)
 from engine_core.games.mana_burn.cow import step_copy
 from engine_core.games.mana_burn.rules import PASS, Move, Phase
 from engine_core.games.mana_burn.zones import all_cards, sync_sizes
@@ -138,6 +149,21 @@ class ManaBurn(Game[ManaBurnState, ManaBurnAction]):
     def render(self, view: ManaBurnState, seat: int | None) -> str:
         return render_view(view, seat)
 
+    # ----- what the cards do -----------------------------------------------------------------------------------------
+
+    def _catalogue(self, config: GameConfig) -> list[CardFacts]:
+        facts = []
+        for card in range(DECK_SIZE):
+            fact = FACTS[kind(card)]
+            tags = [*fact.tags, "instant" if kind(card) in INSTANTS else "one a turn"]
+            facts.append(
+                CardFacts(id=card, name=name(card), kind=fact.kind, effect=fact.effect, timing=fact.timing, tags=tags)
+            )
+        return facts
+
+    def card_notes(self, state: ManaBurnState, seat: int, legal: list[ManaBurnAction] | None = None) -> dict[int, str]:
+        return card_notes(state, seat, legal)
+
     # ----- bots -----------------------------------------------------------------------------------------------------
 
     def sample_world(self, view: ManaBurnState, seat: int, rand: Rng) -> ManaBurnState:
@@ -179,6 +205,11 @@ def refusal(state: ManaBurnState, seat: int, action: ManaBurnAction) -> IllegalA
         if action.card not in hand:
             return IllegalActionError("playing cards", f"you do not hold card {action.card}")
         card = name(action.card)
+        first = rules.first_copies([c for c in hand if kind(c) == kind(action.card)])[0]
+        if first != action.card:
+            return IllegalActionError(
+                "copies", f"copies of {card} are the same card: a choice names the first, {first}"
+            )
         if state.windows and kind(action.card) not in INSTANTS:
             return IllegalActionError(
                 "fast effects", f"only Incinerate, Giant Growth and Counterspell may be played now, not {card}"
@@ -208,11 +239,15 @@ def refusal(state: ManaBurnState, seat: int, action: ManaBurnAction) -> IllegalA
 
 
 def describe_action(state: ManaBurnState, action: ManaBurnAction) -> str:
+    """The action in words, distinct among one decision's choices: cards in play named by controller (and Armor,
+    owner), a harmful card aimed at the actor's own creature marked "(your own)"."""
     move = action.move
+    actor = _actor(state)
     if move == Move.MANA_BURN_MOVE_PASS:
         return "end the turn" if not state.windows and state.phase == Phase.MANA_BURN_PHASE_MAIN else "pass"
     if move == Move.MANA_BURN_MOVE_PLAY:
-        return f"play {name(action.card)}{rules.target_text(state, action)}"
+        own = kind(action.card) == Kind.INCINERATE and rules.card_controller(state, action.target) == actor
+        return f"play {name(action.card)}{rules.target_text(state, action)}" + (" (your own)" if own else "")
     if move == Move.MANA_BURN_MOVE_REROLL:
         return "re-roll the movement die (Scryb Sprites)"
     if move == Move.MANA_BURN_MOVE_HERO:
@@ -222,6 +257,8 @@ def describe_action(state: ManaBurnState, action: ManaBurnAction) -> str:
     if move == Move.MANA_BURN_MOVE_YES:
         return "yes"
     if move == Move.MANA_BURN_MOVE_CARD:
+        if state.phase == Phase.MANA_BURN_PHASE_SQUARE and action.card in state.graveyard:
+            return f"take {name(action.card)} from the Graveyard"
         return f"choose {name(action.card)}"
     if move == Move.MANA_BURN_MOVE_SEAT:
         asked = (
@@ -229,11 +266,59 @@ def describe_action(state: ManaBurnState, action: ManaBurnAction) -> str:
         )
         return f"choose seat {action.seat}{asked}"
     if move == Move.MANA_BURN_MOVE_CREATURE:
-        swap = f" for {name(action.other)}" if action.other or _is_vesuvan(state) else ""
-        return f"choose {name(action.target)}{swap}"
+        swap = f" for {rules.card_label(state, action.other)}" if action.other or _is_vesuvan(state) else ""
+        return f"choose {rules.card_label(state, action.target)}{swap}"
     if move == Move.MANA_BURN_MOVE_FALSE_BID:
         return "false bid (Drudge Skeletons)"
     return f"fish back for {NAMES[action.kind]}"
+
+
+def card_notes(state: ManaBurnState, seat: int, legal: list[ManaBurnAction] | None = None) -> dict[int, str]:
+    """Why each card of `seat`'s hand that no legal action uses cannot be played now (from the seat's own hand and
+    the public table only)."""
+    hand = state.players[seat].hand
+    if state.header.outcome.finished or not hand:
+        return {}
+    pending = seat in state.header.pending.seats
+    if legal is None:
+        legal = rules.legal_actions(state, seat) if pending else []
+    used = {kind(a.card) for a in legal if a.move in USES}
+    notes: dict[int, str] = {}
+    main = not state.windows and state.phase == Phase.MANA_BURN_PHASE_MAIN and state.active == seat and pending
+    for card in hand:
+        k = kind(card)
+        if k in used:
+            continue
+        if k in INSTANTS:
+            notes[card] = _instant_note(state, seat, k)
+        elif main and state.main_played:
+            notes[card] = "you already played a Creature, Sorcery or Enchantment this turn"
+        elif main and k == Kind.HOLY_ARMOR:
+            notes[card] = "no creature in play to protect"
+        elif main and k == Kind.RAISE_DEAD:
+            notes[card] = "the Graveyard is empty"
+        else:
+            notes[card] = "only on your turn, after you move"
+    return notes
+
+
+USES: Final = frozenset({Move.MANA_BURN_MOVE_PLAY, Move.MANA_BURN_MOVE_CARD})
+
+
+def _instant_note(state: ManaBurnState, seat: int, k: int) -> str:
+    if k == Kind.GIANT_GROWTH:
+        return "only in answer to a die roll"
+    if k == Kind.COUNTERSPELL:
+        return "only right after another player plays a card"
+    if not rules.incinerate_targets(state):
+        return "no creature or Holy Armor in play"
+    return "only in answer to a die roll or a card, or on your turn after you move"
+
+
+def _actor(state: ManaBurnState) -> int | None:
+    """The seat whose decision it is, when only one seat decides."""
+    seats = state.header.pending.seats
+    return seats[0] if len(seats) == 1 else None
 
 
 def _is_fishing(state: ManaBurnState) -> bool:
@@ -270,9 +355,9 @@ def render_view(view: ManaBurnState, seat: int | None) -> str:
     pending = view.header.pending
     if view.header.outcome.finished:
         outcome = view.header.outcome
-        lines.append(f"Game over: seat(s) {list(outcome.winners)} won ({outcome.reason})")
+        lines.append(f"Game over: {seats_text(outcome.winners) or 'nobody'} won ({outcome.reason})")
     elif pending.seats:
-        lines.append(f"Waiting for seat(s) {list(pending.seats)}: {pending.prompt}")
+        lines.append(f"Waiting for {seats_text(pending.seats)}: {pending.prompt}")
     return "\n".join(lines)
 
 
@@ -286,7 +371,7 @@ def _player_line(view: ManaBurnState, s: int, seat: int | None) -> str:
     creatures = [
         name(c.card)
         + (f" +{len(c.armor)} Holy Armor" if c.armor else "")
-        + (f" (owner {c.owner})" if c.owner != s else "")
+        + (f" (seat {c.owner}'s card)" if c.owner != s else "")
         for c in player.creatures
     ]
     extras = []

@@ -6,7 +6,7 @@ Card ids 0..99: ids 0..39 are the creatures (kind = id // 8), ids 40..99 the spe
 from __future__ import annotations
 
 from enum import IntEnum
-from typing import Final
+from typing import Final, NamedTuple
 
 
 class Kind(IntEnum):
@@ -97,3 +97,69 @@ def distinct(cards: list[int]) -> int:
 
 def names(cards: list[int]) -> str:
     return ", ".join(name(c) for c in cards) if cards else "nothing"
+
+
+class Facts(NamedTuple):
+    """What a card does, in the rulebook's words made plain (L39-L58): its type, effect and when it is played."""
+
+    kind: str
+    effect: str
+    timing: str
+    tags: tuple[str, ...]
+
+
+# Every card is also one of the ten to collect: playing it takes it out of your collection (L21).
+_CREATURE_TIMING: Final = "on your turn after you move: one Creature, Sorcery or Enchantment a turn"
+_INSTANT_TIMING: Final = "any time: in answer to a die roll or a card, or on your turn after you move"
+FACTS: Final = {
+    Kind.BENALISH_HERO: Facts(
+        "Creature", "In play: once in each Ante game, add 2 to any player's Ante roll.", _CREATURE_TIMING, ("white",)
+    ),
+    Kind.SCRYB_SPRITES: Facts(
+        "Creature",
+        "In play: re-roll your movement die once a turn for each Sprite you have; the newest roll stands.",
+        _CREATURE_TIMING,
+        ("green",),
+    ),
+    Kind.DRUDGE_SKELETONS: Facts(
+        "Creature",
+        "In play: you may switch paths at the Graveyard even when you only pass it, and make one false bid (a bid "
+        "without discarding) in each auction for each Skeleton.",
+        _CREATURE_TIMING,
+        ("black",),
+    ),
+    Kind.MERFOLK: Facts(
+        "Creature",
+        "In play: when you fish (or fish back) and guess right, you take every copy of that card; each Merfolk "
+        "after the first draws one more card at the Library.",
+        _CREATURE_TIMING,
+        ("blue",),
+    ),
+    Kind.GOBLINS: Facts(
+        "Creature",
+        "In play: when you trade or play for Ante, your opponent's card is picked at random, and one more card for "
+        "each Goblin after the first; you may take the top Graveyard card when you pass it.",
+        _CREATURE_TIMING,
+        ("red",),
+    ),
+    Kind.HOLY_ARMOR: Facts(
+        "Enchantment",
+        "Put it on any creature in play: Incinerate cannot destroy that creature (it may destroy the Armor "
+        "instead). Several Armors may protect one creature.",
+        _CREATURE_TIMING,
+        ("white",),
+    ),
+    Kind.GIANT_GROWTH: Facts(
+        "Instant", "Add 3 to any player's die roll: movement, Ante or a square's roll.", _INSTANT_TIMING, ("green",)
+    ),
+    Kind.RAISE_DEAD: Facts("Sorcery", "Take any card from the Graveyard into your hand.", _CREATURE_TIMING, ("black",)),
+    Kind.COUNTERSPELL: Facts(
+        "Interrupt",
+        "Counter another player's card: it does nothing and goes to the Graveyard.",
+        "right after that card is played, before anyone answers it",
+        ("blue", "counter"),
+    ),
+    Kind.INCINERATE: Facts(
+        "Instant", "Destroy one creature without Holy Armor, or one Holy Armor.", _INSTANT_TIMING, ("red",)
+    ),
+}

@@ -7,7 +7,7 @@ rulebook's sections; RULES.md maps every rule to its function here.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Final
 
 from manaforge.v1.common_pb2 import DecisionKind, Event
@@ -22,7 +22,7 @@ from manaforge.v1.games.mana_burn_pb2 import (
 )
 
 from engine_core import rng
-from engine_core.game import RESPONSE, SIMULTANEOUS, TURN, event, finish, options, seat_count, set_pending
+from engine_core.game import RESPONSE, SIMULTANEOUS, TURN, event, finish, options, seat_count, seats_text, set_pending
 from engine_core.games.mana_burn import board
 from engine_core.games.mana_burn.board import GRAVEYARD, LIBRARY, SQUARES, Effect
 from engine_core.games.mana_burn.cards import (
@@ -232,7 +232,13 @@ def end_by_count(state: ManaBurnState, events: list[Event], reason: str) -> None
     best = max(counts)
     winners = [s for s, c in enumerate(counts) if c == best]
     finish(state, winners, [float(c) for c in counts], f"{reason}: most different cards ({best}) wins")
-    events.append(event("GameEnded", f"{reason}; seat(s) {winners} hold the most different cards ({best})"))
+    events.append(
+        event(
+            "GameEnded",
+            f"{reason}; {seats_text(winners)} {'hold' if len(winners) > 1 else 'holds'} the most different cards "
+            f"({best})",
+        )
+    )
 
 
 def check_win(state: ManaBurnState, events: list[Event]) -> bool:
@@ -255,7 +261,7 @@ def check_win(state: ManaBurnState, events: list[Event]) -> bool:
         return True
     counts = [float(distinct(list(p.hand))) for p in state.players]
     finish(state, winners, counts, "collected one of each of the ten cards")
-    events.append(event("GameWon", f"seat(s) {winners} collected one of each of the ten cards"))
+    events.append(event("GameWon", f"{seats_text(winners)} collected one of each of the ten cards"))
     return True
 
 
@@ -581,7 +587,17 @@ def _graveyard_stop(state: ManaBurnState, events: list[Event]) -> None:
 
 
 def _creatures(state: ManaBurnState, seats: list[int], k: Kind | None = None) -> list[int]:
-    return [c.card for s in seats for c in state.players[s].creatures if k is None or kind(c.card) == k]
+    """The creatures of `seats` (of kind `k`), one of each set that are the same to the rules (`creature_key`)."""
+    found: list[int] = []
+    keys: set[tuple[int, int, int, int]] = set()
+    for s in seats:
+        for c in state.players[s].creatures:
+            if k is None or KIND_OF[c.card] == k:
+                key = (s, KIND_OF[c.card], c.owner, len(c.armor))
+                if key not in keys:
+                    keys.add(key)
+                    found.append(c.card)
+    return found
 
 
 def _all_seats(state: ManaBurnState) -> list[int]:
@@ -906,7 +922,7 @@ def bid_choices(state: ManaBurnState, seat: int) -> list[ManaBurnAction]:
 def instant_choices(state: ManaBurnState, seat: int, acts: list[ManaBurnAction]) -> list[ManaBurnAction]:
     """Incinerate, Giant Growth and Counterspell: at any time, as many as you like (added to `acts`)."""
     targets: list[int] | None = None
-    for card in sorted(filter(IS_INSTANT.__getitem__, state.players[seat].hand[:])):
+    for card in first_copies(filter(IS_INSTANT.__getitem__, state.players[seat].hand[:])):
         k = KIND_OF[card]
         if k == GIANT_GROWTH_KIND:
             acts += GROW_ACTIONS[card][: len(state.rolls)]
@@ -922,7 +938,7 @@ def instant_choices(state: ManaBurnState, seat: int, acts: list[ManaBurnAction])
 def instant_is_legal(state: ManaBurnState, seat: int, action: ManaBurnAction) -> bool:
     """`action in instant_choices(...)`, from the one choice it could equal."""
     card = action.card
-    if card not in state.players[seat].hand:
+    if not is_first_copy(card, state.players[seat].hand):
         return False
     k = KIND_OF[card]
     if k == GIANT_GROWTH_KIND:
@@ -937,15 +953,17 @@ def instant_is_legal(state: ManaBurnState, seat: int, action: ManaBurnAction) ->
 
 
 def incinerate_targets(state: ManaBurnState) -> list[int]:
-    """One unarmored creature, or one Holy Armor card."""
+    """One unarmored creature, or one Holy Armor card (the first on its creature: Armors on one creature are the same
+    to the rules, and so are creatures of one kind, controller, owner and number of Armors)."""
     targets: list[int] = []
-    for player in state.players[:]:
+    keys: set[tuple[int, int, int, int]] = set()
+    for s, player in enumerate(state.players[:]):
         for creature in player.creatures[:]:
             armor = creature.armor
-            if armor:
-                targets += armor
-            else:
-                targets.append(creature.card)
+            key = (s, KIND_OF[creature.card], creature.owner, len(armor))
+            if key not in keys:
+                keys.add(key)
+                targets.append(armor[0] if armor else creature.card)
     return targets
 
 
@@ -965,7 +983,7 @@ def main_choices(state: ManaBurnState, seat: int, acts: list[ManaBurnAction]) ->
     kinds = KIND_OF
     creatures: list[int] | None = None
     graveyard: list[int] | None = None
-    for card in sorted(state.players[seat].hand[:]):
+    for card in first_copies(state.players[seat].hand[:]):
         k = kinds[card]
         if k in CREATURES:
             acts.append(PLAY_ACTIONS[card])
@@ -975,7 +993,7 @@ def main_choices(state: ManaBurnState, seat: int, acts: list[ManaBurnAction]) ->
             acts += play_at(card, creatures)
         elif k == RAISE_DEAD_KIND:
             if graveyard is None:
-                graveyard = sorted(state.graveyard[:])
+                graveyard = first_copies(state.graveyard[:])
             acts += play_at(card, graveyard)
     return acts
 
@@ -983,7 +1001,7 @@ def main_choices(state: ManaBurnState, seat: int, acts: list[ManaBurnAction]) ->
 def main_is_legal(state: ManaBurnState, seat: int, action: ManaBurnAction) -> bool:
     """`action in main_choices(...)`, from the one choice it could equal."""
     card = action.card
-    if state.main_played or card not in state.players[seat].hand:
+    if state.main_played or not is_first_copy(card, state.players[seat].hand):
         return False
     k = KIND_OF[card]
     if k in CREATURES:
@@ -993,7 +1011,7 @@ def main_is_legal(state: ManaBurnState, seat: int, action: ManaBurnAction) -> bo
         return target in _creatures(state, _all_seats(state)) and action == aimed(card, target)
     if k == RAISE_DEAD_KIND:
         target = action.target
-        return target in state.graveyard and action == aimed(card, target)
+        return is_first_copy(target, state.graveyard) and action == aimed(card, target)
     return False
 
 
@@ -1022,7 +1040,41 @@ def target_text(state: ManaBurnState, action: ManaBurnAction) -> str:
         return f" on seat {r.seat}'s roll of {r.value}"
     if k in CREATURES:
         return ""
-    return f" on {name(action.target)}"
+    if k == RAISE_DEAD_KIND:
+        return f" on {name(action.target)} from the Graveyard"
+    return f" on {card_label(state, action.target)}"
+
+
+def card_label(state: ManaBurnState, card: int) -> str:
+    """A card in play named so that a player can tell it apart: whose it is, its Holy Armor, its owner when another
+    seat controls it ("seat 2's Drudge Skeletons with 1 Holy Armor"); a Holy Armor by the creature it protects; a
+    card on the stack by who played it."""
+    where = find_creature(state, card)
+    if where is not None:
+        s, i = where
+        creature = state.players[s].creatures[i]
+        armor = f" with {len(creature.armor)} Holy Armor" if creature.armor else ""
+        owner = f" (seat {creature.owner}'s card)" if creature.owner != s else ""
+        return f"seat {s}'s {name(card)}{armor}{owner}"
+    worn = find_armor(state, card)
+    if worn is not None:
+        return f"the Holy Armor on {card_label(state, state.players[worn[0]].creatures[worn[1]].card)}"
+    for item in state.stack:
+        if item.card == card:
+            return f"seat {item.seat}'s {name(card)}"
+    return name(card)
+
+
+def card_controller(state: ManaBurnState, card: int) -> int | None:
+    """The seat controlling a creature in play (or the creature a Holy Armor protects), or that played a card on the
+    stack; None for any other card."""
+    where = find_creature(state, card) or find_armor(state, card)
+    if where is not None:
+        return where[0]
+    for item in state.stack:
+        if item.card == card:
+            return item.seat
+    return None
 
 
 def resolve(state: ManaBurnState, events: list[Event]) -> None:
@@ -1156,16 +1208,37 @@ def legal_actions(state: ManaBurnState, seat: int) -> list[ManaBurnAction]:
         return bid_choices(state, seat)
     if phase == MUD_PHASE:
         player = state.players[seat]
-        return [*card_choices(player.hand[:]), *(CREATURE_ACTIONS[c.card] for c in player.creatures)]
+        return [*card_choices(player.hand[:]), *(CREATURE_ACTIONS[c] for c in _creatures(state, [seat]))]
     if phase == FISH_BACK_PHASE:
         return FISH_BACK_ACTIONS[:]
     return []
 
 
 def card_choices(cards: list[int]) -> list[ManaBurnAction]:
-    """`act(CARD, card=c)` for each of `cards`, in id order."""
+    """`act(CARD, card=c)` for one of each card among `cards` (`first_copies`), in id order."""
     actions = CARD_ACTIONS
-    return [actions[c] for c in sorted(cards)]
+    return [actions[c] for c in first_copies(cards)]
+
+
+def first_copies(cards: Iterable[int]) -> list[int]:
+    """`cards` sorted, one copy of each card (the lowest id): copies are the same to the rules, so a choice lists one
+    and takes that one (the ids of one card are consecutive, cards.py)."""
+    found: list[int] = []
+    last = -1
+    for card in sorted(cards):
+        k = KIND_OF[card]
+        if k != last:
+            found.append(card)
+            last = k
+    return found
+
+
+def is_first_copy(card: int, cards: Sequence[int]) -> bool:
+    """`card` is among `cards` and no lower id of the same card is."""
+    if card not in cards:
+        return False
+    k = KIND_OF[card]
+    return all(other >= card or KIND_OF[other] != k for other in cards)
 
 
 def is_legal(state: ManaBurnState, seat: int, action: ManaBurnAction) -> bool:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Final
 
-from manaforge.v1.common_pb2 import Event, Rng
+from manaforge.v1.common_pb2 import CardFacts, Event, GameConfig, Rng
 from manaforge.v1.games.manasurge_pb2 import (
     ManasurgeAction,
     ManasurgeMove,
@@ -32,16 +32,20 @@ from engine_core.games.manasurge import bots, rules
 from engine_core.games.manasurge.cards import (
     DECK_SIZE,
     MAGIC_NAMES,
+    NUMBERS,
     ROLE_NAMES,
     Magic,
     Role,
     Spell,
+    card_facts,
     card_name,
     is_magic,
     spell_name,
     stones_text,
 )
-from engine_core.games.manasurge.rules import MAX_ROUNDS, Move, numbers_of
+from engine_core.games.manasurge.rules import CARD_MOVES, MAX_ROUNDS, Move, numbers_of
+
+_NAMES: Final = {numbers: tuple(card_name(card, numbers) for card in range(DECK_SIZE)) for numbers in NUMBERS}
 
 # Every round ends within 2 actions per card on the table (a play and its follow-up) plus the concession.
 ACTIONS_PER_ROUND: Final = 2 * DECK_SIZE + 2
@@ -115,6 +119,38 @@ class Manasurge(Game[ManasurgeState, ManasurgeAction]):
             if other != seat:
                 del player.hand[:]
 
+    def _catalogue(self, config: GameConfig) -> list[CardFacts]:
+        numbers = config.options["numbers"]
+        return [card_facts(card, numbers) for card in range(DECK_SIZE + len(Role))]
+
+    def card_notes(
+        self, state: ManasurgeState, seat: int, legal: list[ManasurgeAction] | None = None
+    ) -> dict[int, str]:
+        """Why each card of `seat`'s hand that no legal action uses cannot be played now."""
+        hand = state.players[seat].hand[:]
+        header = state.header
+        if header.outcome.finished or not hand:
+            return {}
+        if seat not in header.pending.seats:
+            return dict.fromkeys(hand, "not your turn")
+        numbers = numbers_of(state)
+        names = _NAMES[numbers]
+        if legal is None:
+            legal = rules.legal_actions(state, seat)
+        used = {names[a.card] for a in legal if a.move in CARD_MOVES}
+        step = state.step
+        if step == rules.OPEN_STEP:
+            why = "a round opens with a spell card"
+        elif step == rules.WILD_STEP:
+            why = "Wild Surge plays a spell card"
+        elif step == rules.PLAY_STEP or step == rules.THUNDER_STEP:
+            way = "lower" if state.caster_spell == Spell.FLYING_DAGGER else "higher"
+            top = spell_name(state.top_spell, state.top_number)
+            why = f"does not follow {top}: play a {top.split()[-1]} or a {way} {top.rsplit(' ', 1)[0]}"
+        else:
+            why = "not now: " + header.pending.prompt
+        return {card: why for card in hand if names[card] not in used}
+
     def describe(self, state: ManasurgeState, action: ManasurgeAction) -> str:
         numbers = numbers_of(state)
         move = action.move
@@ -124,7 +160,9 @@ class Manasurge(Game[ManasurgeState, ManasurgeAction]):
         if move == Move.MANASURGE_MOVE_PLAY:
             return f"play {card_name(action.card, numbers)}"
         if move == Move.MANASURGE_MOVE_GIVE:
-            return "give a card to the next player"
+            seats = state.header.pending.seats
+            to = f"seat {rules.next_seat(state, seats[0])}" if len(seats) == 1 else "the next player"
+            return f"give {card_name(action.card, numbers)} to {to}"
         if move == Move.MANASURGE_MOVE_DISCARD:
             return f"discard {card_name(action.card, numbers)}"
         if move == Move.MANASURGE_MOVE_TARGET:

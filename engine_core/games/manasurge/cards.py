@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from enum import IntEnum
 from typing import Final
 
+from manaforge.v1.common_pb2 import CardFacts
+
 SPELL_CARDS: Final = 60
 MAGIC_CARDS: Final = 12
 DECK_SIZE: Final = SPELL_CARDS + MAGIC_CARDS
@@ -190,3 +192,59 @@ def stones_text(stones: int) -> str:
     """A score as the stones on the table: gold stones are worth 5 purple."""
     gold, purple = divmod(stones, 5)
     return f"{stones} ({gold} gold, {purple} purple)" if gold else f"{stones}"
+
+
+# ----- what the cards do (Game.catalogue) ---------------------------------------------------------------------------
+
+ROLE_CARDS: Final = DECK_SIZE - 1  # a role's catalogue id is ROLE_CARDS + role (72-77): roles are dealt, not held
+
+PLAYING: Final = (
+    "A spell card is valid on the same number as the top card, or on a higher card of the same spell; playing the "
+    "same number as the last spell card reverses the direction (at most twice a round)."
+)
+SPELL_TEXT: Final = {
+    Spell.FLYING_DAGGER: "As the Caster card (the round's rule): numbers go down instead of up, and the player who "
+    "cannot follow takes 1 more penalty card.",
+    Spell.FIREBALL: "As the Caster card (the round's rule): the player who cannot follow takes 2 more penalty cards.",
+    Spell.FREEZE: "Played above the Caster card in its spell: a stone on it, and you may give the next player any "
+    "one card from your hand.",
+    Spell.THUNDER: "Played above the Caster card in its spell: a stone on it, and you may play one more valid card.",
+    Spell.EARTHQUAKE: "As the Caster card (the round's rule): if the Caster is not the one who fails to follow, "
+    "every other player takes 1 penalty card.",
+}
+
+
+def card_facts(card: int, numbers: str) -> CardFacts:
+    """What spell card, Magic card or role (id ROLE_CARDS + role) `card` does. Magic cards other than Shadow Mirror
+    and every role are a reconstruction (RULES.md, "Designed content")."""
+    if card > ROLE_CARDS:
+        role = Role(card - ROLE_CARDS)
+        text = ROLE_TEXT[role]
+        return CardFacts(
+            id=card,
+            name=ROLE_NAMES[role],
+            kind="Role",
+            effect=text[0].upper() + text[1:] + ".",
+            timing="all game (the roles variant)",
+            tags=["role"],
+        )
+    if is_magic(card):
+        magic = Magic(magic_of(card))
+        text = MAGIC_TEXT[magic]
+        return CardFacts(
+            id=card,
+            name=MAGIC_NAMES[magic],
+            kind="Magic card",
+            effect=text[0].upper() + text[1:] + ". Any Magic card is a valid play; it acts as soon as it is played.",
+            timing="when it is your turn to play a card (never to open a round)",
+            tags=["magic"],
+        )
+    spell = Spell(spell_of(card))
+    return CardFacts(
+        id=card,
+        name=card_name(card, numbers),
+        kind="Spell card",
+        effect=f"{SPELL_TEXT[spell]} {PLAYING}",
+        timing="when it is your turn to play a card, or to open a round as the Caster",
+        tags=[SPELL_NAMES[spell], f"number {number_of(card, numbers)}"],
+    )

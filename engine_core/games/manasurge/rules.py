@@ -21,7 +21,7 @@ from manaforge.v1.games.manasurge_pb2 import (
 )
 
 from engine_core import rng
-from engine_core.game import TURN, event, finish, options, seat_count, set_pending
+from engine_core.game import TURN, event, finish, options, seat_count, seats_text, set_pending
 from engine_core.games.manasurge.cards import (
     CRYSTAL_STONES,
     DECK_SIZE,
@@ -235,8 +235,20 @@ def valid_plays(state: ManasurgeState, hand: Iterable[int]) -> list[int]:
     return [card for card in hand if card >= SPELL_CARDS or follows[card]]
 
 
+def first_copies(hand: list[int], numbers: str) -> list[int]:
+    """`hand` less the cards that are the same as a lower id of it (the same spell and number under `numbers`):
+    copies are the same to the rules, so a choice lists one and takes that one."""
+    names = _SAME[numbers]
+    if len(set(names[c] for c in hand)) == len(hand):
+        return hand
+    return [c for c in hand if all(other >= c or names[other] != names[c] for other in hand)]
+
+
+_SAME: Final = {numbers: tuple(card_name(c, numbers) for c in range(DECK_SIZE)) for numbers in NUMBERS}
+
+
 def legal_actions(state: ManasurgeState, seat: int) -> list[ManasurgeAction]:
-    hand = state.players[seat].hand[:]  # read once: iterating a slice is faster than the field
+    hand = first_copies(state.players[seat].hand[:], numbers_of(state))
     step = state.step
     if step == PLAY_STEP:
         follows = follows_top(state)
@@ -272,7 +284,7 @@ def _legal_match(state: ManasurgeState, seat: int, action: ManasurgeAction) -> M
         return _CONCEDE if step == PLAY_STEP and not valid_plays(state, state.players[seat].hand[:]) else None
     if move == TARGET:
         return _TARGETS[action.target] if step == TARGET_STEP and action.target in targets(state, seat) else None
-    if move not in CARD_MOVES or card not in state.players[seat].hand:
+    if move not in CARD_MOVES or card not in first_copies(state.players[seat].hand[:], numbers_of(state)):
         return None
     if step == OPEN_STEP:
         return _OPENS[card, action.clockwise] if move == OPEN and not is_magic(card) else None
@@ -751,7 +763,7 @@ def is_game_over(state: ManasurgeState, events: list[Event]) -> bool:
     winners = [s for s, n in enumerate(stones) if n == best]
     reason = f"{best} stones" if reached else f"round limit ({MAX_ROUNDS}) reached: most stones"
     finish(state, winners, [float(n) for n in stones], reason)
-    events.append(event("GameWon", f"seat(s) {', '.join(map(str, winners))} won with {best} stones"))
+    events.append(event("GameWon", f"{seats_text(winners)} won with {best} stones"))
     return True
 
 

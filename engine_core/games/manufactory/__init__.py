@@ -335,6 +335,19 @@ def format_card(card: MagicCard) -> str:
     return card_facts(card).text
 
 
+def _collected_text(state: ManufactoryState, card: int) -> str:
+    """A collected card by name and group, with its place among cards of that name in the group when there are
+    several ("Swamp from black, copy 2")."""
+    for player in state.players:
+        for group in player.groups:
+            if card in group.cards:
+                name = card_of(state, card).name
+                same = [c for c in group.cards if card_of(state, c).name == name]
+                copy = f", copy {same.index(card) + 1}" if len(same) > 1 else ""
+                return f"{name} from {GROUP_NAMES[GROUP_OF_COLOR[group.color]]}{copy}"
+    return f"card {card}"
+
+
 def collected(player: ManufactoryPlayer) -> list[int]:
     """Every card id a player has collected, group by group."""
     if isinstance(player, Twin):  # lists
@@ -547,13 +560,16 @@ class Manufactory(Game[ManufactoryState, ManufactoryAction]):
     # ----- text -----------------------------------------------------------------------------------------------
 
     def describe(self, state: ManufactoryState, action: ManufactoryAction) -> str:
-        name = card_of(state, action.card).name if action.card in state.belt else f"card {action.card}"
+        """The draft in words, distinct among the legal ones: the belt slot it comes from, and the discarded card by
+        its group (and which copy, when the group holds two of one name)."""
+        belt = state.belt[:]
+        if action.card in belt:
+            name = f"{card_of(state, action.card).name} from belt slot {belt.index(action.card) + 1}"
+        else:
+            name = f"card {action.card}"
         text = f"draft {name} as {GROUP_NAMES.get(GROUP_OF_COLOR.get(action.color, ''), 'no colour')}"
         if action.HasField("discard"):
-            try:
-                text += f", discarding {card_of(state, action.discard).name}"
-            except KeyError:
-                text += f", discarding card {action.discard}"
+            text += f", discarding {_collected_text(state, action.discard)}"
         return text
 
     def render(self, view: ManufactoryState, seat: int | None) -> str:

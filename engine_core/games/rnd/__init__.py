@@ -46,6 +46,7 @@ from engine_core.game import (
     finish,
     options,
     seat_count,
+    seats_text,
     set_pending,
 )
 from engine_core.games.rnd import bot
@@ -274,12 +275,12 @@ class Rnd(Game[RndState, RndAction]):
         state.phase = DESIGN
         state.design_turns = 0
         design = own_design(state, round_)
+        team = designers(seat_count(state), round_)
         events.append(
             event(
                 "RoundStarted",
                 f"card {round_ + 1} of {len(state.designs)}: seat {design.artist} is the artist, seat "
-                f"{design.writer} the writer, seat(s) {', '.join(map(str, designers(seat_count(state), round_)))} "
-                "the designers",
+                f"{design.writer} the writer, {seats_text(team)} the designer{'s' * (len(team) > 1)}",
             )
         )
         self._start_turn(state, events, self._fill_blanks(state, design, wanted_categories(design), events))
@@ -586,7 +587,13 @@ class Rnd(Game[RndState, RndAction]):
         if choice == "writing":
             return f"name the card {action.writing.name!r}"
         if choice == "vote":
-            return f"vote in secret for {AWARD_NAMES.get(action.vote.award, 'an award')}"
+            award = AWARD_NAMES.get(action.vote.award, "an award")
+            number = action.vote.design
+            if not 0 <= number < len(state.designs):
+                return f"vote in secret for card {number + 1} as {award}"
+            design = state.designs[number]
+            made = f"art by seat {design.artist}, words by seat {design.writer}"
+            return f"vote in secret for card {number + 1}, {design.name or 'untitled'!r} ({made}), as {award}"
         return "no action"
 
     def render(self, view: RndState, seat: int | None) -> str:
@@ -597,8 +604,8 @@ class Rnd(Game[RndState, RndAction]):
         design = view.designs[view.round]
         lines = [
             f"Look at Us, We're R&D: card {view.round + 1} of {len(view.designs)}, {PHASE_NAMES[view.phase]} phase",
-            f"artist seat {design.artist}, writer seat {design.writer}, designers seat(s) "
-            + ", ".join(map(str, designers(len(view.designs), view.round))),
+            f"artist seat {design.artist}, writer seat {design.writer}, designers "
+            + seats_text(designers(len(view.designs), view.round)),
             f"pack: {view.pack_size} face down, {len(view.discard)} drawn and put aside",
         ]
         if view.phase == DESIGN and view.drawn:

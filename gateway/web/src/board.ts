@@ -3,7 +3,7 @@
 // from the engines, see card_names.py); a list of players is one panel per seat; the rest are the table's facts.
 import { html, nothing, type TemplateResult } from "lit-html";
 import { getOption, type DescEnum, type DescField, type DescMessage, type Message } from "@bufbuild/protobuf";
-import { card as cardOption } from "./gen/manaforge/v1/common_pb";
+import { card as cardOption, internal as internalOption } from "./gen/manaforge/v1/common_pb";
 import type { MagicCard } from "./gen/manaforge/v1/cards_pb";
 import cardNames from "./gen/card_names.json";
 
@@ -139,7 +139,7 @@ function seatName(board: Board, seat: number): string {
 function cardThing(board: Board, schema: DescMessage, value: Fields): TemplateResult {
   const idField = schema.fields.find((f) => f.localName === "card" || f.localName === "id")!;
   const extra = schema.fields
-    .filter((f) => f !== idField && f.fieldKind !== "list" && f.fieldKind !== "message")
+    .filter((f) => f !== idField && f.fieldKind !== "list" && f.fieldKind !== "message" && !getOption(f, internalOption))
     .map((f) => {
       const text = value[f.localName] === 0 && !SEAT_FIELDS.has(f.name) ? undefined : scalarText(f, value[f.localName], board);
       return text === undefined ? undefined : `${human(f.name)} ${text}`;
@@ -193,7 +193,7 @@ function fields(board: Board, schema: DescMessage, value: Fields): TemplateResul
   const sizes = new Map(schema.fields.map((f) => [f.localName, f]));
   for (const field of schema.fields) {
     const v = value[field.localName];
-    if (field.localName === "header" || isMagicCard(field)) continue;
+    if (field.localName === "header" || isMagicCard(field) || getOption(field, internalOption)) continue;
     if (field.fieldKind === "list" && field.listKind === "scalar" && isCards(field)) {
       const size = sizes.get(`${field.localName}Size`) ?? sizes.get(`${field.localName.replace(/s$/, "")}Count`);
       parts.push(zone(board, human(field.name), v as number[], size ? (value[size.localName] as number) : undefined));

@@ -729,3 +729,54 @@ def test_heuristic_bot_beats_random_and_finishes() -> None:
             state, _ = GAME.apply(state, seat, action)
         wins += (seed % 2) in state.header.outcome.winners
     assert wins >= 14
+
+
+# ----- the words a player reads (issue 32) --------------------------------------------------------------------------
+
+FIREBALL = 101
+EARTH_CARD, FIRE_CARD, LIFE_CARD = 3, 0, 5  # single Element kinds, in ELEMENTS order
+
+
+def test_a_fireball_without_two_fire_says_it_needs_fire_and_fire() -> None:
+    """A Fireball sat in hand a whole game, never castable, and nothing said why: now its note names the Elements the
+    hand lacks, and once the hand holds them the note is gone and the cast is offered."""
+    state = new()
+    seat = state.turn
+    give(state, seat, elements=[EARTH_CARD, LIFE_CARD], spells=[FIREBALL])
+    (fireball,) = state.wizards[seat].spells
+    assert GAME.card_notes(state, seat) == {fireball: "needs Fire and Fire"}
+    give(state, seat, elements=[], spells=[FIREBALL])
+    assert GAME.card_notes(state, seat) == {state.wizards[seat].spells[0]: "needs Fire, Fire and Earth"}
+    give(state, seat, elements=[FIRE_CARD, FIRE_CARD, EARTH_CARD], spells=[FIREBALL])
+    assert GAME.card_notes(state, seat) == {}
+    other = 1 - seat
+    give(state, other, elements=[FIRE_CARD, FIRE_CARD, EARTH_CARD], spells=[FIREBALL])
+    assert GAME.card_notes(state, other) == {state.wizards[other].spells[0]: "not your turn"}
+
+
+def test_a_cast_at_yourself_says_so_and_warns_when_it_hurts() -> None:
+    """Magicka offered casting at yourself with no hint: the label says "at yourself", with a warning for damage."""
+    state = new()
+    seat = state.turn
+    give(
+        state, seat, elements=[FIRE_CARD, FIRE_CARD, EARTH_CARD, LIFE_CARD, LIFE_CARD], spells=[FIREBALL, HEALING_LIGHT]
+    )
+    labels = [GAME.describe(state, a) for a in GAME.legal_actions(state, seat)]
+    assert "cast Fireball at yourself (it hurts you!) with Fire as Fire, Fire as Fire, Earth as Earth" in labels
+    assert f"cast Fireball at seat {1 - seat} with Fire as Fire, Fire as Fire, Earth as Earth" in labels
+    assert "cast Healing Light at yourself with Life as Life, Life as Life" in labels
+    assert "cast Baby Boulder (1 damage) at yourself (it hurts you!) with Earth as Earth, Earth as Earth" not in labels
+    assert (
+        f"cast Vitality Tonic (heals 1, +1 for each extra Life) at seat {1 - seat} with Life as Life, Life as Life"
+        in labels
+    )
+
+
+def test_seats_are_named_seat_n_in_every_text() -> None:
+    """The log said "wizard 0" while the seat bar showed names: every text now says "seat N" (clients put the name)."""
+    state = new()
+    seat = state.turn
+    assert state.header.pending.prompt == f"seat {seat}: exchange, cast, attack or end the turn"
+    _, events = GAME.apply(state, seat, MagickaAction(type=END_TURN))
+    assert all("wizard" not in e.text for e in events)
+    assert "wizard" not in GAME.render(GAME.view(state, seat), seat)

@@ -16,7 +16,7 @@ from engine_core.conformance import card_refs, check_playout
 from engine_core.errors import IllegalActionError, MalformedActionError
 from engine_core.games.mana_burn import GAME, board, rules
 from engine_core.games.mana_burn.board import BACKS, GRAVEYARD, INTERNET, LIBRARY, OUTS, REAL_WORLD, THE_GAME
-from engine_core.games.mana_burn.cards import DECK_SIZE, Kind, distinct, kind
+from engine_core.games.mana_burn.cards import CREATURES, DECK_SIZE, Kind, distinct, kind
 from engine_core.games.mana_burn.rules import (
     CARD,
     CREATURE,
@@ -322,7 +322,7 @@ def test_fast_effects_may_be_played_in_answer_to_each_other_and_giant_growth_add
     """L20: "you may play the three fast effects ... at any time, as many as you like"; L43: Giant Growth "Adds +3 to
     any player's movement roll"."""
     state = new_game()
-    g1, g2 = set_hand(state, 1, Kind.GIANT_GROWTH, Kind.GIANT_GROWTH)
+    g1, g2 = sorted(set_hand(state, 1, Kind.GIANT_GROWTH, Kind.GIANT_GROWTH))  # a choice names the first copy
     state.rolls[0].value = 2
     state = do(state, act(PLAY, card=g1, roll=0))  # seat 1 grows seat 0's roll
     assert state.windows[-1].trigger == rules.CARD_WINDOW and pending(state) == 2
@@ -383,7 +383,7 @@ def test_incinerate_destroys_an_unarmored_creature_or_one_holy_armor() -> None:
     state = new_game()
     (goblin,) = in_play(state, 1, Kind.GOBLINS)
     (armor,) = set_hand(state, 1, Kind.HOLY_ARMOR)
-    inc1, inc2 = set_hand(state, 0, Kind.INCINERATE, Kind.INCINERATE)
+    inc1, inc2 = sorted(set_hand(state, 0, Kind.INCINERATE, Kind.INCINERATE))  # a choice names the first copy
     state = restart_at(state, Phase.MANA_BURN_PHASE_MAIN, seat=1)
     state = pass_windows(do(state, act(PLAY, card=armor, target=goblin)))
     assert list(state.players[1].creatures[0].armor) == [armor]
@@ -725,7 +725,7 @@ def test_squares_that_swap_with_the_piles() -> None:
     blue = to_graveyard(state, Kind.MERFOLK, Kind.COUNTERSPELL, Kind.GOBLINS, Kind.COUNTERSPELL)
     state = land_on(state, square_of("Green is Strong!"))
     assert act(CARD, card=blue[2]) not in GAME.legal_actions(state, 0)  # Goblins are red
-    state = do(do(state, act(CARD, card=blue[0])), act(CARD, card=blue[1]))
+    state = do(do(state, act(CARD, card=blue[0])), act(CARD, card=min(blue[1], blue[3])))  # the first copy
     assert state.phase == Phase.MANA_BURN_PHASE_MAIN and state.players[0].hand_size == 5
 
 
@@ -788,7 +788,7 @@ def test_collecting_the_ten_wins_even_on_another_players_turn() -> None:
     state = new_game()
     set_hand(state, 1, *[k for k in Kind if k != Kind.RAISE_DEAD], Kind.HOLY_ARMOR)
     state = _auction(state)
-    state = do(state, act(CARD, card=max(c for c in state.players[1].hand if kind(c) == Kind.HOLY_ARMOR)))
+    state = do(state, act(CARD, card=min(c for c in state.players[1].hand if kind(c) == Kind.HOLY_ARMOR)))
     state = do(do(state, act(PASS)), act(PASS))
     assert state.header.outcome.finished and list(state.header.outcome.winners) == [1]
 
@@ -887,3 +887,49 @@ def test_shared_action_tables_stay_bounded_for_any_ids_a_client_sends() -> None:
         rules.play_at(10_000 + card, [1])
     assert len(rules._AIMED) <= limit and all(len(row) <= limit + 10 for row in rules._AIMED.values())
     assert rules.act(PASS) == rules.PASS_ACTION  # a table started again still gives equal actions
+
+
+# ----- the words a player reads (issue 32) --------------------------------------------------------------------------
+
+
+def test_incinerate_on_drudge_skeletons_reads_differently_for_each_target_and_once_per_copy() -> None:
+    """Two Incinerates in hand and three Drudge Skeletons in play (one of them the player's own) offered six identical
+    lines "play Incinerate on Drudge Skeletons": now one line per creature, named by its controller, and the player's
+    own creature marked."""
+    state = new_game()
+    in_play(state, 0, Kind.DRUDGE_SKELETONS)
+    in_play(state, 1, Kind.DRUDGE_SKELETONS)
+    (armored,) = in_play(state, 2, Kind.DRUDGE_SKELETONS)
+    (armor,) = to_graveyard(state, Kind.HOLY_ARMOR)
+    state.graveyard.remove(armor)
+    state.players[2].creatures[0].armor.append(armor)
+    first, second = sorted(set_hand(state, 0, Kind.INCINERATE, Kind.INCINERATE))
+    state = restart_at(state, Phase.MANA_BURN_PHASE_MAIN, seat=0)
+    labels = [GAME.describe(state, a) for a in GAME.legal_actions(state, 0) if a.card in (first, second)]
+    assert labels == [
+        "play Incinerate on seat 0's Drudge Skeletons (your own)",
+        "play Incinerate on seat 1's Drudge Skeletons",
+        "play Incinerate on the Holy Armor on seat 2's Drudge Skeletons with 1 Holy Armor",
+    ]
+    with pytest.raises(IllegalActionError, match="copies of Incinerate are the same card"):
+        GAME.apply(state, 0, act(PLAY, card=second, target=state.players[1].creatures[0].card))
+    assert armored not in [a.target for a in GAME.legal_actions(state, 0)]  # armored: only its Armor burns
+
+
+def test_cards_in_hand_that_cannot_be_played_say_why() -> None:
+    """A card no legal action uses carries a note: a Creature after this turn's one Creature, Sorcery or
+    Enchantment, a Giant Growth with no roll to grow, a Counterspell with nothing to counter."""
+    state = new_game()
+    hero, growth, counter, incinerate = set_hand(
+        state, 0, Kind.BENALISH_HERO, Kind.GIANT_GROWTH, Kind.COUNTERSPELL, Kind.INCINERATE
+    )
+    state = restart_at(state, Phase.MANA_BURN_PHASE_MAIN, seat=0)
+    state.main_played = True
+    assert GAME.card_notes(state, 0) == {
+        hero: "you already played a Creature, Sorcery or Enchantment this turn",
+        growth: "only in answer to a die roll",
+        counter: "only right after another player plays a card",
+        incinerate: "no creature or Holy Armor in play",
+    }
+    others = GAME.card_notes(state, 1)  # not seat 1's turn: its creatures and sorceries wait for its own
+    assert all(others[c] == "only on your turn, after you move" for c in state.players[1].hand if kind(c) in CREATURES)

@@ -343,7 +343,9 @@ def test_voting_is_simultaneous_and_secret_until_all_are_in() -> None:
         shown = GAME.render(view, seat)
         assert "seat 1: 1/3 votes cast" in shown and "most powerful:" not in shown
     secret = RndAction(vote=RndVote(award=MOST_POWERFUL, design=2))
-    assert GAME.describe(state, secret) == "vote in secret for most powerful"
+    # The label names the design (the voter must tell the choices apart); it reaches only the voter's own legal
+    # actions, and the action log, which is published once the game is finished (services/tables/service.py `log`).
+    assert GAME.describe(state, secret).startswith("vote in secret for card 3, ")
 
 
 def test_one_vote_per_award() -> None:
@@ -437,3 +439,15 @@ def test_a_three_player_game_is_three_cards_and_nine_votes() -> None:
     assert state.round == 2 and all(d.complete and d.name for d in state.designs)
     state = vote_all(state, {0: (0, 1, 2), 1: (0, 1, 2), 2: (0, 1, 2)})
     assert sum(b.votes_cast for b in state.ballots) == 9 and GAME.is_terminal(state)
+
+
+def test_every_vote_label_names_its_design() -> None:
+    """R&D's first vote button read "(award most powerful)" while the others named their design: every vote now
+    names the card it is for (number, name, who drew and wrote it), and no two votes of a seat read the same."""
+    state = play_to_voting(3)
+    labels = [GAME.describe(state, action) for action in GAME.legal_actions(state, 0)]
+    assert len(labels) == len(set(labels)) == 9
+    for number, design in enumerate(state.designs):
+        made = f"art by seat {design.artist}, words by seat {design.writer}"
+        for award in ("most powerful", "least functional", "most flavorful"):
+            assert f"vote in secret for card {number + 1}, {design.name!r} ({made}), as {award}" in labels
