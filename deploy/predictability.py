@@ -35,6 +35,7 @@ from engine_core.bots import choose_action, levels_for
 from engine_core.bots.ismcts import has_heuristic
 from engine_core.conformance import hidden_from
 from engine_core.game import Game
+from engine_core.games.mana_burn.board import SQUARES, Square
 from engine_core.registry import find_game
 from engine_core.rng import new_rng
 
@@ -68,12 +69,12 @@ def bot_seed(secret: int, version: int, seat: int) -> int:
 
 
 def label(game: AnyGame, state: Any) -> str:
-    prompt = game.header(state).pending.prompt
+    """The kind of decision: its prompt up to a colon; in MANA BURN, whose prompts say only "follow the square's
+    instruction" or "choose a card to lay face down", the square's name."""
     if game.info.name == "mana_burn":
-        from engine_core.games.mana_burn.board import SQUARES
-
-        return SQUARES[state.square].name
-    return prompt.split(":")[0]
+        square: Square = SQUARES[state.square]
+        return square.name
+    return game.header(state).pending.prompt.split(":")[0]
 
 
 def meaning(game: AnyGame, state: Any, seat: int) -> Any:

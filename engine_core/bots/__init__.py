@@ -11,9 +11,8 @@ Levels:
   a secret vote: `Game.is_hidden_choice`) a draw among the actions it rates close (`hidden.py`).
 - `ismcts`: information-set Monte Carlo tree search over worlds dealt by `Game.sample_world` (see `ismcts.py`),
   under the game's budget for the table's seat count, starting from the heuristic's move (drawn as above at a hidden
-  choice). `time_left`, when given (seconds on the seat's clock), scales
-  that budget down when it is short; `stop`, when given, ends the search early (a deadline set by the caller: time
-  never enters engine_core otherwise).
+  choice). `time_left`, when given (seconds on the seat's clock), scales that budget down when it is short; `stop`,
+  when given, ends the search early (a deadline set by the caller: time never enters engine_core otherwise).
 
 A level whose hook a game lacks falls back to the level below it (ismcts -> heuristic -> random);
 `levels_for(game)` lists the levels a game really has.

@@ -41,7 +41,9 @@ def heuristic(view: ManaBurnState, seat: int, legal: list[ManaBurnAction], rand:
 
 def is_hidden(view: ManaBurnState) -> bool:
     """A face-down card: laid for a Trade, an Ante or a Short Circuit (a simultaneous decision), put on the Mana
-    Burn pile, or put under the Library by a Blind Trade."""
+    Burn pile, or put under the Library by a Blind Trade (not an answer in a response window, which all see)."""
+    if view.windows:
+        return False
     if view.phase == Phase.MANA_BURN_PHASE_OFFER:
         return True
     return view.phase == Phase.MANA_BURN_PHASE_SQUARE and board.SQUARES[view.square].effect in HIDING_SQUARES
