@@ -202,8 +202,8 @@ def test_a_bots_secret_votes_cannot_be_predicted_before_the_reveal(client: Clien
     sees once worked: its randomness came from sha256(table, version, seat), all public, so re-running the bot with
     it predicted every choice; and, with the secret seed, bots still voted for the card their taste rated best from
     the finished cards everyone sees, so running that rule on the public view predicted 54 votes of 54. Now a vote
-    is drawn with the table's secret seed among the cards the bot rates close: at eight seats a predictor hits about
-    a third of the votes either way (`python -m deploy.predictability`; docs/bots.md)."""
+    is drawn with the table's secret seed among the cards the bot rates close: at eight seats either predictor hits
+    fewer than half of the votes (docs/bots.md, "What a predictor can still learn")."""
     game = find_game("rnd")
     made = [client.create_table("rnd", 8, bots=dict.fromkeys(range(8), "ismcts")).table.table_id for _ in range(3)]
     votes = by_public_seed = by_public_rule = 0
@@ -221,7 +221,7 @@ def test_a_bots_secret_votes_cannot_be_predicted_before_the_reveal(client: Clien
                 votes += 1
             state, _ = game.apply(state, seat, action)
     assert votes == 3 * 8 * 3
-    # Each hits about 30 of 72 (0.34-0.44 a vote at eight seats), and all 72 before. A card the bot rates best by
-    # far is still predictable, for all eight voters at once, so a table's hits vary widely: the chance of 65 or
-    # more, from 1,000 simulated tables' hits convolved three at a time, is about 2 in a million.
+    # Each hits about 30 of 72 (0.43 a vote at eight seats: docs/bots.md), and all 72 before. A card the bot rates
+    # best by far is still predictable, for all eight voters at once, so a table's hits vary widely: the chance of 65
+    # or more, from 1,000 simulated tables' hits convolved three at a time, is about 2 in a million.
     assert by_public_seed < 65 and by_public_rule < 65, (by_public_seed, by_public_rule)
