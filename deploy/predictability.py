@@ -21,8 +21,6 @@ predictors' hit rates and the mean spread. Decisions are labelled by the pending
 from __future__ import annotations
 
 import argparse
-import hashlib
-import hmac
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -38,6 +36,7 @@ from engine_core.game import Game
 from engine_core.games.mana_burn.board import SQUARES, Square
 from engine_core.registry import find_game
 from engine_core.rng import new_rng
+from services.tables.service import bot_seed
 
 AnyGame = Game[Any, Any]
 GAMES = ("rnd", "mana_burn", "manasurge")
@@ -60,12 +59,6 @@ class Tally:
             f"| {game} | {seats} | {level} | {label} | {n} | {self.old_rule}/{n} ({self.old_rule / n:.0%}) "
             f"| {self.best}/{n} ({self.best / n:.0%}) | {self.spread / n:.2f} |"
         )
-
-
-def bot_seed(secret: int, version: int, seat: int) -> int:
-    """As the server derives it (services/tables/service.py, `_bot_decides`)."""
-    digest = hmac.new(secret.to_bytes(8, "big"), f"bot:{version}:{seat}".encode(), hashlib.sha256).digest()
-    return int.from_bytes(digest[:8], "big")
 
 
 def label(game: AnyGame, state: Any) -> str:
@@ -100,7 +93,7 @@ def play(
         seat = game.pending_seats(state)[0]
         version = game.header(state).version
         legal = game.legal_actions(state, seat)
-        action = choose_action(game, state, seat, level, bot_seed(secret, version, seat))
+        action = choose_action(game, state, seat, level, bot_seed(secret, "bot", version, seat))
         if len(legal) > 1 and hidden_from(game, state, seat):
             tally = tallies[(game.info.name, seats, level, label(game, state))]
             tally.decisions += 1

@@ -42,9 +42,8 @@ def close_weights(ratings: Sequence[float], close: float = CLOSE) -> list[float]
 
 
 def mixed_choice(actions: Sequence[T], ratings: Sequence[float], rng: Rng, close: float = CLOSE) -> T:
-    """One of the actions rated within `close` of the best, each as likely, drawn with `rng`."""
-    best = max(ratings)
-    near = [action for action, rating in zip(actions, ratings, strict=True) if rating >= best - close]
+    """One of the actions rated within `close` of the best, each as likely (`close_weights`), drawn with `rng`."""
+    near = [action for action, weight in zip(actions, close_weights(ratings, close), strict=True) if weight]
     return near[randbelow(rng, len(near))]
 
 
