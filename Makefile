@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 PROTOS := $(shell find proto/manaforge -name '*.proto')
 GEN_STAMP := proto/manaforge/.generated
 
-.PHONY: install proto engines run demo test lint typecheck unit stack bench arena decisions golden clean check-proto soak scale web chromium screenshots
+.PHONY: install proto engines run demo test lint typecheck unit stack bench arena decisions predictability golden clean check-proto soak scale web chromium screenshots
 
 install: $(STAMP)
 
@@ -97,6 +97,9 @@ arena: proto engines
 
 decisions: proto engines
 	$(PY) -m deploy.decisions
+
+predictability: proto engines
+	$(PY) -m deploy.predictability --seats 2,3,4
 
 golden: proto engines
 	$(PY) -m tests.engine.regen_golden

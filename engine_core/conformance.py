@@ -402,3 +402,26 @@ def _check_replay(game: Game[Any, Any], config: GameConfig, seed: int, report: P
         state, _ = game.apply(state, seat, game.action_from_bytes(data))
     if state.SerializeToString(deterministic=True) != final.SerializeToString(deterministic=True):
         raise _fail(game, seed, report.actions, "replaying the seed and actions gave a different final state")
+
+
+def hidden_from(game: Game[Any, Any], state: Any, seat: int) -> list[int | None]:
+    """The other seats (None: a spectator) that cannot tell which of its legal actions `seat` took: two actions
+    that `seat` itself tells apart (its view, as rendered, differs) leave their view and the events they see the
+    same. Empty when everyone sees the choice. A hidden choice (`Game.is_hidden_choice`) is one where this is not
+    empty: a face-down card, a secret vote, a gift only the giver and receiver see."""
+    outcomes = []
+    for action in game.legal_actions(state, seat):
+        after, events = game.apply(state, seat, action)
+        outcomes.append((after, events, game.render(game.view(after, seat), seat)))
+    blind: list[int | None] = []
+    for other in [None, *(s for s in range(game.header(state).config.seats) if s != seat)]:
+        seen: dict[tuple[bytes, ...], str] = {}
+        for after, events, own in outcomes:
+            key = (
+                game.view(after, other).SerializeToString(deterministic=True),
+                *(e.SerializeToString(deterministic=True) for e in visible_events(events, other)),
+            )
+            if seen.setdefault(key, own) != own:
+                blind.append(other)
+                break
+    return blind

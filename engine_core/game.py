@@ -364,6 +364,22 @@ class Game(ABC, Generic[S, A]):
         """The `heuristic` bot level: a fast hand-written strategy over the seat's view and legal actions."""
         raise NotImplementedError(f"{self.info.name} has no heuristic bot")
 
+    def is_hidden_choice(self, view: S, seat: int) -> bool:
+        """Whether `seat`'s decision now is one the others cannot see until it is revealed (a face-down card, a
+        secret vote, a gift only the giver and the receiver see) or take at the same time (a simultaneous decision),
+        read from the seat's view. Bots draw such a choice from a mixed strategy (`engine_core.bots.hidden`), so that
+        nothing a client sees predicts it. Default: a simultaneous decision. A game whose other decisions hide the
+        choice says so here; the bots' tests find every decision whose choice another seat cannot tell apart
+        (`conformance.hidden_from`) and check that the game says so."""
+        return self.header(view).pending.kind == SIMULTANEOUS
+
+    def choice_ratings(self, view: S, seat: int, legal: list[A]) -> list[float]:
+        """The heuristic's rating of each legal action at a hidden choice (`is_hidden_choice`), higher better, in
+        units of a clear preference: the heuristic draws among the actions rated within 1 of the best
+        (`engine_core.bots.hidden`). Needed by every game with a heuristic and hidden choices (the bots' tests check
+        it); without it a bot makes a hidden choice at random."""
+        raise NotImplementedError(f"{self.info.name} has no choice_ratings")
+
     def evaluate(self, state: S) -> list[float]:
         """A static evaluation for bots: each seat's estimated chance of winning from the full `state` (one value per
         seat in [0, 1], summing to about 1). ISMCTS cuts its playouts short and backs this up where a game has it."""

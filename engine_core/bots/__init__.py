@@ -7,11 +7,12 @@ hidden cards of others. `seed` makes a bot's choice reproducible (the worker der
 
 Levels:
 - `random`: a uniformly random legal action.
-- `heuristic`: the game's own hand-written strategy (`Game.heuristic_action`).
+- `heuristic`: the game's own hand-written strategy (`Game.heuristic_action`); at a hidden choice (a face-down card,
+  a secret vote: `Game.is_hidden_choice`) a draw among the actions it rates close (`hidden.py`).
 - `ismcts`: information-set Monte Carlo tree search over worlds dealt by `Game.sample_world` (see `ismcts.py`),
-  under the game's budget for the table's seat count. `time_left`, when given (seconds on the seat's clock), scales
-  that budget down when it is short; `stop`, when given, ends the search early (a deadline set by the caller: time
-  never enters engine_core otherwise).
+  under the game's budget for the table's seat count, starting from the heuristic's move (drawn as above at a hidden
+  choice). `time_left`, when given (seconds on the seat's clock), scales that budget down when it is short; `stop`,
+  when given, ends the search early (a deadline set by the caller: time never enters engine_core otherwise).
 
 A level whose hook a game lacks falls back to the level below it (ismcts -> heuristic -> random);
 `levels_for(game)` lists the levels a game really has.
@@ -24,6 +25,7 @@ from typing import Any, Protocol
 from google.protobuf.message import Message
 
 from engine_core.bots.budget import DEFAULT_BUDGET, Budget, budget_at, within
+from engine_core.bots.hidden import heuristic_move
 from engine_core.bots.ismcts import Stop, best_action, has_heuristic, has_sample_world, improve, search
 from engine_core.errors import InvalidConfigError
 from engine_core.game import Game
@@ -69,10 +71,10 @@ def heuristic_policy(
     stop: Stop | None = None,
     time_left: float | None = None,
 ) -> Any:
-    """The game's hand-written strategy; random where the game has none."""
+    """The game's hand-written strategy, mixed at a hidden choice; random where the game has none."""
     if not has_heuristic(game):
         return random_policy(game, view, seat, legal, seed)
-    return game.heuristic_action(view, seat, legal, new_rng(seed))
+    return heuristic_move(game, view, seat, legal, new_rng(seed))
 
 
 class IsmctsPolicy:

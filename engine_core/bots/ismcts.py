@@ -30,6 +30,7 @@ from google.protobuf.message import Message
 from manaforge.v1.common_pb2 import Rng
 
 from engine_core.bots.budget import Budget
+from engine_core.bots.hidden import heuristic_move
 from engine_core.game import Game
 from engine_core.rng import new_rng, next_u64, randbelow, shuffle
 
@@ -183,7 +184,7 @@ def search(
         spent += budget.world_cost
         spent += iterate(game, root, view, seat, roots, budget, rng, max(1, budget.actions - spent))
     if budget.heuristic_prior and has_heuristic(game):
-        favourite = root.children.setdefault(action_key(seat, game.heuristic_action(view, seat, legal, rng)), Node())
+        favourite = root.children.setdefault(action_key(seat, heuristic_move(game, view, seat, legal, rng)), Node())
         favourite.lead = 1 + math.ceil(budget.heuristic_prior * sum(child.visits for child in root.children.values()))
     return root
 
@@ -197,7 +198,7 @@ def improve(
     tried in a fresh random order in each world, and the budget may end a world part-way (once the heuristic's
     choice and one other move are done): with many legal moves (a crowded table) a decision still costs about its
     budget, and the moves left out of a world simply have one comparison fewer."""
-    favourite = game.heuristic_action(view, seat, legal, rng) if has_heuristic(game) else legal[0]
+    favourite = heuristic_move(game, view, seat, legal, rng) if has_heuristic(game) else legal[0]
     favourite_key = action_key(seat, favourite)
     moves = {favourite_key: favourite} | {action_key(seat, action): action for action in legal}
     others = [key for key in moves if key != favourite_key]

@@ -337,9 +337,6 @@ class Tables:
         game's log), so nothing a client sees lets it predict the choice, and anyone can recompute it afterwards.
         Its time is the operator's cap (`bot_time_cap`): a cap below the level's tuned time scales the search down
         (`time_left`), so it still completes; `stop` is the hard bound."""
-        secret = record.seed.to_bytes(8, "big")
-        digest = hmac.new(secret, f"{kind}:{version}:{seat}".encode(), hashlib.sha256).digest()
-        bot_seed = int.from_bytes(digest[:8], "big")
         started = time.monotonic()
         deadline = started + self.bot_time_cap
         action = await asyncio.to_thread(  # the search may be long: the event loop stays free
@@ -348,7 +345,7 @@ class Tables:
             state,
             seat,
             level,
-            bot_seed,
+            bot_seed(record.seed, kind, version, seat),
             stop=lambda: time.monotonic() > deadline,
             time_left=self.bot_time_cap,  # a cap under the level's tuned time scales its search down, whole
         )
@@ -529,6 +526,13 @@ class Tables:
             actions=await self.store.action_log(table_id),
             events=visible_events(events, None),
         )
+
+
+def bot_seed(secret: int, kind: str, version: int, seat: int) -> int:
+    """The seed of a bot's decision for `seat` at `version` (`kind`: "bot" for a bot seat, "clock" for a takeover):
+    an HMAC of the table's secret seed, so that nothing a client sees before the game ends gives it away."""
+    digest = hmac.new(secret.to_bytes(8, "big"), f"{kind}:{version}:{seat}".encode(), hashlib.sha256).digest()
+    return int.from_bytes(digest[:8], "big")
 
 
 def _seat(seat: int, occupant: str | None, away: bool = False) -> Seat:

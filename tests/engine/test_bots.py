@@ -9,6 +9,7 @@ and crashed its ISMCTS bot: these tests are there so that never happens here.
 from __future__ import annotations
 
 import random
+from collections import Counter
 from typing import Any
 
 import pytest
@@ -18,8 +19,12 @@ from manaforge.v1.common_pb2 import GameConfig
 from engine_core import GAMES, Game
 from engine_core.bots import LEVELS, IsmctsPolicy, Policy, choose_action, levels_for
 from engine_core.bots.budget import Budget
+from engine_core.bots.hidden import close_weights, has_choice_ratings
 from engine_core.bots.ismcts import has_evaluate, has_heuristic, has_sample_world
+from engine_core.conformance import hidden_from
 from engine_core.games.cardbench import Cardbench
+from engine_core.games.manasurge.cards import card_name
+from engine_core.games.manasurge.rules import GIVE, numbers_of
 from engine_core.registry import find_game
 from engine_core.rng import new_rng
 
@@ -196,3 +201,97 @@ def test_the_flat_search_plays_the_game_strategy_until_it_has_evidence(game: Gam
         seat = game.pending_seats(state)[0]
         view, legal = game.view(state, seat), game.legal_actions(state, seat)
         assert _data(blind(game, view, seat, legal, seed=7)) == _data(LEVELS["heuristic"](game, view, seat, legal, 7))
+
+
+# ----- hidden choices: a mixed strategy drawn with the table's secret seed (engine_core/bots/hidden.py) -------------
+
+
+def _heuristic_playout(game: Game[Any, Any], seats: int, seed: int) -> Any:
+    """The states of one seeded game between heuristic bots (random where the game has none)."""
+    state = game.new_game(GameConfig(game=game.info.name, seats=seats), seed)
+    while not game.is_terminal(state):
+        yield state
+        seat = game.pending_seats(state)[0]
+        state, _ = game.apply(state, seat, choose_action(game, state, seat, "heuristic", game.header(state).version))
+
+
+@pytest.mark.parametrize("game", GAMES, ids=IDS)
+def test_every_hidden_choice_is_declared_and_rated(game: Game[Any, Any]) -> None:
+    """Wherever another seat cannot tell a seat's choices apart (a face-down card, a secret vote, a gift only the
+    receiver sees: `conformance.hidden_from`), the game says the choice is hidden, and its heuristic rates the
+    actions there: the bots then draw it with the table's secret seed instead of playing a rule anyone can run."""
+    undeclared, unrated = Counter[str](), Counter[str]()
+    for seats in sorted({game.info.min_seats, min(game.info.max_seats, game.info.min_seats + 1)}):
+        for seed in (0, 1):
+            for state in _heuristic_playout(game, seats, seed):
+                for seat in game.pending_seats(state):
+                    legal = game.legal_actions(state, seat)
+                    if len(legal) < 2 or not hidden_from(game, state, seat):
+                        continue
+                    view, where = game.view(state, seat), f"{seats} seats: {game.header(state).pending.prompt}"
+                    undeclared[where] += not game.is_hidden_choice(view, seat)
+                    if has_heuristic(game):
+                        rated = has_choice_ratings(game) and len(game.choice_ratings(view, seat, legal)) == len(legal)
+                        unrated[where] += not rated
+    assert not +undeclared, f"hidden choices {game.info.name} does not declare (Game.is_hidden_choice)"
+    assert not +unrated, f"hidden choices the heuristic of {game.info.name} does not rate (Game.choice_ratings)"
+
+
+def _choice_name(game: Game[Any, Any], state: Any, action: Any) -> str:
+    if game.info.name == "rnd":
+        return f"card {action.vote.design}"
+    if game.info.name == "manasurge":
+        return card_name(action.card, numbers_of(state)) if action.move == GIVE else "decline"
+    return game.describe(state, action)  # MANA BURN: "choose Raise Dead"
+
+
+def _first_close_hidden_choice(game: Game[Any, Any], seats: int, seed: int) -> tuple[Any, int]:
+    """The first hidden choice of a seeded heuristic game where the heuristic rates two different choices close."""
+    for state in _heuristic_playout(game, seats, seed):
+        seat = game.pending_seats(state)[0]
+        view, legal = game.view(state, seat), game.legal_actions(state, seat)
+        if len(legal) > 1 and game.is_hidden_choice(view, seat):
+            weights = close_weights(game.choice_ratings(view, seat, legal))
+            if len({_choice_name(game, state, a) for a, weight in zip(legal, weights, strict=True) if weight}) > 1:
+                return state, seat
+    raise AssertionError("no such choice")
+
+
+SECRET_CHOICES = {
+    # (game, seats, playout seed): how 40 seeds choose by the old rule (the heuristic's best, as every level chose
+    # before), by the heuristic level and by the ismcts level, the public facts the same
+    ("rnd", 4, 0): (
+        {"card 3": 40},
+        {"card 0": 13, "card 1": 14, "card 3": 13},
+        {"card 0": 19, "card 1": 12, "card 3": 9},
+    ),
+    ("manasurge", 3, 0): (
+        {"Flying Dagger 1": 40},
+        {"Earthquake 5": 13, "Flying Dagger 1": 13, "Flying Dagger 4": 14},
+        {"Earthquake 5": 15, "Flying Dagger 1": 9, "Flying Dagger 4": 14, "decline": 2},
+    ),
+    ("mana_burn", 3, 0): (  # a Trade: three spares with two copies each, tied already for the old rule
+        {"choose Counterspell": 13, "choose Giant Growth": 13, "choose Raise Dead": 14},
+        {"choose Counterspell": 13, "choose Giant Growth": 13, "choose Raise Dead": 14},
+        {"choose Counterspell": 13, "choose Giant Growth": 13, "choose Raise Dead": 14},
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(SECRET_CHOICES), ids=["-".join(map(str, case)) for case in SECRET_CHOICES])
+def test_a_hidden_choice_is_drawn_with_the_secret_seed(case: tuple[str, int, int]) -> None:
+    """The same position, 40 seeds (on a server: 40 tables' secret seeds): the vote, the gift or the face-down card
+    varies with the seed among the choices the heuristic rates close, at every level that plays it. The old rule,
+    which nothing but public facts decided, chose one of them every time (MANA BURN's already drew among ties)."""
+    name, seats, seed = case
+    game = find_game(name)
+    state, seat = _first_close_hidden_choice(game, seats, seed)
+    view, legal = game.view(state, seat), game.legal_actions(state, seat)
+
+    def counts(choose: Any) -> dict[str, int]:
+        return dict(Counter(_choice_name(game, state, choose(bot_seed)) for bot_seed in range(40)))
+
+    old = counts(lambda bot_seed: game.heuristic_action(view, seat, legal, new_rng(bot_seed)))
+    heuristic = counts(lambda bot_seed: choose_action(game, state, seat, "heuristic", bot_seed))
+    ismcts = counts(lambda bot_seed: choose_action(game, state, seat, "ismcts", bot_seed))
+    assert (old, heuristic, ismcts) == SECRET_CHOICES[case]

@@ -23,7 +23,7 @@ from engine_core.bots.budget import Budget, by_seats
 from engine_core.errors import IllegalActionError, MalformedActionError
 from engine_core.game import Game, GameInfo, Option, seat_count, seats_text
 from engine_core.games.mana_burn import board, rules
-from engine_core.games.mana_burn.bots import heuristic
+from engine_core.games.mana_burn.bots import heuristic, is_hidden, ratings
 from engine_core.games.mana_burn.cards import (
     DECK_SIZE,
     FACTS,
@@ -184,6 +184,12 @@ class ManaBurn(Game[ManaBurnState, ManaBurnAction]):
         self, view: ManaBurnState, seat: int, legal: list[ManaBurnAction], rand: Rng
     ) -> ManaBurnAction:
         return heuristic(view, seat, legal, rand)
+
+    def is_hidden_choice(self, view: ManaBurnState, seat: int) -> bool:
+        return is_hidden(view)
+
+    def choice_ratings(self, view: ManaBurnState, seat: int, legal: list[ManaBurnAction]) -> list[float]:
+        return ratings(view, seat, legal)
 
     def evaluate(self, state: ManaBurnState) -> list[float]:
         """How many of the ten different cards each hand holds: one card more is worth about 2 to 1."""

@@ -4,6 +4,7 @@ until you hold a spare copy of it (played cards "have lost their collector value
 from __future__ import annotations
 
 from collections import Counter
+from typing import Final
 
 from manaforge.v1.common_pb2 import Rng
 from manaforge.v1.games.mana_burn_pb2 import ManaBurnAction, ManaBurnState
@@ -26,6 +27,9 @@ from engine_core.games.mana_burn.rules import (
 )
 from engine_core.games.mana_burn.zones import count_in_play, find_creature
 
+HIDING_SQUARES: Final = frozenset({board.Effect.MANA_BURN, board.Effect.BLIND_TRADE})
+"""Squares that put a card of the seat's choice face down (the others' choices of a card are seen)."""
+
 
 def heuristic(view: ManaBurnState, seat: int, legal: list[ManaBurnAction], rand: Rng) -> ManaBurnAction:
     """The best-scoring legal action; ties are broken at random."""
@@ -33,6 +37,21 @@ def heuristic(view: ManaBurnState, seat: int, legal: list[ManaBurnAction], rand:
     best = max(s for s, _ in scored)
     top = [i for s, i in scored if s == best]
     return legal[top[rng.randbelow(rand, len(top))]]
+
+
+def is_hidden(view: ManaBurnState) -> bool:
+    """A face-down card: laid for a Trade, an Ante or a Short Circuit (a simultaneous decision), put on the Mana
+    Burn pile, or put under the Library by a Blind Trade (not an answer in a response window, which all see)."""
+    if view.windows:
+        return False
+    if view.phase == Phase.MANA_BURN_PHASE_OFFER:
+        return True
+    return view.phase == Phase.MANA_BURN_PHASE_SQUARE and board.SQUARES[view.square].effect in HIDING_SQUARES
+
+
+def ratings(view: ManaBurnState, seat: int, legal: list[ManaBurnAction]) -> list[float]:
+    """The scores themselves: a point is a clear preference (a spare with one copy more, a card kept)."""
+    return [_score(view, seat, a) for a in legal]
 
 
 def _score(view: ManaBurnState, seat: int, action: ManaBurnAction) -> float:

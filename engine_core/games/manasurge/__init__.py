@@ -222,6 +222,12 @@ class Manasurge(Game[ManasurgeState, ManasurgeAction]):
     ) -> ManasurgeAction:
         return bots.heuristic_action(view, seat, legal, rng)
 
+    def is_hidden_choice(self, view: ManasurgeState, seat: int) -> bool:
+        return bots.is_hidden(view)
+
+    def choice_ratings(self, view: ManasurgeState, seat: int, legal: list[ManasurgeAction]) -> list[float]:
+        return bots.ratings(view, seat, legal)
+
     def evaluate(self, state: ManasurgeState) -> list[float]:
         """Stones scored against the goal: a lead of a sixth of the goal is worth about e to 1."""
         return self.win_chances([player.stones for player in state.players], rules.winning_stones(state) / 6)

@@ -50,6 +50,17 @@ def heuristic_action(view: ManasurgeState, seat: int, legal: list[ManasurgeActio
     return choices[rngs.randbelow(rng, len(choices))]
 
 
+def is_hidden(view: ManasurgeState) -> bool:
+    """A Freeze gift: only the giver and the receiver see which card it is."""
+    return view.step == Step.MANASURGE_STEP_FREEZE
+
+
+def ratings(view: ManasurgeState, seat: int, legal: list[ManasurgeAction]) -> list[float]:
+    """Twice the scores: half a point is a clear preference here (a card of the Caster's spell is worth keeping by
+    a point; a Magic card is kept over the rest)."""
+    return [2.0 * score(view, seat, action) for action in legal]
+
+
 def score(view: ManasurgeState, seat: int, action: ManasurgeAction) -> float:
     move, step = action.move, view.step
     hand = view.players[seat].hand

@@ -13,6 +13,7 @@ Rules, decisions and tests: RULES.md beside this file.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable
 from functools import cache, lru_cache
 from operator import attrgetter
@@ -57,9 +58,6 @@ from engine_core.games.rnd.design import (
     AWARDS,
     CATEGORIES,
     CATEGORY_NAMES,
-    LEAST_FUNCTIONAL,
-    MOST_FLAVORFUL,
-    MOST_POWERFUL,
     POWER_TOUGHNESS,
     TYPE,
     any_card_has,
@@ -659,15 +657,17 @@ class Rnd(Game[RndState, RndAction]):
             return RndAction(art=bot.sketch(design))
         if view.phase == WRITING:
             return RndAction(writing=RndWriting(name=bot.card_name(design, rng), flavour=bot.flavour(rng)))
+        ratings = self.choice_ratings(view, seat, legal)
+        top = max(ratings)
+        return random.choice(rng, [a for a, rating in zip(legal, ratings, strict=True) if rating == top])
+
+    def choice_ratings(self, view: RndState, seat: int, legal: list[RndAction]) -> list[float]:
+        """A vote (a secret choice) for the first award still open: each card by the bot's taste for it
+        (`bot.vote_rating`); the other awards' votes not at all (which award a seat votes for is public)."""
         award = legal[0].vote.award
-        candidates = [a for a in legal if a.vote.award == award]
-        judge = {
-            MOST_POWERFUL: bot.power_score,
-            LEAST_FUNCTIONAL: bot.dysfunction_score,
-            MOST_FLAVORFUL: bot.flavour_score,
-        }[award]
-        top = max(judge(view.designs[a.vote.design]) for a in candidates)
-        return random.choice(rng, [a for a in candidates if judge(view.designs[a.vote.design]) == top])
+        return [
+            bot.vote_rating(award, view.designs[a.vote.design]) if a.vote.award == award else -math.inf for a in legal
+        ]
 
     def sample_world(self, view: RndState, seat: int, rng: Rng) -> RndState:
         """The pack's faces are unseen: a fresh booster from the same set deals them; other ballots still hidden

@@ -10,11 +10,19 @@ from typing import Final
 
 from manaforge.v1.cards_pb2 import MagicCard
 from manaforge.v1.common_pb2 import Rng
-from manaforge.v1.games.rnd_pb2 import RndCategory, RndDesign
+from manaforge.v1.games.rnd_pb2 import RndAward, RndCategory, RndDesign
 
 from engine_core import rng as random
 from engine_core.cards import mana_value_of
-from engine_core.games.rnd.design import COST, POWER_TOUGHNESS, TEXT, TYPE, type_needs_power_toughness
+from engine_core.games.rnd.design import (
+    COST,
+    LEAST_FUNCTIONAL,
+    MOST_POWERFUL,
+    POWER_TOUGHNESS,
+    TEXT,
+    TYPE,
+    type_needs_power_toughness,
+)
 
 SKETCHES: Final = {
     "Creature": (
@@ -167,3 +175,18 @@ def dysfunction_score(design: RndDesign) -> float:
 
 def flavour_score(design: RndDesign) -> float:
     return len(design.flavour) + 2 * sum(1 for char in design.art if not char.isspace())
+
+
+FLAVOUR_UNIT: Final = 20.0
+"""A clear preference for "most flavorful": 20 more characters of flavour, or 10 more marks of art."""
+
+
+def vote_rating(award: RndAward.ValueType, design: RndDesign) -> float:
+    """How the bot rates a card for an award, in units of a clear preference (its vote is drawn among the cards
+    rated within 1 of the best: engine_core.bots.hidden): a point of "most powerful" is a body point and a half per
+    mana, about; "least functional" is on the same scale."""
+    if award == MOST_POWERFUL:
+        return power_score(design)
+    if award == LEAST_FUNCTIONAL:
+        return dysfunction_score(design)
+    return flavour_score(design) / FLAVOUR_UNIT
