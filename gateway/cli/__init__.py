@@ -13,13 +13,14 @@
   manaforge register NAME                  become a registered player (rated play, rejoining from any client)
   manaforge me                             your ratings and ranks
   manaforge mine                           your tables, newest first
-  manaforge rejoin TABLE                   take your seat again (after quitting, or from another machine)
+  manaforge rejoin TABLE                   take your seat again after quitting (a guest from this machine, a
+                                           registered player from any)
   manaforge leaderboard GAME [--seats N]   the best players of a game, with the bot levels' ratings among them
 
 --gateway, --name and --guest may come before or after the command. The gateway is MANAFORGE_GATEWAY (HOST:PORT)
 when set, else 127.0.0.1 on MANAFORGE_GATEWAY_PORT (50051 unless set), as `make run` uses.
 Credentials of `register` are kept in $MANAFORGE_HOME/player.json (~/.config/manaforge by default) and sent with
-every command; --guest plays without them.
+every command; --guest plays without them. The keys of the last 20 seats taken are kept in seats.json beside it.
 """
 
 from __future__ import annotations
@@ -40,10 +41,12 @@ from manaforge.v1.common_pb2 import GameConfig
 from engine_core import find_game
 from engine_core.bots import bot_levels
 from gateway.cli.reconnect import GatewayLost, Reconnector
-from gateway.cli.table import as_sentence, play, result_in_words, seat_names, show, show_verdict
+from gateway.cli.sitting import play
+from gateway.cli.table import as_sentence, result_in_words, seat_names, show, show_verdict
 from gateway.client import Client
 
 DEFAULT_PORT = 50051
+SAVED_SEATS = 20  # the seats kept in seats.json for `rejoin`, newest
 BOT_LEVELS = bot_levels()
 
 
@@ -87,7 +90,7 @@ def cmd_play(client: Client, args: argparse.Namespace) -> None:
         request.time_control.CopyFrom(gw.TimeControl(decision_seconds=args.clock))
     created = client.stub.CreateTable(request)
     print(f"table {created.table.table_id}: you are seat {created.seat}")
-    play(client, created.table.table_id, created.seat_token)
+    sit(client, args, created.table.table_id, created.seat_token)
 
 
 def cmd_tables(client: Client, args: argparse.Namespace) -> None:
@@ -131,9 +134,19 @@ def cmd_me(client: Client, args: argparse.Namespace) -> None:
 
 
 def cmd_rejoin(client: Client, args: argparse.Namespace) -> None:
-    joined = client.stub.RejoinTable(gw.RejoinTableRequest(table_id=args.table))
-    print(f"back at table {args.table}: you are seat {joined.seat}")
-    play(client, args.table, joined.seat_token)
+    if args.registered:
+        joined = client.stub.RejoinTable(gw.RejoinTableRequest(table_id=args.table))
+        seat, token = joined.seat, joined.seat_token
+    else:
+        token = saved_seats().get(args.table, "")
+        if not token:
+            sys.exit(
+                f"manaforge: no seat at table {args.table} was taken from this machine as a guest. A guest comes back "
+                "only from the machine it played on; a registered player (`manaforge register NAME`) from anywhere."
+            )
+        seat = client.view(args.table, token).seat  # a call with the seat's key: the seat is back
+    print(f"back at table {args.table}: you are seat {seat}")
+    sit(client, args, args.table, token)
 
 
 def cmd_leaderboard(client: Client, args: argparse.Namespace) -> None:
@@ -161,10 +174,38 @@ def saved_player() -> tuple[str, str, str] | None:
         sys.exit(f"manaforge: {path} is not a saved registration; remove it, or use --guest")
 
 
+def seats_path() -> Path:
+    return credentials_path().with_name("seats.json")
+
+
+def saved_seats() -> dict[str, str]:
+    """The seats taken from this machine, newest last: table id -> seat token (a guest's only way back)."""
+    try:
+        saved = json.loads(seats_path().read_text())
+    except (OSError, ValueError):
+        return {}
+    return {str(t): str(token) for t, token in saved.items()} if isinstance(saved, dict) else {}
+
+
+def save_seat(table_id: str, token: str) -> None:
+    seats = {t: k for t, k in saved_seats().items() if t != table_id}
+    seats[table_id] = token
+    path = seats_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.touch(0o600)
+    path.write_text(json.dumps(dict(list(seats.items())[-SAVED_SEATS:])))
+
+
+def sit(client: Client, args: argparse.Namespace, table_id: str, token: str) -> None:
+    """Play the seat; its key is kept on this machine first, so that `manaforge rejoin` finds it."""
+    save_seat(table_id, token)
+    play(client, table_id, token, registered=args.registered)
+
+
 def cmd_join(client: Client, args: argparse.Namespace) -> None:
     joined = client.join(args.table, args.name, args.seat)
     print(f"you are seat {joined.seat}")
-    play(client, args.table, joined.seat_token)
+    sit(client, args, args.table, joined.seat_token)
 
 
 def cmd_queue(client: Client, args: argparse.Namespace) -> None:
@@ -182,7 +223,7 @@ def cmd_queue(client: Client, args: argparse.Namespace) -> None:
             break
         ticket = link.call(lambda: client.stub.WaitForMatch(wait))
     print(f"table {ticket.table_id}: you are seat {ticket.seat}")
-    play(client, ticket.table_id, ticket.seat_token)
+    sit(client, args, ticket.table_id, ticket.seat_token)
 
 
 def cmd_watch(client: Client, args: argparse.Namespace) -> None:
@@ -276,7 +317,11 @@ def parser() -> argparse.ArgumentParser:
     p = command("register", cmd_register, "become a registered player: a unique name and a key kept on this machine")
     p.add_argument("player_name", metavar="NAME", help="your player name (unique on the server)")
     command("me", cmd_me, "your ratings and ranks (registered players)")
-    p = command("rejoin", cmd_rejoin, "take your seat again, after quitting or from another machine")
+    p = command(
+        "rejoin",
+        cmd_rejoin,
+        "take your seat again after quitting (a guest from this machine, a registered player from any)",
+    )
     p.add_argument("table", help="the table's id")
     p = command("leaderboard", cmd_leaderboard, "the best players of a game, with the bot levels' fixed ratings")
     p.add_argument("game", help="the game's name")
@@ -307,12 +352,24 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> None:
+    try:
+        run_command(argv)
+        sys.stdout.flush()  # here, where a reader gone away is caught, not at exit
+    except BrokenPipeError:
+        # the reader of our output went away (`manaforge replay T | head`): stop quietly, as the Python
+        # documentation advises; what is still buffered goes to /dev/null, not to a second error at exit
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(1)
+
+
+def run_command(argv: list[str] | None) -> None:
     args = parser().parse_args(argv)
     args.gateway = args.gateway or default_gateway()
     saved = None if args.guest else saved_player()
     if saved is not None and not args.name:
         args.name = saved[2]
     args.name = args.name or "player"
+    args.registered = saved is not None
     with Client(args.gateway, (saved[0], saved[1]) if saved else None) as client:
         try:
             args.run(client, args)
