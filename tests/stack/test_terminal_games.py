@@ -316,9 +316,7 @@ def test_two_people_the_clock_of_one_runs_out_then_away_and_back(stack: Stack, t
     assert "stale version" not in seen and "refused" not in seen and "Too late" not in seen
 
 
-def test_two_people_queue_for_a_game_one_leaves_and_comes_back_and_they_finish_it(
-    stack: Stack, tmp_path: Path
-) -> None:
+def test_two_people_queue_for_a_game_one_leaves_and_comes_back_and_they_finish_it(stack: Stack, tmp_path: Path) -> None:
     queue = ["queue", "manufactory", "--seats", "2", "--option", "win_tie=most_cards", "--fill-after", "60"]
     ann = spawn(stack, tmp_path / "ann", *queue, "--name", "ann")  # a queue of its own: no other test's ticket
     ann.expect(r"waiting for players \(1/2\)")
