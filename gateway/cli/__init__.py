@@ -212,18 +212,57 @@ def cmd_queue(client: Client, args: argparse.Namespace) -> None:
     ticket = client.stub.JoinQueue(
         gw.JoinQueueRequest(game=args.game, seats=args.seats, player_name=args.name, options=dict(args.option))
     )
+    try:
+        ticket = wait_for_match(client, args, ticket)
+    except KeyboardInterrupt:
+        leave_queue(client, args, ticket.ticket_id)
+        return
+    token = ticket.seat_token
+    if not token and args.registered:  # the answer that carried the seat's key was lost (the gateway restarted)
+        token = client.stub.RejoinTable(gw.RejoinTableRequest(table_id=ticket.table_id)).seat_token
+    if not token:
+        sys.exit(f"manaforge: matched to table {ticket.table_id}, but its seat's key was lost on the way; sorry")
+    print(f"table {ticket.table_id}: you are seat {ticket.seat}")
+    sit(client, args, ticket.table_id, token)
+
+
+def wait_for_match(client: Client, args: argparse.Namespace, ticket: gw.QueueTicket) -> gw.QueueTicket:
+    """Wait for the ticket's table; after `--fill-after` seconds, bots fill the empty seats."""
     link = Reconnector(client, print)
     fill = gw.FillWithBotsRequest(ticket_id=ticket.ticket_id, bot_level=args.bot)
     wait = gw.WaitForMatchRequest(ticket_id=ticket.ticket_id, timeout_seconds=2)
     deadline = time.monotonic() + args.fill_after
+    said = -1
     while not ticket.matched:
-        print(f"waiting for players ({ticket.waiting}/{args.seats})...")
+        if ticket.waiting != said:
+            said = ticket.waiting
+            print(
+                f"waiting for players ({ticket.waiting}/{args.seats}); bots fill the empty seats in"
+                f" {max(0, round(deadline - time.monotonic()))} s (Ctrl-C leaves the queue)..."
+            )
         if time.monotonic() >= deadline:
-            ticket = link.call(lambda: client.stub.FillWithBots(fill))
-            break
+            return link.call(lambda: client.stub.FillWithBots(fill))
         ticket = link.call(lambda: client.stub.WaitForMatch(wait))
-    print(f"table {ticket.table_id}: you are seat {ticket.seat}")
-    sit(client, args, ticket.table_id, ticket.seat_token)
+    return ticket
+
+
+def leave_queue(client: Client, args: argparse.Namespace, ticket_id: str) -> None:
+    """Ctrl-C while waiting: out of the queue at once, so nobody is matched with a player who has gone; matched
+    already, the seat is kept for `rejoin`."""
+    try:
+        client.stub.LeaveQueue(gw.LeaveQueueRequest(ticket_id=ticket_id))
+        print("\nyou left the queue")
+        return
+    except grpc.RpcError as exc:
+        if exc.code() != grpc.StatusCode.FAILED_PRECONDITION:  # not "already matched"
+            raise
+    ticket = client.stub.WaitForMatch(gw.WaitForMatchRequest(ticket_id=ticket_id))
+    if ticket.seat_token:
+        save_seat(ticket.table_id, ticket.seat_token)
+    print(
+        f"\nyou were matched to table {ticket.table_id} as you left: the game goes on without you (your clock decides"
+        f" for your seat). Come back with `manaforge rejoin {ticket.table_id}`."
+    )
 
 
 def cmd_watch(client: Client, args: argparse.Namespace) -> None:

@@ -345,3 +345,20 @@ def test_two_people_queue_for_a_game_one_leaves_and_comes_back_and_they_finish_i
     if result.startswith("You won"):
         assert bob_result.startswith("You lost: ann")
     assert "Your time ran out" not in back.seen.getvalue()  # she came back within her clock
+
+
+def test_a_person_who_leaves_the_queue_is_matched_with_nobody(stack: Stack, tmp_path: Path) -> None:
+    """Ctrl-C while waiting takes the ticket out of the queue at once: the next person is not matched with someone
+    who has gone (and would wait at a table for their clock, decision after decision)."""
+    queue = ["queue", "blueprints", "--seats", "2", "--option", "reveal=all", "--fill-after", "60"]
+    ann = spawn(stack, tmp_path / "ann", *queue, "--name", "ann")  # a queue of its own: no other test's ticket
+    ann.expect(r"waiting for players \(1/2\); bots fill the empty seats in \d+ s \(Ctrl-C leaves the queue\)")
+    ann.child.sendintr()
+    ann.expect("you left the queue")
+    assert ann.finish() == 0
+    bob = spawn(stack, tmp_path / "bob", *queue, "--name", "bob")
+    bob.expect(r"waiting for players \(1/2\)")  # alone in the queue
+    bob.child.sendintr()
+    bob.expect("you left the queue")
+    assert bob.finish() == 0
+    assert "table" not in bob.seen.getvalue()
