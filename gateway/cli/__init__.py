@@ -203,7 +203,14 @@ def sit(client: Client, args: argparse.Namespace, table_id: str, token: str) -> 
 
 
 def cmd_join(client: Client, args: argparse.Namespace) -> None:
-    joined = client.join(args.table, args.name, args.seat)
+    try:
+        joined = client.join(args.table, args.name, args.seat)
+    except grpc.RpcError as exc:
+        if exc.code() != grpc.StatusCode.FAILED_PRECONDITION or "table full" not in (exc.details() or ""):
+            raise
+        if args.table in saved_seats():
+            sys.exit(f"manaforge: {exc.details()}, one of them yours: come back with `manaforge rejoin {args.table}`")
+        sys.exit(f"manaforge: {exc.details()}: watch the game with `manaforge watch {args.table}`")
     print(f"you are seat {joined.seat}")
     sit(client, args, args.table, joined.seat_token)
 

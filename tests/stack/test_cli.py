@@ -227,6 +227,9 @@ def test_a_guest_comes_back_to_a_seat_taken_on_this_machine_only(stack: Stack, t
     left = run_cli(stack, "--name", "gus", "play", "cardbench", typed="1\nq\n", env=env)
     table_id = left.split("table ", 1)[1].split(":", 1)[0]
     assert f"Come back with `manaforge rejoin {table_id}` from this machine" in left
+    joined = run("--gateway", stack.gateway_addresses[0], "join", table_id, env=env)  # the wrong way back
+    assert joined.returncode == 1 and "Traceback" not in joined.stderr
+    assert f"one of them yours: come back with `manaforge rejoin {table_id}`" in joined.stderr, joined.stderr
     back = run_cli(stack, "rejoin", table_id, typed="q\n", env=env)
     assert f"back at table {table_id}: you are seat 0" in back and "Your turn" in back
     elsewhere = run(
@@ -234,3 +237,7 @@ def test_a_guest_comes_back_to_a_seat_taken_on_this_machine_only(stack: Stack, t
     )
     assert elsewhere.returncode == 1 and "Traceback" not in elsewhere.stderr
     assert f"no seat at table {table_id} was taken from this machine as a guest" in elsewhere.stderr
+    watcher = run(
+        "--gateway", stack.gateway_addresses[0], "join", table_id, env={"MANAFORGE_HOME": str(tmp_path / "x")}
+    )
+    assert f"every seat is taken: watch the game with `manaforge watch {table_id}`" in watcher.stderr
