@@ -16,7 +16,6 @@ from dataclasses import dataclass
 
 from manaforge.v1 import gateway_pb2 as gw
 
-Out = Callable[[str], None]
 Write = Callable[[str], None]  # writes without a line break (a question waiting for its answer)
 
 
@@ -74,10 +73,7 @@ def write_stdout(text: str) -> None:
 class Console:
     """What a play loop waits on: typed lines and the table's updates, in the order they arrive."""
 
-    def __init__(
-        self, lines: Callable[[], Iterator[str]] = typed_lines, out: Out = print, write: Write = write_stdout
-    ) -> None:
-        self.out = out
+    def __init__(self, lines: Callable[[], Iterator[str]] = typed_lines, write: Write = write_stdout) -> None:
         self.write = write
         self._lines = lines
         self._items: queue.Queue[Item] = queue.Queue()

@@ -64,19 +64,16 @@ class Sitting:
 
     # -- the game, update by update -------------------------------------------------------------------------------
 
-    def run(self) -> bool:
-        """Follow the table to its end (True), or until the person leaves (raises Leave)."""
+    def run(self) -> None:
+        """Follow the table to its end, or until the person leaves (raises Leave)."""
         if not self.table.started:
             open_seats = sum(s.kind == gw.SEAT_KIND_OPEN for s in self.table.seats)
             self.out(f"waiting for {open_seats} more player(s): others join with `manaforge join {self.table_id}`")
         self.console.follow(self.stream.follow(self.table_id, self.token))
         try:
-            while True:
-                updates = self._updates()
-                if not updates:
-                    return True
+            while updates := self._updates():
                 if self._take(updates):
-                    return True
+                    return
         finally:
             self.stream.stop()
 
@@ -308,7 +305,7 @@ def play(
 ) -> None:
     """Follow the table as this seat; ask for a move whenever one is ours; show the table while a human decides.
     Across a restart of the gateway, every call is made again and the updates resume after the last one shown."""
-    sitting = Sitting(client, table_id, token, console or Console(out=out), out, patience, registered)
+    sitting = Sitting(client, table_id, token, console or Console(), out, patience, registered)
     try:
         sitting.run()
     except Leave:
