@@ -54,7 +54,7 @@ class Sitting:
         self.inbox: deque[gw.WatchUpdate] = deque()  # updates received, not yet taken in
         self.typed: deque[str] = deque()  # lines typed ahead of the question they answer
         self.input_ended = False
-        self.view: SeatView | None = None  # the latest view taken in
+        self.known = 0  # the latest version known: of a view taken in, or made by our own move
         self.asked: SeatView | None = None  # the decision being asked about, or answered by a move not yet landed
         self.prompt: str | None = None  # the question on screen, waiting for its line
         self.remind_at: float | None = None  # when to remind the person of the clock of the decision asked about
@@ -86,9 +86,9 @@ class Sitting:
                 self._decided_without_us(self.asked, update)
                 self.asked = None
         view = updates[-1].view
-        if self.view is not None and view.version < self.view.version:
-            return False  # an older view than one shown already (the events were new)
-        self.view = view
+        if view.version < self.known:
+            return False  # older than the game is known to be (our move landed since): only its events were new
+        self.known = view.version
         if not self.table.started and view.version > 0:  # the game has begun: every seat is taken, names known
             self._look_at_table()
         if view.outcome.finished:
@@ -159,7 +159,7 @@ class Sitting:
                 expected_version=view.version,
             )
             try:
-                self.link.call(
+                done = self.link.call(
                     partial(self.client.stub.SubmitAction, request), back="the gateway is back: your move was sent"
                 )
             except grpc.RpcError as exc:
@@ -169,14 +169,16 @@ class Sitting:
                 self.out(f"refused: {exc.details()}")
                 continue
             self.asked = None
+            self.known = max(self.known, done.version)  # an update from before it (a stream resumed) asks nothing
             return
 
     def _ask(self, prompt: str) -> str:
         """The next line typed, the question on screen meanwhile; raises Superseded when an update takes the decision
         away, EOFError when nothing more can be typed."""
-        if self.typed:
-            self.console.write(prompt)
-            return self.typed.popleft()
+        if self.typed:  # typed ahead: shown after its question, as if typed there
+            typed = self.typed.popleft()
+            self.console.write(f"{prompt}{typed}\n")
+            return typed
         if self.input_ended:
             raise EOFError
         self.prompt = prompt

@@ -226,10 +226,12 @@ def test_a_game_goes_on_through_gateway_restarts_with_nothing_shown_twice_or_mis
     ann.sendline("1")
     ann.expect(MOVE)
     spectator.expect(r"Waiting for ann \(seat 0\)")  # following the game
-    # a graceful restart (SIGTERM: the gateway drains its streams) while ann looks at her choices
+    # a graceful restart (SIGTERM: the gateway drains its streams) while ann looks at her choices: her client
+    # follows the table meanwhile, so it says so at once, then asks again
     stack.restart("gateway-0")
-    ann.sendline("1")
     ann.expect("the gateway restarted: reconnected, nothing missed")
+    ann.expect(MOVE)
+    ann.sendline("1")
     spectator.expect("the gateway is restarting: reconnecting…")  # it was waiting for the next update
     spectator.expect("the gateway restarted: reconnected, nothing missed")
     # the gateway stopped while ann types: her move is sent again once it is back
