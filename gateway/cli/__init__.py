@@ -13,13 +13,14 @@
   manaforge register NAME                  become a registered player (rated play, rejoining from any client)
   manaforge me                             your ratings and ranks
   manaforge mine                           your tables, newest first
-  manaforge rejoin TABLE                   take your seat again (after quitting, or from another machine)
+  manaforge rejoin TABLE                   take your seat again after quitting (a guest from this machine, a
+                                           registered player from any)
   manaforge leaderboard GAME [--seats N]   the best players of a game, with the bot levels' ratings among them
 
 --gateway, --name and --guest may come before or after the command. The gateway is MANAFORGE_GATEWAY (HOST:PORT)
 when set, else 127.0.0.1 on MANAFORGE_GATEWAY_PORT (50051 unless set), as `make run` uses.
 Credentials of `register` are kept in $MANAFORGE_HOME/player.json (~/.config/manaforge by default) and sent with
-every command; --guest plays without them.
+every command; --guest plays without them. The keys of the last 20 seats taken are kept in seats.json beside it.
 """
 
 from __future__ import annotations
@@ -40,10 +41,12 @@ from manaforge.v1.common_pb2 import GameConfig
 from engine_core import find_game
 from engine_core.bots import bot_levels
 from gateway.cli.reconnect import GatewayLost, Reconnector
-from gateway.cli.table import as_sentence, play, result_in_words, seat_names, show, show_verdict
+from gateway.cli.sitting import play
+from gateway.cli.table import as_sentence, result_in_words, seat_names, show, show_verdict
 from gateway.client import Client
 
 DEFAULT_PORT = 50051
+SAVED_SEATS = 20  # the seats kept in seats.json for `rejoin`, newest
 BOT_LEVELS = bot_levels()
 
 
@@ -87,7 +90,7 @@ def cmd_play(client: Client, args: argparse.Namespace) -> None:
         request.time_control.CopyFrom(gw.TimeControl(decision_seconds=args.clock))
     created = client.stub.CreateTable(request)
     print(f"table {created.table.table_id}: you are seat {created.seat}")
-    play(client, created.table.table_id, created.seat_token)
+    sit(client, args, created.table.table_id, created.seat_token)
 
 
 def cmd_tables(client: Client, args: argparse.Namespace) -> None:
@@ -131,9 +134,19 @@ def cmd_me(client: Client, args: argparse.Namespace) -> None:
 
 
 def cmd_rejoin(client: Client, args: argparse.Namespace) -> None:
-    joined = client.stub.RejoinTable(gw.RejoinTableRequest(table_id=args.table))
-    print(f"back at table {args.table}: you are seat {joined.seat}")
-    play(client, args.table, joined.seat_token)
+    if args.registered:
+        joined = client.stub.RejoinTable(gw.RejoinTableRequest(table_id=args.table))
+        seat, token = joined.seat, joined.seat_token
+    else:
+        token = saved_seats().get(args.table, "")
+        if not token:
+            sys.exit(
+                f"manaforge: no seat at table {args.table} was taken from this machine as a guest. A guest comes back "
+                "only from the machine it played on; a registered player (`manaforge register NAME`) from anywhere."
+            )
+        seat = client.view(args.table, token).seat  # a call with the seat's key: the seat is back
+    print(f"back at table {args.table}: you are seat {seat}")
+    sit(client, args, args.table, token)
 
 
 def cmd_leaderboard(client: Client, args: argparse.Namespace) -> None:
@@ -161,28 +174,102 @@ def saved_player() -> tuple[str, str, str] | None:
         sys.exit(f"manaforge: {path} is not a saved registration; remove it, or use --guest")
 
 
+def seats_path() -> Path:
+    return credentials_path().with_name("seats.json")
+
+
+def saved_seats() -> dict[str, str]:
+    """The seats taken from this machine, newest last: table id -> seat token (a guest's only way back)."""
+    try:
+        saved = json.loads(seats_path().read_text())
+    except (OSError, ValueError):
+        return {}
+    return {str(t): str(token) for t, token in saved.items()} if isinstance(saved, dict) else {}
+
+
+def save_seat(table_id: str, token: str) -> None:
+    seats = {t: k for t, k in saved_seats().items() if t != table_id}
+    seats[table_id] = token
+    path = seats_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.touch(0o600)
+    path.write_text(json.dumps(dict(list(seats.items())[-SAVED_SEATS:])))
+
+
+def sit(client: Client, args: argparse.Namespace, table_id: str, token: str) -> None:
+    """Play the seat; its key is kept on this machine first, so that `manaforge rejoin` finds it."""
+    save_seat(table_id, token)
+    play(client, table_id, token, registered=args.registered)
+
+
 def cmd_join(client: Client, args: argparse.Namespace) -> None:
-    joined = client.join(args.table, args.name, args.seat)
+    try:
+        joined = client.join(args.table, args.name, args.seat)
+    except grpc.RpcError as exc:
+        if exc.code() != grpc.StatusCode.FAILED_PRECONDITION or "table full" not in (exc.details() or ""):
+            raise
+        if args.table in saved_seats():
+            sys.exit(f"manaforge: {exc.details()}, one of them yours: come back with `manaforge rejoin {args.table}`")
+        sys.exit(f"manaforge: {exc.details()}: watch the game with `manaforge watch {args.table}`")
     print(f"you are seat {joined.seat}")
-    play(client, args.table, joined.seat_token)
+    sit(client, args, args.table, joined.seat_token)
 
 
 def cmd_queue(client: Client, args: argparse.Namespace) -> None:
     ticket = client.stub.JoinQueue(
         gw.JoinQueueRequest(game=args.game, seats=args.seats, player_name=args.name, options=dict(args.option))
     )
+    try:
+        ticket = wait_for_match(client, args, ticket)
+    except KeyboardInterrupt:
+        leave_queue(client, args, ticket.ticket_id)
+        return
+    token = ticket.seat_token
+    if not token and args.registered:  # the answer that carried the seat's key was lost (the gateway restarted)
+        token = client.stub.RejoinTable(gw.RejoinTableRequest(table_id=ticket.table_id)).seat_token
+    if not token:
+        sys.exit(f"manaforge: matched to table {ticket.table_id}, but its seat's key was lost on the way; sorry")
+    print(f"table {ticket.table_id}: you are seat {ticket.seat}")
+    sit(client, args, ticket.table_id, token)
+
+
+def wait_for_match(client: Client, args: argparse.Namespace, ticket: gw.QueueTicket) -> gw.QueueTicket:
+    """Wait for the ticket's table; after `--fill-after` seconds, bots fill the empty seats."""
     link = Reconnector(client, print)
     fill = gw.FillWithBotsRequest(ticket_id=ticket.ticket_id, bot_level=args.bot)
     wait = gw.WaitForMatchRequest(ticket_id=ticket.ticket_id, timeout_seconds=2)
     deadline = time.monotonic() + args.fill_after
+    said = -1
     while not ticket.matched:
-        print(f"waiting for players ({ticket.waiting}/{args.seats})...")
+        if ticket.waiting != said:
+            said = ticket.waiting
+            print(
+                f"waiting for players ({ticket.waiting}/{args.seats}); bots fill the empty seats in"
+                f" {max(0, round(deadline - time.monotonic()))} s (Ctrl-C leaves the queue)..."
+            )
         if time.monotonic() >= deadline:
-            ticket = link.call(lambda: client.stub.FillWithBots(fill))
-            break
+            return link.call(lambda: client.stub.FillWithBots(fill))
         ticket = link.call(lambda: client.stub.WaitForMatch(wait))
-    print(f"table {ticket.table_id}: you are seat {ticket.seat}")
-    play(client, ticket.table_id, ticket.seat_token)
+    return ticket
+
+
+def leave_queue(client: Client, args: argparse.Namespace, ticket_id: str) -> None:
+    """Ctrl-C while waiting: out of the queue at once, so nobody is matched with a player who has gone; matched
+    already, the seat is kept for `rejoin`."""
+    try:
+        client.stub.LeaveQueue(gw.LeaveQueueRequest(ticket_id=ticket_id))
+        print("\nyou left the queue")
+        return
+    except grpc.RpcError as exc:
+        if exc.code() != grpc.StatusCode.FAILED_PRECONDITION:  # not "already matched"
+            raise
+    ticket = client.stub.WaitForMatch(gw.WaitForMatchRequest(ticket_id=ticket_id))
+    if ticket.seat_token:
+        save_seat(ticket.table_id, ticket.seat_token)
+    print(
+        f"\nyou were matched to table {ticket.table_id} as you left: the game goes on without you (your clock decides"
+        f" for your seat). Come back with `manaforge rejoin {ticket.table_id}`."
+    )
 
 
 def cmd_watch(client: Client, args: argparse.Namespace) -> None:
@@ -276,7 +363,11 @@ def parser() -> argparse.ArgumentParser:
     p = command("register", cmd_register, "become a registered player: a unique name and a key kept on this machine")
     p.add_argument("player_name", metavar="NAME", help="your player name (unique on the server)")
     command("me", cmd_me, "your ratings and ranks (registered players)")
-    p = command("rejoin", cmd_rejoin, "take your seat again, after quitting or from another machine")
+    p = command(
+        "rejoin",
+        cmd_rejoin,
+        "take your seat again after quitting (a guest from this machine, a registered player from any)",
+    )
     p.add_argument("table", help="the table's id")
     p = command("leaderboard", cmd_leaderboard, "the best players of a game, with the bot levels' fixed ratings")
     p.add_argument("game", help="the game's name")
@@ -307,12 +398,24 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> None:
+    try:
+        run_command(argv)
+        sys.stdout.flush()  # here, where a reader gone away is caught, not at exit
+    except BrokenPipeError:
+        # the reader of our output went away (`manaforge replay T | head`): stop quietly, as the Python
+        # documentation advises; what is still buffered goes to /dev/null, not to a second error at exit
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(1)
+
+
+def run_command(argv: list[str] | None) -> None:
     args = parser().parse_args(argv)
     args.gateway = args.gateway or default_gateway()
     saved = None if args.guest else saved_player()
     if saved is not None and not args.name:
         args.name = saved[2]
     args.name = args.name or "player"
+    args.registered = saved is not None
     with Client(args.gateway, (saved[0], saved[1]) if saved else None) as client:
         try:
             args.run(client, args)

@@ -46,6 +46,8 @@ class Reconnector:
         self.draining = False  # it said it was draining (a graceful restart)
         self.said = False  # the person was told it is away
         self.tries = 0
+        self.stopped = False  # `stop` was called: `follow` ends
+        self._stream: grpc.CallIterator[gw.WatchUpdate] | None = None  # the stream `follow` reads now
 
     def call(self, make: Callable[[], T], back: str = "the gateway is back") -> T:
         """`make()`, made again while the gateway is away; `back` is said once it answers again."""
@@ -64,9 +66,11 @@ class Reconnector:
         """The seat's (or, without a token, the public) updates until the game is over, resumed after the last one
         across a restart of the gateway."""
         last = 0
-        while True:
+        while not self.stopped:
             request = gw.WatchRequest(table_id=table_id, seat_token=token, after_seq=last)
-            stream = self.client.stub.Watch(request)
+            stream = self._stream = self.client.stub.Watch(request)
+            if self.stopped:  # stopped between the check and the call: `stop` did not see this stream
+                stream.cancel()
             try:
                 for update in stream:
                     self._back(
@@ -78,11 +82,19 @@ class Reconnector:
                     yield update
                 return
             except grpc.RpcError as error:
+                if self.stopped:
+                    return
                 if not is_away(error):
                     raise
                 self._wait(error)
             finally:
                 stream.cancel()  # type: ignore[no-untyped-call]  # a stream we leave is dropped at once
+
+    def stop(self) -> None:
+        """End `follow` from another thread: the stream it reads is cancelled, and it ends without trying again."""
+        self.stopped = True
+        if self._stream is not None:
+            self._stream.cancel()  # type: ignore[no-untyped-call]
 
     def _wait(self, error: grpc.RpcError) -> None:
         """Pause before the next try (none before the first: a restarted gateway may already answer); say once that

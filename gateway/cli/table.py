@@ -4,12 +4,9 @@ text some actions carry, and the result in words."""
 from __future__ import annotations
 
 import time
-import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import partial
 
-import grpc
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 from manaforge.v1 import gateway_pb2 as gw
@@ -31,8 +28,8 @@ from engine_core.games.rnd.design import (
     design_title,
 )
 from engine_core.registry import AnyGame
-from gateway.cli.reconnect import PATIENCE, Reconnector
-from gateway.client import Client, pack
+from gateway.cli.reconnect import Reconnector
+from gateway.client import Client
 
 Read = Callable[[str], str]
 Out = Callable[[str], None]
@@ -42,7 +39,7 @@ LABEL_HINT = 48  # characters of a group's line that show what its choices diffe
 
 HELP = """At your turn, type the number of a choice.
   b  back to the previous choices   v  show the table again   h  this help
-  q  leave the table (the game goes on; a registered player comes back with `manaforge rejoin TABLE`)
+  q  leave the table (the game goes on; come back with `manaforge rejoin TABLE`)
 A choice that ends in "(N choices)" opens a shorter list. Actions that carry text (a card's name, its flavour,
 its art) ask for each text after you pick them, with its limits; Enter keeps the example shown."""
 
@@ -334,69 +331,6 @@ def _ask_lines(field: TextField, example: str, read: Read, out: Out) -> str:
 
 
 # -- following the table --------------------------------------------------------------------------------------------
-
-
-def play(
-    client: Client, table_id: str, token: str, read: Read = input, out: Out = print, patience: float = PATIENCE
-) -> None:
-    """Follow the table as this seat; ask for a move whenever one is ours; show the table while a human decides.
-    Across a restart of the gateway, every call is made again and the updates resume after the last one shown."""
-    link = Reconnector(client, out, patience, hint=f"The game goes on: come back with `manaforge rejoin {table_id}`.")
-    table = link.call(lambda: client.table(table_id))
-    names = seat_names(table)
-    bots = {s.seat for s in table.seats if s.kind == gw.SEAT_KIND_BOT}
-    if not table.started:
-        open_seats = sum(s.kind == gw.SEAT_KIND_OPEN for s in table.seats)
-        out(f"waiting for {open_seats} more player(s): others join with `manaforge join {table_id}`")
-    shown = -1
-    try:
-        for update in link.follow(table_id, token):
-            for event in update.events:
-                out(f"  * {event.text}")
-            view = update.view
-            if not table.started and view.version > 0:  # the game has begun: every seat is taken, names known
-                table = link.call(lambda: client.table(table_id))
-                names = seat_names(table)
-            if view.outcome.finished:
-                show(view, out, seat_names(link.call(lambda: client.table(table_id))))
-                break
-            if not view.legal_actions:
-                humans = [s for s in view.pending.seats if s not in bots and s != view.seat]
-                if humans and view.version != shown:  # another human decides: show what they are looking at
-                    shown = view.version
-                    show(view, out, names)
-                continue
-            shown = view.version
-            show(view, out, names)
-            _move(link, table_id, token, view, read, out, names)
-    except Leave:
-        out(
-            f"\nyou left table {table_id}; the game goes on (when your seat's clock runs out, a bot decides for it). "
-            f"A registered player comes back with `manaforge rejoin {table_id}`."
-        )
-        return
-    show_verdict(client, table_id, out, link)
-
-
-def _move(
-    link: Reconnector, table_id: str, token: str, view: SeatView, read: Read, out: Out, names: Mapping[int, str]
-) -> None:
-    while True:
-        action = choose(view, read, out, names)
-        request = gw.SubmitActionRequest(
-            table_id=table_id,
-            seat_token=token,
-            action=pack(action),
-            client_action_id=uuid.uuid4().hex,  # one id for every try: a move that landed is not made twice
-            expected_version=view.version,
-        )
-        try:
-            link.call(partial(link.client.stub.SubmitAction, request), back="the gateway is back: your move was sent")
-            return
-        except grpc.RpcError as exc:
-            out(f"refused: {exc.details()}")
-            if exc.code() == grpc.StatusCode.ABORTED:
-                return  # the game moved on: the next update shows where it is
 
 
 def show_verdict(client: Client, table_id: str, out: Out, link: Reconnector | None = None) -> None:

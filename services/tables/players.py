@@ -22,6 +22,7 @@ from services.tables.errors import SeatTokenError, TableNotFoundError, TableStat
 
 NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{2,23}$")
 BOTLIKE = re.compile(r"^\s*bot\b", re.IGNORECASE)  # "bot", "bot (random)": what bots' seats are called
+GUEST_NAME = "player"  # what a guest who gives no name is called: never a registered player's
 MODEL = PlackettLuce()
 # The published ratings of the bot levels (mu, sigma): fixed, measured with `make arena` (docs/players.md).
 BOT_RATINGS = {"random": (12.0, 1.0), "heuristic": (25.0, 1.0), "ismcts": (29.0, 1.0)}
@@ -50,9 +51,10 @@ class Players:
     # ----- registration and identity ---------------------------------------------------------------------------
 
     async def register(self, name: str) -> Player:
-        if not NAME.match(name) or name.lower().startswith("bot"):
+        if not NAME.match(name) or name.lower().startswith("bot") or name.lower() == GUEST_NAME:
             raise InvalidConfigError(
-                "player name", "3-24 letters, digits, '-' or '_', starting with a letter, not starting with 'bot'"
+                "player name",
+                f"3-24 letters, digits, '-' or '_', starting with a letter, not starting with 'bot', not {GUEST_NAME}",
             )
         player_id = secrets.token_hex(8)
         key = secrets.token_urlsafe(24)
@@ -112,14 +114,17 @@ class Players:
             return Rating(game=game, seats=seats, mu=default.mu, sigma=default.sigma, ordinal=default.ordinal())
         rank = await self.redis.zrevrank(self._board(game, seats), player_id)
         mu, sigma = float(mu), float(sigma)
+        mine = ordinal(mu, sigma)
+        # the place on the leaderboard, which lists the bot levels among the players (after a player they tie with)
+        bots_above = sum(ordinal(*BOT_RATINGS[level]) > mine for level in BOT_RATINGS)
         return Rating(
             game=game,
             seats=seats,
             mu=mu,
             sigma=sigma,
-            ordinal=ordinal(mu, sigma),
+            ordinal=mine,
             games=int(games or 0),
-            rank=rank + 1 if rank is not None else 0,
+            rank=rank + 1 + bots_above if rank is not None else 0,
         )
 
     async def rate_game(self, table_id: str, game: str, seats: list[str], ranks: list[int]) -> bool:

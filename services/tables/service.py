@@ -48,7 +48,7 @@ from services.tables.followups import (
     takeover_after,
 )
 from services.tables.metrics import BOT_SECONDS, FANOUT_SECONDS, FOLLOW_UPS, VERDICTS
-from services.tables.players import Players
+from services.tables.players import GUEST_NAME, Players
 from services.tables.rules import Rules
 from services.tables.store import Live, RedisStore
 from services.tables.views import Published, game_info, seat_view, watch_update
@@ -128,7 +128,7 @@ class Tables:
             response_timeout_seconds=self.response_timeout if response_timeout is None else response_timeout,
             bot_delay_seconds=self.bot_delay if bot_delay is None else bot_delay,
             created_at=time.time(),
-            seats=[_seat(seat, occupant) for seat, occupant in occupants.items()],  # the bots: fixed at creation
+            seats=_seats(occupants, checked.seats, only_taken=True),  # the bots: fixed at creation
             time_control=self._time_control(time_control),
         )
         open_seats = checked.seats - len(occupants)
@@ -235,8 +235,7 @@ class Tables:
             spectators=await self.store.spectators(table_id),
             time_control=record.time_control,
         )
-        for seat in range(record.config.seats):
-            table.seats.append(_seat(seat, occupants.get(seat), away[seat] >= takeover_after(record)))
+        table.seats.extend(_seats(occupants, record.config.seats, [n >= takeover_after(record) for n in away]))
         return table
 
     async def list_tables(
@@ -411,7 +410,7 @@ class Tables:
             return False
         archive = GameArchive(
             record=record,
-            seats=[_seat(seat, occupants.get(seat)) for seat in range(record.config.seats)],
+            seats=_seats(occupants, record.config.seats),
             version=live.version,
             seq=live.seq,
             state=live.state,
@@ -439,9 +438,10 @@ class Tables:
 
     async def view(self, table_id: str, token: str = "") -> SeatView:
         seat = await self.seat_of(table_id, token) if token else None
-        record, live, game = await self._loaded(table_id)
-        if seat is not None:  # the player is here: their clock runs in full again
+        if seat is not None:  # the player is here: their clock runs in full again (the view shows the new deadline)
+            record = await self.committer.record(table_id)
             await self.store.present(table_id, seat, record.time_control.decision_seconds)
+        record, live, game = await self._loaded(table_id)
         state = game.state_from_bytes(live.state)
         return seat_view(table_id, game, state, seat, live.seq, deadlines=_deadlines(live))
 
@@ -535,12 +535,28 @@ def bot_seed(secret: int, kind: str, version: int, seat: int) -> int:
     return int.from_bytes(digest[:8], "big")
 
 
-def _seat(seat: int, occupant: str | None, away: bool = False) -> Seat:
+def _seats(
+    occupants: dict[int, str], count: int, away: list[bool] | None = None, only_taken: bool = False
+) -> list[Seat]:
+    """The seats of a table as its occupants hold them ("bot:<level>", "player:<id>:<name>", "human:<name>").
+    Bots are told apart by number when there are several: "bot 1 (heuristic)", "bot 2 (heuristic)", in seat order
+    (bots are seated when the table is made, so a bot's name never changes)."""
+    bots = [seat for seat in range(count) if occupants.get(seat, "").startswith("bot:")]
+    numbers = {seat: number for number, seat in enumerate(bots, start=1)} if len(bots) > 1 else {}
+    return [
+        _seat(seat, occupants.get(seat), bool(away and away[seat]), numbers.get(seat))
+        for seat in range(count)
+        if seat in occupants or not only_taken
+    ]
+
+
+def _seat(seat: int, occupant: str | None, away: bool = False, number: int | None = None) -> Seat:
     if occupant is None:
         return Seat(seat=seat, kind=SeatKind.SEAT_KIND_OPEN)
     kind, _, rest = occupant.partition(":")
     if kind == "bot":
-        return Seat(seat=seat, kind=SeatKind.SEAT_KIND_BOT, name=f"bot ({rest})", bot_level=rest)
+        name = f"bot {number} ({rest})" if number else f"bot ({rest})"
+        return Seat(seat=seat, kind=SeatKind.SEAT_KIND_BOT, name=name, bot_level=rest)
     if kind == "player":
         player_id, _, name = rest.partition(":")
         return Seat(seat=seat, kind=SeatKind.SEAT_KIND_HUMAN, name=name, player_id=player_id, away=away)
@@ -561,4 +577,4 @@ def _deadlines(live: Live) -> list[Deadline]:
 
 def _clean_name(name: str) -> str:
     cleaned = "".join(ch for ch in name if ch.isprintable()).strip()[:40]
-    return cleaned or "player"
+    return cleaned or GUEST_NAME

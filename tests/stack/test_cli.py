@@ -151,6 +151,9 @@ def test_a_registered_player_plays_is_rated_and_sees_the_leaderboard(stack: Stac
     assert "1 games" in me and "rank" in me
     board = run_cli(stack, "leaderboard", "cardbench", "--seats", "2", env=env)
     assert "Cleo" in board and "bot (heuristic)" in board
+    rank = re.search(r"cardbench +2 seats .* rank (\d+)", me)
+    place = re.search(r"^ *(\d+)\. Cleo ", board, re.MULTILINE)
+    assert rank and place and rank.group(1) == place.group(1), (me, board)  # `me` says the leaderboard's place
     assert "cardbench" in run_cli(stack, "mine", env=env)
 
 
@@ -180,3 +183,61 @@ def test_a_game_s_calls_give_up_with_a_clear_message_when_the_gateway_stays_away
     assert str(lost.value) == (
         f"the gateway at {nobody} has not answered for 1 s; giving up. Come back with `manaforge rejoin T`."
     )
+
+
+@one_layout
+def test_bots_at_one_table_are_told_apart_by_number(stack: Stack) -> None:
+    three = run_cli(stack, "--name", "ann", "play", "manufactory", "--seats", "3", typed="q\n")
+    two = run_cli(stack, "--name", "ann", "play", "cardbench", typed="q\n")
+    listed = run_cli(stack, "tables", "--playing")
+    for out, names in ((three, "ann, bot 1 (random), bot 2 (random)"), (two, "ann, bot (random)")):
+        table_id = out.split("table ", 1)[1].split(":", 1)[0]
+        line = next(line for line in listed.splitlines() if line.startswith(table_id))
+        assert line.endswith(f"  {names}"), line
+
+
+@one_layout
+def test_a_replay_whose_reader_goes_away_stops_quietly(stack: Stack) -> None:
+    """`manaforge replay TABLE | head`: the reader leaves before the end, and the client stops without a word."""
+    played = run_cli(stack, "play", "cardbench", typed="1\n" * 60)
+    table_id = played.split("table ", 1)[1].split(":", 1)[0]
+    replay = subprocess.Popen(
+        [MANAFORGE, "--gateway", stack.gateway_addresses[0], "replay", table_id],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert replay.stdout is not None and replay.stderr is not None
+    replay.stdout.close()  # the reader is gone before the first line
+    said = replay.stderr.read()
+    assert replay.wait(60) != 0 and said == "", said
+    headed = subprocess.run(
+        f"{shlex.quote(MANAFORGE)} --gateway {stack.gateway_addresses[0]} replay {table_id} | head -2",
+        shell=True,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert headed.stderr == "" and len(headed.stdout.splitlines()) == 2, headed.stderr
+
+
+@one_layout
+def test_a_guest_comes_back_to_a_seat_taken_on_this_machine_only(stack: Stack, tmp_path: Path) -> None:
+    env = {"MANAFORGE_HOME": str(tmp_path)}
+    left = run_cli(stack, "--name", "gus", "play", "cardbench", typed="1\nq\n", env=env)
+    table_id = left.split("table ", 1)[1].split(":", 1)[0]
+    assert f"Come back with `manaforge rejoin {table_id}` from this machine" in left
+    joined = run("--gateway", stack.gateway_addresses[0], "join", table_id, env=env)  # the wrong way back
+    assert joined.returncode == 1 and "Traceback" not in joined.stderr
+    assert f"one of them yours: come back with `manaforge rejoin {table_id}`" in joined.stderr, joined.stderr
+    back = run_cli(stack, "rejoin", table_id, typed="q\n", env=env)
+    assert f"back at table {table_id}: you are seat 0" in back and "Your turn" in back
+    elsewhere = run(
+        "--gateway", stack.gateway_addresses[0], "rejoin", table_id, env={"MANAFORGE_HOME": str(tmp_path / "x")}
+    )
+    assert elsewhere.returncode == 1 and "Traceback" not in elsewhere.stderr
+    assert f"no seat at table {table_id} was taken from this machine as a guest" in elsewhere.stderr
+    watcher = run(
+        "--gateway", stack.gateway_addresses[0], "join", table_id, env={"MANAFORGE_HOME": str(tmp_path / "x")}
+    )
+    assert f"every seat is taken: watch the game with `manaforge watch {table_id}`" in watcher.stderr

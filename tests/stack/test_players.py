@@ -33,7 +33,7 @@ def test_names_are_unique_plain_and_reserved(client: Client) -> None:
     assert ana.player_id and ana.secret_key
     taken = rpc_error(client.stub.RegisterPlayer, gw.RegisterPlayerRequest(name="anastasia"))
     assert taken.code() == grpc.StatusCode.FAILED_PRECONDITION and "taken" in taken.details()
-    for bad in ("bot-mimic", "x", "no spaces", "ünïcode"):
+    for bad in ("bot-mimic", "x", "no spaces", "ünïcode", "Player"):  # "player": every unnamed guest
         refused = rpc_error(client.stub.RegisterPlayer, gw.RegisterPlayerRequest(name=bad))
         assert refused.code() == grpc.StatusCode.INVALID_ARGUMENT
     table_id = client.create_table("cardbench", 2).table.table_id

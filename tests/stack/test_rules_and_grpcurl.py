@@ -4,8 +4,10 @@ the README's walkthrough run as written, and the proto comments served with the 
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -124,18 +126,32 @@ def walkthrough() -> str:
     return "".join(line[4:] + "\n" for line in section.splitlines() if line.startswith("    "))
 
 
-@one_layout
-def test_the_readme_walkthrough_runs_as_written(stack: Stack) -> None:
-    script = walkthrough()
-    assert script.count("grpcurl") >= 10 and "127.0.0.1:50051" in script and "127.0.0.1:50061" in script
-    # The same lines, aimed at this test's stack (ports) with this test's tools (the venv running the tests).
+def aimed(script: str, gateway: str, rules: str) -> str:
+    """The walkthrough's lines aimed at these servers, with this test's tools (the venv running the tests)."""
     for written, here in (
-        ("127.0.0.1:50051", stack.gateway_addresses[0]),
-        ("127.0.0.1:50061", stack.rules_address),
+        ("127.0.0.1:50051", gateway),
+        ("127.0.0.1:50061", rules),
         (".venv/bin/grpcurl ", f"{GRPCURL} "),
         (".venv/bin/python ", f"{sys.executable} "),
     ):
         script = script.replace(written, here)
+    return script
+
+
+@one_layout
+def test_the_readme_walkthrough_runs_as_written(stack: Stack, tmp_path: Path) -> None:
+    script = walkthrough()
+    assert script.count("grpcurl") >= 10 and "127.0.0.1:50051" in script and "127.0.0.1:50061" in script
+    # what the README's terminal section has a reader do first: the name Ann is then a registered player's
+    registered = subprocess.run(
+        [str(Path(sys.executable).parent / "manaforge"), "--gateway", stack.gateway_addresses[0], "register", "Ann"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "MANAFORGE_HOME": str(tmp_path)},
+    )
+    assert registered.returncode == 0 or "'Ann' is taken" in registered.stderr, registered.stderr
+    script = aimed(script, stack.gateway_addresses[0], stack.rules_address)
     done = subprocess.run(
         ["bash", "-euo", "pipefail", "-c", script], capture_output=True, text=True, timeout=120, cwd=ROOT
     )
@@ -147,6 +163,20 @@ def test_the_readme_walkthrough_runs_as_written(stack: Stack) -> None:
     assert submitted, out
     assert "rpc GetOutcome" in out and "rpc LegalActions" in out  # the rules service's methods, as described
     assert '"type": "CardPlayed"' in out and '"text": "seat 0 played ' in out  # Apply's events
+
+
+def test_the_readme_walkthrough_pasted_with_no_servers_says_why_without_tracebacks() -> None:
+    """Pasted into a shell (which goes on after a failed line) while nothing serves: each failed call says so, and
+    the lines that read its answer say the field is missing, in one line, not with a traceback."""
+    with socket.socket() as one, socket.socket() as two:  # loopback ports nobody listens on
+        one.bind(("127.0.0.1", 0))
+        two.bind(("127.0.0.1", 0))
+        nobody = [f"127.0.0.1:{s.getsockname()[1]}" for s in (one, two)]
+        script = aimed(walkthrough(), *nobody)
+        done = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert "Traceback" not in done.stderr, done.stderr
+    assert "no table.tableId: the answer is not JSON (did the call before fail?)" in done.stderr, done.stderr
+    assert "no legalActions.0.action" in done.stderr and "no actions.0.action" in done.stderr, done.stderr
 
 
 @one_layout

@@ -226,10 +226,12 @@ def test_a_game_goes_on_through_gateway_restarts_with_nothing_shown_twice_or_mis
     ann.sendline("1")
     ann.expect(MOVE)
     spectator.expect(r"Waiting for ann \(seat 0\)")  # following the game
-    # a graceful restart (SIGTERM: the gateway drains its streams) while ann looks at her choices
+    # a graceful restart (SIGTERM: the gateway drains its streams) while ann looks at her choices: her client
+    # follows the table meanwhile, so it says so at once, then asks again
     stack.restart("gateway-0")
-    ann.sendline("1")
     ann.expect("the gateway restarted: reconnected, nothing missed")
+    ann.expect(MOVE)
+    ann.sendline("1")
     spectator.expect("the gateway is restarting: reconnecting…")  # it was waiting for the next update
     spectator.expect("the gateway restarted: reconnected, nothing missed")
     # the gateway stopped while ann types: her move is sent again once it is back
@@ -251,3 +253,118 @@ def test_a_game_goes_on_through_gateway_restarts_with_nothing_shown_twice_or_mis
     assert shown_events(ann) == [e.text for e in events if not e.HasField("audience") or e.audience == 0]
     assert shown_events(spectator) == [e.text for e in events if not e.HasField("audience")]
     assert len(store.action_log(table_id)) == 100  # every move of ann's 50 landed once
+
+
+TIMED_OUT = r"Your time ran out, so a bot decided for you: ([^\r\n]*)\.\r\n"
+
+
+def test_a_clock_that_runs_out_at_the_prompt_is_said_at_once_and_the_game_is_followed_to_its_end(
+    stack: Stack, tmp_path: Path
+) -> None:
+    """Nobody answers: each decision the clock makes for the seat is said as it happens (not when the person next
+    types), then the seat is away and the game plays on to its end, which the client shows and leaves on."""
+    ann = spawn(stack, tmp_path, "play", "manufactory", "--seats", "2", "--clock", "1", "--name", "ann")
+    ann.expect(MOVE)
+    for _ in range(2):
+        ann.expect(TIMED_OUT, timeout=10)
+        ann.expect("After 3 in a row your seat is marked away: a bot then plays it at once until you type something.")
+        ann.expect(MOVE, timeout=10)  # the decision the game waits for now, asked at once
+    ann.expect(TIMED_OUT, timeout=10)
+    ann.expect("You are marked away: a bot now plays your seat at once, decision after decision. Type anything")
+    ann.expect(RESULT, timeout=30)
+    ann.expect(r"replay validation: valid")
+    assert ann.finish() == 0
+    seen = ann.seen.getvalue()
+    assert "stale version" not in seen and "0 s left" not in seen  # no question about a decision that was gone
+    assert "the game goes on" not in seen
+
+
+def test_two_people_the_clock_of_one_runs_out_then_away_and_back(stack: Stack, tmp_path: Path) -> None:
+    """ann lets her clock run out at the prompt: she is told at once what the bot played for her, and the next
+    question is the live decision (her answer lands); three in a row make her away until she types something."""
+    ann = spawn(stack, tmp_path / "ann", "play", "cardbench", "--open", "--clock", "2", "--name", "ann")
+    ann.expect(r"table (\w+): you are seat 0")
+    table_id = ann.group(1)
+    bob = spawn(stack, tmp_path / "bob", "join", table_id, "--name", "bob")
+    bob_player = Player(bob, random.Random(7), name="bob")
+    ann.expect(MOVE)
+    ann.expect(TIMED_OUT, timeout=10)  # said while the question was on screen, without a key pressed
+    played = ann.group(1)
+    assert re.fullmatch(r"seat 0 played \S+", played), played
+    bob.expect(re.escape(f"* {played}"))  # what bob sees is what ann was told
+    bob.expect(MOVE)
+    bob_player.move()
+    ann.expect(r"your clock: \d s left")  # the live decision, its clock from the server's deadline
+    ann.expect(MOVE)
+    ann.sendline("1")
+    bob.expect(r"\* seat 0 played ")  # her answer to the live question landed
+    for _ in range(3):  # three in a row: away
+        bob.expect(MOVE)
+        bob_player.move()
+        ann.expect(TIMED_OUT, timeout=10)
+    ann.expect("You are marked away")
+    bob.expect(MOVE)
+    bob_player.move()
+    bob.expect(MOVE)  # ann's move was made at once, without her clock
+    ann.sendline("")
+    ann.expect(r"You are back: your clock runs again \(2 s a decision\)\.")
+    bob_player.move()
+    ann.expect(r"your clock: \d s left")  # her own decision again, on her clock
+    ann.expect(MOVE)
+    ann.sendline("1")
+    bob.expect(r"\* seat 0 played ")
+    for person in (ann, bob):
+        person.expect(MOVE)
+        person.sendline("q")
+        person.expect("the game goes on")
+        assert person.finish() == 0
+    seen = ann.seen.getvalue()
+    assert "stale version" not in seen and "refused" not in seen and "Too late" not in seen
+
+
+def test_two_people_queue_for_a_game_one_leaves_and_comes_back_and_they_finish_it(stack: Stack, tmp_path: Path) -> None:
+    queue = ["queue", "manufactory", "--seats", "2", "--option", "win_tie=most_cards", "--fill-after", "60"]
+    ann = spawn(stack, tmp_path / "ann", *queue, "--name", "ann")  # a queue of its own: no other test's ticket
+    ann.expect(r"waiting for players \(1/2\)")
+    bob = spawn(stack, tmp_path / "bob", *queue, "--name", "bob")
+    ann.expect(r"table (\w+): you are seat (\d)")
+    table_id, ann_seat = ann.group(1), int(ann.group(2))
+    bob.expect(rf"table {table_id}: you are seat {1 - ann_seat}")
+    ann_player, bob_player = Player(ann, random.Random(11), name="ann"), Player(bob, random.Random(12), name="bob")
+    with ThreadPoolExecutor(1) as pool:
+        bob_playing = pool.submit(bob_player.play)
+        while ann_player.moves < 3:
+            ann.expect(MOVE)
+            ann_player.move()
+        ann.expect(MOVE)
+        ann.sendline("q")  # mid-game, at her turn
+        ann.expect(rf"you left table {table_id}; the game goes on: when your clock runs out a bot decides for")
+        ann.expect(rf"Come back with `manaforge rejoin {table_id}` from this machine")
+        assert ann.finish() == 0
+        back = spawn(stack, tmp_path / "ann", "rejoin", table_id)  # a guest, on the machine she played on
+        back.expect(rf"back at table {table_id}: you are seat {ann_seat}")
+        result, verdict = Player(back, random.Random(13), name="ann").play()
+        assert back.finish() == 0
+        bob_result, bob_verdict = bob_playing.result(timeout=120)
+    assert bob.finish() == 0
+    assert verdict.startswith("valid") and bob_verdict.startswith("valid"), (verdict, bob_verdict)
+    if result.startswith("You won"):
+        assert bob_result.startswith("You lost: ann")
+    assert "Your time ran out" not in back.seen.getvalue()  # she came back within her clock
+
+
+def test_a_person_who_leaves_the_queue_is_matched_with_nobody(stack: Stack, tmp_path: Path) -> None:
+    """Ctrl-C while waiting takes the ticket out of the queue at once: the next person is not matched with someone
+    who has gone (and would wait at a table for their clock, decision after decision)."""
+    queue = ["queue", "blueprints", "--seats", "2", "--option", "reveal=all", "--fill-after", "60"]
+    ann = spawn(stack, tmp_path / "ann", *queue, "--name", "ann")  # a queue of its own: no other test's ticket
+    ann.expect(r"waiting for players \(1/2\); bots fill the empty seats in \d+ s \(Ctrl-C leaves the queue\)")
+    ann.child.sendintr()
+    ann.expect("you left the queue")
+    assert ann.finish() == 0
+    bob = spawn(stack, tmp_path / "bob", *queue, "--name", "bob")
+    bob.expect(r"waiting for players \(1/2\)")  # alone in the queue
+    bob.child.sendintr()
+    bob.expect("you left the queue")
+    assert bob.finish() == 0
+    assert "table" not in bob.seen.getvalue()

@@ -1,0 +1,316 @@
+"""A seat at a table, played in the terminal. The client follows the table's updates while the person decides: a
+question whose decision is gone (the seat's clock ran out and a bot decided for it, another seat moved, the game
+ended) is left at once, saying what happened and what to do, so a question is only ever asked about the decision the
+game waits for now; the clock shown is the server's deadline of that decision."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections import deque
+from functools import partial
+
+import grpc
+from manaforge.v1 import gateway_pb2 as gw
+from manaforge.v1.common_pb2 import DecisionKind
+from manaforge.v1.gateway_pb2 import SeatView
+
+from gateway.cli.console import Console, Ended, EndOfInput, Item, Line, Said, Update
+from gateway.cli.reconnect import PATIENCE, Reconnector
+from gateway.cli.table import HELP, Leave, Out, choose, seat_names, show, show_verdict
+from gateway.client import Client, pack
+
+REMIND = 10.0  # seconds left on the seat's clock when the person is reminded (when more than twice this was left)
+TAKEOVER_AFTER = 3  # decisions run out in a row before a seat is away, when the table's clock does not say
+
+
+class Superseded(Exception):
+    """The decision being asked about is gone: the updates that say how wait in the inbox."""
+
+
+def clock_of(table: gw.Table) -> float:
+    """The seconds of one decision at the table (a bank clock's whole bank); 0 without a clock."""
+    return table.time_control.bank_seconds or table.time_control.decision_seconds
+
+
+class Sitting:
+    """One person's seat at one table: the updates followed, the questions asked, the answers sent."""
+
+    def __init__(
+        self, client: Client, table_id: str, token: str, console: Console, out: Out, patience: float, registered: bool
+    ) -> None:
+        self.client = client
+        self.table_id = table_id
+        self.token = token
+        self.console = console
+        self.out = out
+        self.registered = registered
+        hint = f"The game goes on: come back with `manaforge rejoin {table_id}`."
+        self.link = Reconnector(client, out, patience, hint=hint)  # the calls this thread makes
+        self.stream = Reconnector(client, console.say, patience, hint=hint)  # the updates, read on their own thread
+        self.table = self.link.call(lambda: client.table(table_id))
+        self.names = seat_names(self.table)
+        self.bots = {s.seat for s in self.table.seats if s.kind == gw.SEAT_KIND_BOT}
+        self.inbox: deque[gw.WatchUpdate] = deque()  # updates received, not yet taken in
+        self.typed: deque[str] = deque()  # lines typed ahead of the question they answer
+        self.input_ended = False
+        self.known = 0  # the latest version known: of a view taken in, or made by our own move
+        self.asked: SeatView | None = None  # the decision being asked about, or answered by a move not yet landed
+        self.prompt: str | None = None  # the question on screen, waiting for its line
+        self.remind_at: float | None = None  # when to remind the person of the clock of the decision asked about
+        self.away = False  # the seat's clock ran out `takeover_after` times in a row: a bot plays it at once
+        self.shown = -1  # the version last shown while another person decides
+        self.ended = False  # the updates ended (the game is over)
+
+    # -- the game, update by update -------------------------------------------------------------------------------
+
+    def run(self) -> None:
+        """Follow the table to its end, or until the person leaves (raises Leave)."""
+        if not self.table.started:
+            open_seats = sum(s.kind == gw.SEAT_KIND_OPEN for s in self.table.seats)
+            self.out(f"waiting for {open_seats} more player(s): others join with `manaforge join {self.table_id}`")
+        self.console.follow(self.stream.follow(self.table_id, self.token))
+        try:
+            while updates := self._updates():
+                if self._take(updates):
+                    return
+        finally:
+            self.stream.stop()
+
+    def _take(self, updates: list[gw.WatchUpdate]) -> bool:
+        """Show what the updates say and act on the latest view; True when the game is over."""
+        for update in updates:
+            for event in update.events:
+                self.out(f"  * {event.text}")
+            if self.asked is not None and update.view.version > self.asked.version:
+                self._decided_without_us(self.asked, update)
+                self.asked = None
+        view = updates[-1].view
+        if view.version < self.known:
+            return False  # older than the game is known to be (our move landed since): only its events were new
+        self.known = view.version
+        if not self.table.started and view.version > 0:  # the game has begun: every seat is taken, names known
+            self._look_at_table()
+        if view.outcome.finished:
+            show(view, self.out, seat_names(self.link.call(lambda: self.client.table(self.table_id))))
+            return True
+        if self.away:
+            return False
+        if not view.legal_actions:
+            humans = [s for s in view.pending.seats if s not in self.bots and s != view.seat]
+            if humans and view.version != self.shown:  # another human decides: show what they are looking at
+                self.shown = view.version
+                show(view, self.out, self.names)
+            return False
+        self.shown = view.version
+        show(view, self.out, self.names)
+        self._decide(view)
+        return False
+
+    def _look_at_table(self) -> None:
+        self.table = self.link.call(lambda: self.client.table(self.table_id))
+        self.names = seat_names(self.table)
+
+    def _decided_without_us(self, asked: SeatView, update: gw.WatchUpdate) -> None:
+        """The decision at `asked` was made before our move (`update` is the first to show it): when it was made for
+        our seat (its time ran out), say so, what was decided, and how the seat becomes away and comes back."""
+        me = asked.seat
+        acted = [e for e in update.events if e.version == asked.version + 1]
+        ours = [e for e in acted if e.HasField("actor") and e.actor == me]
+        if not ours and list(asked.pending.seats) != [me]:
+            return  # another seat's move came first (a decision taken at the same time): the events say it
+        what = "; ".join(e.text for e in ours or acted)
+        what = f": {what}" if what else ""
+        if asked.pending.kind == DecisionKind.DECISION_KIND_RESPONSE:
+            self.out(f"Your time to answer ran out, so the rules answered for you{what}.")
+            return
+        self._look_at_table()
+        self.out(f"Your time ran out, so a bot decided for you{what}.")
+        if self.table.seats[me].away:
+            self.away = True
+            self.out(
+                "You are marked away: a bot now plays your seat at once, decision after decision."
+                " Type anything (Enter) to come back."
+            )
+        else:
+            after = self.table.time_control.takeover_after or TAKEOVER_AFTER
+            self.out(
+                f"After {after} in a row your seat is marked away: a bot then plays it at once"
+                " until you type something."
+            )
+
+    # -- deciding -------------------------------------------------------------------------------------------------
+
+    def _decide(self, view: SeatView) -> None:
+        """Ask for a move and send it, until one lands, or the decision is gone."""
+        self.asked = view
+        mine = [d.at for d in view.deadlines if d.seat == view.seat]
+        self.remind_at = mine[0] - REMIND if mine and mine[0] - time.time() > 2 * REMIND else None
+        while True:
+            try:
+                action = choose(view, self._ask, self.out, self.names)
+            except Superseded:
+                return
+            request = gw.SubmitActionRequest(
+                table_id=self.table_id,
+                seat_token=self.token,
+                action=pack(action),
+                client_action_id=uuid.uuid4().hex,  # one id for every try: a move that landed is not made twice
+                expected_version=view.version,
+            )
+            try:
+                done = self.link.call(
+                    partial(self.client.stub.SubmitAction, request), back="the gateway is back: your move was sent"
+                )
+            except grpc.RpcError as exc:
+                if exc.code() == grpc.StatusCode.ABORTED:  # the game moved on: the next updates show where to
+                    self.out("Too late: the game moved on before your move arrived, so it was not made.")
+                    return
+                self.out(f"refused: {exc.details()}")
+                continue
+            self.asked = None
+            self.known = max(self.known, done.version)  # an update from before it (a stream resumed) asks nothing
+            return
+
+    def _ask(self, prompt: str) -> str:
+        """The next line typed, the question on screen meanwhile; raises Superseded when an update takes the decision
+        away, EOFError when nothing more can be typed."""
+        if self.typed:  # typed ahead: shown after its question, as if typed there
+            typed = self.typed.popleft()
+            self.console.write(f"{prompt}{typed}\n")
+            return typed
+        if self.input_ended:
+            raise EOFError
+        self.prompt = prompt
+        self.console.write(prompt)
+        try:
+            while True:
+                item = self.console.next(self._until_reminder())
+                if item is None:
+                    self.remind_at = None
+                    self._interject(f"  {REMIND:g} s left on your clock, then the decision is made for it")
+                elif isinstance(item, Line):
+                    return item.text
+                elif isinstance(item, EndOfInput):
+                    self.input_ended = True
+                    self.out("")
+                    raise EOFError
+                elif isinstance(item, Update):
+                    if self.asked is None or item.update.view.version != self.asked.version:
+                        self.inbox.append(item.update)
+                        self.out("")
+                        raise Superseded
+                    self._interject(*(f"  * {event.text}" for event in item.update.events))  # the same decision
+                elif isinstance(item, Said):
+                    self._interject(item.text)
+                else:
+                    self._ended(item)
+                    self.out("")
+                    raise Superseded
+        finally:
+            self.prompt = None
+
+    def _until_reminder(self) -> float | None:
+        """Seconds until the person is reminded of the seat's clock (None: no reminder to come)."""
+        return None if self.remind_at is None else max(0.0, self.remind_at - time.time())
+
+    def _interject(self, *lines: str) -> None:
+        """Lines said while a question is on screen: below it, then the question again."""
+        if not lines:
+            return
+        self.out("")
+        for line in lines:
+            self.out(line)
+        if self.prompt is not None:
+            self.console.write(self.prompt)
+
+    # -- waiting --------------------------------------------------------------------------------------------------
+
+    def _updates(self) -> list[gw.WatchUpdate]:
+        """The updates received (at least one, waiting for it), all of them: only the latest view is acted on, so a
+        decision that is gone is never asked about. Lines typed meanwhile wait for their question, or, when the seat
+        is away, bring it back. Empty when the updates ended."""
+        while not self.inbox and not self.ended:
+            self._receive(self.console.next())
+        while (item := self.console.next(0)) is not None:  # and all that came with it
+            self._receive(item)
+        updates = list(self.inbox)
+        self.inbox.clear()
+        return updates
+
+    def _receive(self, item: Item | None) -> None:
+        """Take in an item that came while no question is asked."""
+        if isinstance(item, Update):
+            self.inbox.append(item.update)
+        elif isinstance(item, Line):
+            self._typed(item.text)
+        elif isinstance(item, EndOfInput):
+            self.input_ended = True
+        elif isinstance(item, Said):
+            self.out(item.text)
+        elif isinstance(item, Ended):
+            self._ended(item)
+
+    def _ended(self, item: Ended) -> None:
+        if item.error is not None:
+            raise item.error
+        self.ended = True
+
+    def _typed(self, text: str) -> None:
+        """A line typed while no question is asked: it brings an away seat back (q leaves); otherwise it waits for
+        the next question."""
+        if not self.away:
+            self.typed.append(text)
+            return
+        if text.strip().lower() == "q":
+            raise Leave
+        if text.strip().lower() == "h":
+            self.out(HELP)
+        # any call with the seat's token brings the seat back, its clock in full again
+        view = self.link.call(lambda: self.client.view(self.table_id, self.token))
+        self.away = False
+        clock = clock_of(self.table)
+        self.out(f"You are back: your clock runs again{f' ({clock:g} s a decision)' if clock else ''}.")
+        self.inbox.append(gw.WatchUpdate(seq=view.seq, view=view))
+
+    # -- leaving --------------------------------------------------------------------------------------------------
+
+    def leave(self) -> None:
+        """Say what leaving means now: the game is over, or it goes on without the person, and how to come back."""
+        came = [item.update.view for item in iter(partial(self.console.next, 0), None) if isinstance(item, Update)]
+        if any(view.outcome.finished for view in came):  # it ended as the person left
+            show(next(view for view in came if view.outcome.finished), self.out, self.names)
+            self.out(f"\nyou left table {self.table_id}; the game is over.")
+            return
+        clock = clock_of(self.table)
+        after = self.table.time_control.takeover_after or TAKEOVER_AFTER
+        meanwhile = (
+            f"when your clock runs out a bot decides for your seat, and after {after} in a row at once"
+            if clock
+            else "it waits for your seat"
+        )
+        where = "" if self.registered else " from this machine (register to come back from anywhere)"
+        self.out(
+            f"\nyou left table {self.table_id}; the game goes on: {meanwhile}."
+            f" Come back with `manaforge rejoin {self.table_id}`{where}."
+        )
+
+
+def play(
+    client: Client,
+    table_id: str,
+    token: str,
+    console: Console | None = None,
+    out: Out = print,
+    patience: float = PATIENCE,
+    registered: bool = False,
+) -> None:
+    """Follow the table as this seat; ask for a move whenever one is ours; show the table while a human decides.
+    Across a restart of the gateway, every call is made again and the updates resume after the last one shown."""
+    sitting = Sitting(client, table_id, token, console or Console(), out, patience, registered)
+    try:
+        sitting.run()
+    except Leave:
+        sitting.leave()
+        return
+    show_verdict(client, table_id, out, sitting.link)
