@@ -69,6 +69,19 @@ def load_card_sets(directory: str) -> list[str]:
     return load(directory)
 
 
+class Connection(aioredis.Connection):
+    """redis-py's asyncio connection, opened again before a command is written when its socket was closed under it
+    while it sat in the pool (Redis restarted, CLIENT KILL, a proxy's idle timeout). Nothing was sent on it, so this
+    is always safe; without it, uvloop raised RuntimeError ("the handler is closed") at the write, which redis-py does
+    not retry, and a cluster client's retries drew one dead pooled connection after another (UNKNOWN to a player)."""
+
+    async def send_packed_command(self, command: Any, check_health: bool = True) -> None:
+        writer, reader = self._writer, self._reader
+        if writer is not None and (writer.transport.is_closing() or (reader is not None and reader.at_eof())):
+            await self.disconnect(nowait=True)  # closed, or Redis said goodbye (a FIN leaves the socket half open)
+        await super().send_packed_command(command, check_health)
+
+
 def redis_client(url: str, connections: int = REDIS_CONNECTIONS, socket_timeout: float = 5.0) -> aioredis.Redis:
     """An asyncio Redis client (hiredis parser when installed) with a bounded connection pool; a command that gets
     no answer within `socket_timeout` seconds fails (UNAVAILABLE at the edge)."""
@@ -78,27 +91,18 @@ def redis_client(url: str, connections: int = REDIS_CONNECTIONS, socket_timeout:
         socket_timeout=socket_timeout,
         timeout=10,
         retry=Retry(ExponentialBackoff(cap=0.5, base=0.02), RETRIES),
-        retry_on_error=[ConnectionError, TimeoutError, RuntimeError],  # RuntimeError: see retry_closed_connections
+        retry_on_error=[ConnectionError, TimeoutError],
+        connection_class=Connection,
     )
     return aioredis.Redis(connection_pool=pool)
-
-
-def retry_closed_connections() -> None:
-    """Make redis-py's cluster client retry a command on a connection that was closed under it: on uvloop that raises
-    RuntimeError ("the handler is closed"), not the ConnectionError redis-py retries. Its commands and its pipelines
-    both read `RedisCluster.ERRORS_ALLOW_RETRY` (a pipeline reads it from RedisCluster itself, not from a subclass),
-    so the error is added there, once, when the bootstrap makes a cluster client."""
-    retried: tuple[type[Exception], ...] = RedisCluster.ERRORS_ALLOW_RETRY
-    if RuntimeError not in retried:
-        RedisCluster.ERRORS_ALLOW_RETRY = (*retried, RuntimeError)  # type: ignore[assignment]
 
 
 def cluster_client(seeds: tuple[str, ...] | list[str], connections: int = REDIS_CONNECTIONS, password: str = "") -> Any:
     """An asyncio Redis Cluster client: it learns the nodes from any seed, routes each command to the node of its
     key's slot, and reads the slot map again after a failover (MOVED, or a node gone)."""
-    nodes = [ClusterNode(host, int(port)) for host, port in (seed.rsplit(":", 1) for seed in seeds)]
-    retry_closed_connections()
-    return RedisCluster(
+    addresses = [seed.rsplit(":", 1) for seed in seeds]
+    nodes = [ClusterNode(host, int(port), connection_class=Connection) for host, port in addresses]
+    client = RedisCluster(
         startup_nodes=nodes,
         max_connections=connections,  # per node
         # no socket timeout: with one, redis-py 8.1's cluster client loses commands that share a new connection
@@ -109,6 +113,8 @@ def cluster_client(seeds: tuple[str, ...] | list[str], connections: int = REDIS_
         reinitialize_steps=1,
         password=password or None,
     )
+    client.nodes_manager.connection_kwargs["connection_class"] = Connection  # the nodes it discovers
+    return client
 
 
 def data_client(settings: Settings, connections: int = REDIS_CONNECTIONS, socket_timeout: float = 5.0) -> Any:

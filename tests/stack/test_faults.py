@@ -3,6 +3,7 @@ secrets. Each test that kills something runs its own stack."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hashlib
 import threading
@@ -185,6 +186,58 @@ def test_a_command_or_a_pipeline_on_a_connection_closed_under_it_is_sent_again(s
     seen = uvloop.run(reads())
     assert all(closed >= 1 for closed in seen[0::2]), "a connection was closed before each call"
     assert seen[1::4] == [[b"1", None, None, None, None, None]] * 2 and seen[3::4] == [b"1", b"1"]
+
+
+async def idle_connections(client: Any, key: str, count: int) -> list[Any]:
+    """`count` connections opened and left idle in the pool that serves `key` (one Redis, or the key's node)."""
+    if is_cluster := hasattr(client, "get_node_from_key"):
+        node = client.get_node_from_key(key)
+        taken = [node.acquire_connection() for _ in range(count)]
+    else:
+        taken = [await client.connection_pool.get_connection() for _ in range(count)]
+    for connection in taken:
+        await connection.connect()
+    for connection in taken:
+        if is_cluster:
+            node.release(connection)
+        else:
+            await client.connection_pool.release(connection)
+    return taken
+
+
+def test_every_pooled_connection_killed_under_a_client_is_opened_again(stack: Stack) -> None:
+    """More connections sit idle in a client's pool than it retries a command, and every one of them dies: killed
+    by Redis (CLIENT KILL: half-open, Redis said goodbye) or reset (the socket closed). The next command and pipeline
+    still succeed, each on a connection opened again before anything is written to it. Before, on uvloop, a write to
+    a reset pooled connection raised RuntimeError, which a cluster client retried on the next dead connection of the
+    pool until its retries ran out: one of 64 players sending a move at once got UNKNOWN."""
+
+    async def after(death: str) -> list[Any]:
+        client = data_client(Settings(redis_url=stack.redis_url, redis_cluster=tuple(stack.cluster_nodes)))
+        try:
+            await client.set("mf:test:killed:{a}", "1")
+            idle = await idle_connections(client, "mf:test:killed:{a}", 40)
+            if death == "killed":
+                stack.kill_redis_clients("normal")
+                await asyncio.sleep(0.2)  # Redis's goodbyes reach the event loop
+            else:
+                for connection in idle:  # reset: each socket closed, its loss not yet told to its connection
+                    connection._writer.transport.close()
+                await asyncio.sleep(0)
+            found = [await client.get("mf:test:killed:{a}")]
+            pipe = client.pipeline(transaction=False)
+            pipe.get("mf:test:killed:{a}")
+            pipe.exists("mf:test:killed:none:{a}")
+            found.append(await pipe.execute())
+            found.append(await asyncio.gather(*(client.get("mf:test:killed:{a}") for _ in range(40))))
+            return found
+        finally:
+            await client.delete("mf:test:killed:{a}")
+            await client.aclose()
+
+    for death in ("killed", *["reset"] * 8):  # a reset meets the write in the same turn of the loop only at times
+        single, piped, many = uvloop.run(after(death))
+        assert single == b"1" and piped == [b"1", 0] and many == [b"1"] * 40, death
 
 
 def test_a_client_action_id_belongs_to_its_seat(client: Client, store: Any) -> None:
