@@ -27,9 +27,11 @@ PHONE = ViewportSize(width=390, height=844)
 
 
 @pytest.fixture(scope="session")
-def web_stack() -> Iterator[Stack]:
+def web_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+    """Each process's output in <log_dir>/<name>.log (the web edge's: web.log)."""
     settings = {**LOOPBACK_LIMITS, "MANAFORGE_BOT_TIME_CAP": "0.2"}
-    with Stack(gateways=1, response_timeout=1.0, web_port=0, settings=settings) as running:
+    logs = str(tmp_path_factory.mktemp("stack-logs"))
+    with Stack(gateways=1, response_timeout=1.0, web_port=0, settings=settings, log_dir=logs) as running:
         yield running
 
 

@@ -69,3 +69,19 @@ def play_to_the_end(page: Page, limit: int = 400) -> int:
         if not decide(page):
             return made
     raise AssertionError(f"no result after {limit} decisions")
+
+
+def join_queue(page: Page, game: str, seats: int) -> None:
+    """In the lobby: queue for `game` at a table of `seats`."""
+    page.wait_for_selector(f"select[name=game] option[value={game}]", state="attached")
+    page.select_option("select[name=game]", game)
+    form = page.get_by_role("form", name="Queue for a game")
+    form.get_by_label("Seats", exact=True).fill(str(seats))
+    form.get_by_role("button", name="Join the queue").click()
+
+
+def watch_calls(page: Page) -> list[str]:
+    """The Watch calls this page makes from now on (their URLs, as they are sent)."""
+    calls: list[str] = []
+    page.on("request", lambda request: calls.append(request.url) if request.url.endswith("/Watch") else None)
+    return calls
