@@ -170,8 +170,8 @@ class Tables:
         as a guest under `player_name` (not a registered player's name, nor a bot's)."""
         record = await self.committer.record(table_id)
         name = _clean_name(player_name)
-        if not player_id and await self.players.name_taken(name):
-            raise TableStateError(f"player name: {name!r} is a registered player's or a bot's; register to use yours")
+        if not player_id and (refusal := await self.players.guest_refusal(name)):
+            raise TableStateError(refusal)
         token = secrets.token_urlsafe(24)
         wanted = -1 if seat is None else seat
         if not -1 <= wanted < record.config.seats:
