@@ -68,6 +68,7 @@ def test_a_reload_keeps_the_place_in_the_queue(page: Page, other: Page) -> None:
 
 def test_a_match_made_while_the_page_reloads_is_not_lost(page: Page, other: Page, client: Client) -> None:
     join_queue(page, "manasurge", 2)
+    expect(page.get_by_role("status")).to_contain_text("1 waiting")
     ticket = json.loads(page.evaluate("localStorage.getItem('manaforge.ticket')"))
     page.goto("about:blank")  # the page is away (a reload, a closed tab) when the match is made
     join_queue(other, "manasurge", 2)
@@ -82,6 +83,7 @@ def test_a_match_made_while_the_page_reloads_is_not_lost(page: Page, other: Page
 
 def test_leaving_the_queue_on_purpose_leaves_it(page: Page, other: Page) -> None:
     join_queue(page, "magicka", 2)
+    expect(page.get_by_role("status")).to_contain_text("1 waiting")
     page.get_by_role("button", name="Leave the queue").click()
     expect(page.get_by_role("form", name="Queue for a game")).to_be_visible()
     assert page.evaluate("localStorage.getItem('manaforge.ticket')") is None
