@@ -19,7 +19,7 @@ import asyncio
 import contextlib
 import signal
 import struct
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from pathlib import Path
 from urllib.parse import quote
 
@@ -105,7 +105,7 @@ class _Refused(Exception):
 
 async def _forward(
     request: web.Request, channel: grpc.aio.Channel, full_name: str, streaming: bool, payload: bytes
-) -> AsyncIterator[bytes]:
+) -> AsyncGenerator[bytes, None]:
     path = "/" + full_name.rsplit(".", 1)[0] + "/" + full_name.rsplit(".", 1)[1]
     metadata = [(key, request.headers[key]) for key in FORWARDED_METADATA if key in request.headers]
     metadata.append(("x-forwarded-for", request.remote or ""))  # the gateway's per-address limits count the browser

@@ -10,6 +10,7 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, ViewportSize, sync_playwright
 
 from deploy.launcher import LOOPBACK_LIMITS, Stack
+from gateway.client import Client
 
 CHROMIUM = Path("/usr/bin/chromium")
 # Without the background-networking flags Chromium dials out at start, and this closed network refuses it.
@@ -53,6 +54,13 @@ def context(browser: Browser) -> Iterator[BrowserContext]:
     made.set_default_timeout(20_000)
     yield made
     made.close()
+
+
+@pytest.fixture
+def client(web_stack: Stack) -> Iterator[Client]:
+    """The gateway's own client, for what the tests set up and check behind the page."""
+    with Client(web_stack.gateway_addresses[0]) as made:
+        yield made
 
 
 @pytest.fixture

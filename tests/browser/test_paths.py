@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,16 +18,11 @@ from playwright.sync_api import Browser, BrowserContext, Page, expect
 from deploy.launcher import Stack
 from gateway.client import Client
 from tests.browser.conftest import PHONE
-from tests.browser.pages import create_table, join_queue, play_to_the_end, watch_calls
+from tests.browser.pages import accessibility_faults, create_table, join_queue, play_to_the_end, watch_calls
 
 
 @pytest.fixture
-def client(web_stack: Stack) -> Client:
-    return Client(web_stack.gateway_addresses[0])
-
-
-@pytest.fixture
-def other(browser: Browser, web_stack: Stack) -> Page:
+def other(browser: Browser, web_stack: Stack) -> Iterator[Page]:
     """A second person: a browser context of their own (their own storage, their own guest name)."""
     made = browser.new_context(viewport=PHONE)
     made.set_default_timeout(20_000)
@@ -112,6 +108,7 @@ def test_a_made_up_table_link_says_so_and_stops(page: Page, web_stack: Stack) ->
     expect(page.get_by_role("alert")).to_have_text(
         "No table 0123456789abcdef here: it may have finished and been removed. Back to the lobby"
     )
+    assert accessibility_faults(page) == []
     time.sleep(3)
     expect(page.get_by_text("reconnecting")).to_have_count(0)
     expect(page.get_by_text("You are at seat")).to_have_count(0)
@@ -175,7 +172,10 @@ TOFU = """(selector) => {
   // the button's font and compared with a character no font here has (a private-use code point).
   const canvas = document.createElement("canvas"); canvas.width = 64; canvas.height = 64;
   const g = canvas.getContext("2d", { willReadFrequently: true });
-  const draw = (ch, font) => { g.clearRect(0, 0, 64, 64); g.font = font; g.fillText(ch, 8, 40); return g.getImageData(0, 0, 64, 64).data.join(); };
+  const draw = (ch, font) => {
+    g.clearRect(0, 0, 64, 64); g.font = font; g.fillText(ch, 8, 40);
+    return g.getImageData(0, 0, 64, 64).data.join();
+  };
   const found = [];
   for (const button of document.querySelectorAll(selector)) {
     const font = getComputedStyle(button).font;
@@ -198,6 +198,7 @@ def test_the_replay_buttons_show_what_they_do(page: Page, web_stack: Stack) -> N
         assert box and box["width"] >= 8 and box["height"] >= 8
     page.get_by_role("button", name="Last move").click()
     expect(page.locator(".result")).to_be_visible()
+    assert accessibility_faults(page) == []
     page.get_by_role("button", name="First move").click()
     expect(page.locator("output")).to_contain_text("0 of")
 

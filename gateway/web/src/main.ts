@@ -503,10 +503,10 @@ function actionId(): string {
   return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-/** Events of this seat's that the page did not send (made by the clock's timeout or bot), kept to say them. */
+/** This seat's events that the page did not send (made by the clock's timeout or bot), kept to say them. */
 interface Decided {
-  events: Event[];
-  whileAway: boolean; // found on coming back to the table (the page was closed), not live
+  gone: Event[]; // found on coming back to the table: since this browser last showed it
+  late: Event[]; // live: the seat's time ran out
 }
 
 class TablePage implements Page {
@@ -529,7 +529,7 @@ class TablePage implements Page {
   draining = false; // it said it was draining (a graceful restart)
   backAt = 0; // when it answered again
   abort = new AbortController();
-  ticker = window.setInterval(() => show(), 1000);
+  ticker = window.setInterval(() => this.tick(), 1000);
 
   constructor(readonly tableId: string) {
     this.held = heldSeat(tableId);
@@ -539,6 +539,12 @@ class TablePage implements Page {
   close(): void {
     this.abort.abort();
     window.clearInterval(this.ticker);
+  }
+
+  /** Each second, while a clock counts down or a connection notice is shown: drawn again. */
+  tick(): void {
+    const counting = !this.seatView?.outcome?.finished && !!this.seatView?.deadlines.length;
+    if (counting || this.awaySince !== undefined || Date.now() - this.backAt < SAID_MS + 1000) show();
   }
 
   /** The seat this page plays, once the gateway accepted its token (-1: watching). */
@@ -663,13 +669,16 @@ class TablePage implements Page {
     if (first) {
       const seen = this.held?.seen !== undefined ? BigInt(this.held.seen) : undefined;
       const missed = seen === undefined ? [] : ours.filter((e) => e.version > seen);
-      if (missed.length) this.decided = { events: missed, whileAway: true };
+      if (missed.length) this.decided = { gone: missed, late: [] };
       if (awayAtOpen) this.welcome = "You are back: your clock runs in full again.";
       return;
     }
+    // the move that answered this seat's pending decision: the first of the update (one commit, when live)
+    const pending = this.seatView?.pending?.seats.includes(mine);
     const due = this.seatView?.deadlines.find((d) => d.seat === mine)?.at;
     const late = !!this.table?.seats[mine]?.away || (due !== undefined && Date.now() / 1000 >= due - CLOCK_SLACK_S);
-    if (late) this.unclaimed.push(...ours);
+    const answer = update.events[0]?.version;
+    if (pending && late) this.unclaimed.push(...ours.filter((e) => e.version === answer));
     this.settle();
   }
 
@@ -680,8 +689,7 @@ class TablePage implements Page {
     const decided = this.unclaimed.filter((e) => !this.made.has(e.version));
     this.unclaimed = [];
     if (!decided.length) return;
-    const before = this.decided && !this.decided.whileAway ? this.decided.events : [];
-    this.decided = { events: [...before, ...decided], whileAway: false };
+    this.decided = { gone: this.decided?.gone ?? [], late: [...(this.decided?.late ?? []), ...decided] };
     this.welcome = "";
     void this.refreshTable(); // the seat may be away now
   }
@@ -729,8 +737,9 @@ class TablePage implements Page {
 
   async submit(choice: Choice, texts?: string[]): Promise<void> {
     if (!this.held || !this.seatView || this.sending) return;
-    this.sending = true;
+    this.sending = true; // the choices wait, disabled, for the answer
     this.error = "";
+    show();
     const version = this.seatView.version;
     const request = {
       tableId: this.tableId,
@@ -812,15 +821,18 @@ class TablePage implements Page {
     const after = this.table?.timeControl?.takeoverAfter || TAKEOVER_AFTER;
     const away = !!this.table?.seats[this.mine]?.away;
     const decided = this.decided;
-    if (!away && !decided) return this.welcome ? html`<p class="clock-notice" role="status">${this.welcome}</p>` : nothing;
-    const what = decided?.events.slice(-3).map((e) => e.text).join("; ");
-    const when = decided?.whileAway ? "While you were gone, the clock decided for you" : "Your time ran out: the clock decided for you";
+    if (!away && !decided && !this.welcome) return nothing;
+    const said = (when: string, events: Event[]) =>
+      events.length ? html`<p>${when}: <strong>${events.slice(-3).map((e) => e.text).join("; ")}</strong>.</p>` : nothing;
     return html`<section class="clock-notice" role="status" aria-label="Your clock">
-      ${decided ? html`<p>${when}${what ? html`: <strong>${what}</strong>` : nothing}.</p>` : nothing}
+      ${said("While you were gone, the clock decided for you", decided?.gone ?? [])}
+      ${said("Your time ran out: the clock decided for you", decided?.late ?? [])}
       ${away
         ? html`<p>You are away: after ${after} decisions in a row made by the clock, a bot plays your seat at once.
             <button @click=${() => void this.comeBack()}>I'm back</button> (or open this table's link again) to play again.</p>`
-        : html`<p>After ${after} in a row, a bot plays your seat at once until you come back.</p>`}
+        : this.welcome
+          ? html`<p>${this.welcome}</p>`
+          : html`<p>After ${after} in a row, a bot plays your seat at once until you come back.</p>`}
     </section>`;
   }
 
@@ -839,7 +851,7 @@ class TablePage implements Page {
       return html`<li class="${pending.has(seat) ? "pending" : ""} ${seat === mine ? "mine" : ""}">
         <span>${name}${seat === mine ? " (you)" : ""}${away ? " — away" : ""}</span>
         ${pending.has(seat) && !this.seatView?.outcome?.finished ? html`<span class="turn">to play</span>` : nothing}
-        ${left !== undefined && pending.has(seat) ? html`<span class="clock" role="timer" aria-label=${`${name}: ${left} seconds left`}>${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}</span>` : nothing}
+        ${left !== undefined && pending.has(seat) ? html`<span class="clock" role="timer" aria-label=${`${seat === mine ? "you" : name}: ${left} ${left === 1 ? "second" : "seconds"} left`}>${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}</span>` : nothing}
       </li>`;
     })}</ul>`;
   }
