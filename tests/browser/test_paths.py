@@ -6,6 +6,7 @@ scroll, the web edge's log when a tab closes)."""
 from __future__ import annotations
 
 import json
+import re
 import time
 import uuid
 from collections.abc import Iterator
@@ -77,6 +78,20 @@ def test_a_match_made_while_the_page_reloads_is_not_lost(page: Page, other: Page
     assert seat_of(page) + seat_of(other) == 1
 
 
+def test_the_place_in_the_queue_goes_along_to_other_pages(page: Page, other: Page, client: Client) -> None:
+    join_queue(page, "mana_burn", 2)
+    expect(page.get_by_role("status", name="In the queue")).to_contain_text("1 waiting for MANA BURN")
+    watched = client.create_table("manufactory", 2, bots={0: "random", 1: "random"}).table.table_id
+    page.goto(page.url.split("#")[0] + f"#/table/{watched}")  # watching a game meanwhile
+    expect(page.get_by_role("status", name="In the queue")).to_contain_text("waiting for MANA BURN")
+    join_queue(other, "mana_burn", 2)
+    page.wait_for_url(re.compile(r".*#/table/(?!" + watched + ")"))
+    other.wait_for_url("**/#/table/*")
+    assert page.url.rsplit("/", 1)[1] == other.url.rsplit("/", 1)[1] != watched
+    assert seat_of(page) + seat_of(other) == 1
+    expect(page.get_by_role("status", name="In the queue")).to_have_count(0)
+
+
 def test_leaving_the_queue_on_purpose_leaves_it(page: Page, other: Page) -> None:
     join_queue(page, "magicka", 2)
     expect(page.get_by_role("status")).to_contain_text("1 waiting")
@@ -121,6 +136,18 @@ def test_a_link_too_long_to_be_a_table_says_so(page: Page, web_stack: Stack) -> 
     expect(page.get_by_role("alert")).to_contain_text("This link names no table")
     time.sleep(2)
     assert len(calls) <= 1, calls
+
+
+def test_a_replay_link_says_why_there_is_none(page: Page, web_stack: Stack, client: Client) -> None:
+    page.goto(f"http://{web_stack.web_address}/#/replay/0123456789abcdef")
+    expect(page.get_by_role("alert")).to_have_text(
+        "No table 0123456789abcdef here: it may have finished and been removed. Back to the lobby"
+    )
+    playing = client.create_table("manufactory", 2, player_name="ann").table.table_id
+    page.goto(f"http://{web_stack.web_address}/#/replay/{playing}")
+    expect(page.get_by_role("alert")).to_have_text("This game is not over yet: its replay comes once it is. Watch it")
+    page.get_by_role("link", name="Watch it").click()
+    page.wait_for_url(f"**/#/table/{playing}")
 
 
 def test_a_forged_seat_token_watches_instead(page: Page, web_stack: Stack, client: Client) -> None:

@@ -518,6 +518,7 @@ class TablePage implements Page {
   said = ""; // what became of the link's seat (a refused token), said once
   held: SeatHeld | undefined;
   accepted = false; // the gateway took the held seat token: the page plays that seat
+  rejoined = false; // a registered player's fresh token was asked for after a refusal
   group?: Group;
   writing?: Choice;
   sending = false;
@@ -649,7 +650,8 @@ class TablePage implements Page {
     this.held = undefined;
     this.accepted = false;
     const who = identity();
-    if (who.playerId && this.table?.seats.some((s) => s.playerId === who.playerId)) {
+    if (!this.rejoined && who.playerId && this.table?.seats.some((s) => s.playerId === who.playerId)) {
+      this.rejoined = true; // once: a fresh token refused as well is not asked for again
       try {
         await this.rejoin();
         return;
@@ -915,6 +917,7 @@ class ReplayPage implements Page {
   error = "";
   states: Any[] = []; // the game's state before each move, then at the end: re-applied from its seed by the rules
   views = new Map<number, Any>();
+  unfinished = false; // the game is still being played: no log yet
   closed = false;
 
   constructor(readonly tableId: string) {
@@ -945,7 +948,10 @@ class ReplayPage implements Page {
         show();
       }
     } catch (e) {
-      this.error = problem(e);
+      const code = codeOf(e);
+      if (code === Code.NotFound) this.error = `No table ${this.tableId} here: it may have finished and been removed.`;
+      else if (code === Code.FailedPrecondition && !this.log) this.unfinished = true;
+      else this.error = problem(e);
     }
     show();
   }
@@ -973,7 +979,12 @@ class ReplayPage implements Page {
 
   view(): TemplateResult {
     const log = this.log;
-    if (!log) return html`<h1>Replay</h1>${notice(this.error)}<p class="muted">Loading…</p>`;
+    if (!log && this.unfinished) {
+      return html`<h1>Replay</h1><p class="error" role="alert">This game is not over yet: its replay comes once it is.
+        <a href=${`#/table/${this.tableId}`}>Watch it</a></p>`;
+    }
+    if (!log && this.error) return html`<h1>Replay</h1><p class="error" role="alert">${this.error} <a href="#/">Back to the lobby</a></p>`;
+    if (!log) return html`<h1>Replay</h1><p class="muted">Loading…</p>`;
     const names = seatNames(log.table);
     const total = log.actions.length;
     const version = this.step === 0 ? 0n : log.actions[this.step - 1].version;
