@@ -75,11 +75,20 @@ function route(): void {
   const first = !page;
   page?.close();
   const [, kind, id] = location.hash.split("/");
-  page = kind === "table" && id ? new TablePage(decodeURIComponent(id)) : kind === "replay" && id ? new ReplayPage(decodeURIComponent(id)) : new Lobby();
+  page = kind === "table" && id ? new TablePage(decoded(id)) : kind === "replay" && id ? new ReplayPage(decoded(id)) : new Lobby();
   show();
   if (first) return; // a page just loaded starts at its top, with the focus where the browser puts it
   window.scrollTo(0, 0);
   app.focus({ preventScroll: true }); // a screen reader starts reading the new page
+}
+
+/** An id from the address as typed (a stray "%" kept as it is). */
+function decoded(id: string): string {
+  try {
+    return decodeURIComponent(id);
+  } catch {
+    return id;
+  }
 }
 
 function codeOf(error: unknown): Code | undefined {
@@ -159,7 +168,7 @@ class Queue {
       const held = this.held;
       const signal = this.abort.signal;
       try {
-        const ticket = await gateway.waitForMatch({ ticketId: held.ticketId, timeoutSeconds: 10 }, { signal });
+        const ticket = await gateway.waitForMatch({ ticketId: held.ticketId, timeoutSeconds: 5 }, { signal });
         tries = 0;
         if (!this.answered(ticket)) break;
       } catch (e) {
@@ -183,7 +192,7 @@ class Queue {
     const held = this.held!;
     return html`<div class="queue stack" role="status" aria-label="In the queue">
       <h3>In the queue</h3>
-      <p>${this.waiting || 1} waiting for ${title(held.game)}, ${held.seats} seats${identity().playerId ? ", matched by rating" : ""}…</p>
+      <p>${this.waiting ? String(this.waiting) : "Still"} waiting for ${title(held.game)}, ${held.seats} seats${identity().playerId ? ", matched by rating" : ""}…</p>
       <div class="row"><button @click=${() => void act(() => this.fill())}>Fill with bots now</button>
         <button @click=${() => void act(() => this.leave())}>Leave the queue</button></div>
     </div>`;
@@ -191,7 +200,7 @@ class Queue {
 
   /** On any page but the lobby: the place in the queue, at the top. */
   banner(): Part {
-    return this.held ? html`<section class="panel">${this.status()}</section>` : nothing;
+    return this.held ? html`<section class="panel" aria-label="Your place in a queue">${notice(this.said)}${this.status()}</section>` : nothing;
   }
 }
 
@@ -614,8 +623,8 @@ class TablePage implements Page {
         const updates = gateway.watch({ tableId: this.tableId, seatToken: token, afterSeq: after }, { signal: this.abort.signal });
         const awayAtOpen = !this.accepted && !!this.held && !!this.table?.seats[this.held.seat]?.away;
         for await (const update of updates) {
-          const first = !this.accepted && !!token;
-          this.accepted = !!token && update.view?.seat === this.held?.seat;
+          const first = !this.accepted && !!token && update.view?.seat === this.held?.seat; // the token is taken
+          if (first) this.accepted = true;
           after = update.seq;
           tries = 0;
           this.back();
