@@ -196,6 +196,12 @@ class GatewayServicer:
         return JoinTableResponse(table=table, seat=seat, seat_token=token)
 
     @aio_unary
+    async def CheckName(self, request: gateway_pb2.CheckNameRequest, context: Any) -> gateway_pb2.NameCheck:
+        self._rate("name checks", context, self.limits.tables_per_minute)
+        refusal = await self.tables.players.guest_refusal(request.player_name.strip())
+        return gateway_pb2.NameCheck(free=not refusal, reason=refusal)
+
+    @aio_unary
     async def JoinQueue(self, request: gateway_pb2.JoinQueueRequest, context: Any) -> gateway_pb2.QueueTicket:
         self._rate("queue joins", context, self.limits.queue_joins_per_minute)
         player_id = await self._player(context)

@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import signal
 import struct
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from pathlib import Path
 from urllib.parse import quote
 
@@ -79,14 +80,20 @@ async def call(request: web.Request) -> web.StreamResponse:
         except BadFrame as exc:
             raise _Refused(grpc.StatusCode.INVALID_ARGUMENT, str(exc)) from None
         channel = request.app[CHANNELS][service.full_name]
-        async for message in _forward(request, channel, method.full_name, method.server_streaming, payload):
-            await response.write(frame(message))
-        await response.write(trailers(grpc.StatusCode.OK))
+        forwarded = _forward(request, channel, method.full_name, method.server_streaming, payload)
+        async with contextlib.aclosing(forwarded) as messages:  # closed at once: the gateway's call is cancelled
+            async for message in messages:
+                await response.write(frame(message))
+        ending = trailers(grpc.StatusCode.OK)
     except _Refused as refused:
-        await response.write(trailers(refused.code, refused.message))
+        ending = trailers(refused.code, refused.message)
     except grpc.aio.AioRpcError as error:
-        await response.write(trailers(error.code(), error.details() or ""))
-    await response.write_eof()
+        ending = trailers(error.code(), error.details() or "")
+    except ConnectionError:  # the page went away (a closed tab, a reload): nobody to answer, nothing to report
+        return response
+    with contextlib.suppress(ConnectionError):  # ... even as the trailers go out
+        await response.write(ending)
+        await response.write_eof()
     return response
 
 
@@ -98,7 +105,7 @@ class _Refused(Exception):
 
 async def _forward(
     request: web.Request, channel: grpc.aio.Channel, full_name: str, streaming: bool, payload: bytes
-) -> AsyncIterator[bytes]:
+) -> AsyncGenerator[bytes, None]:
     path = "/" + full_name.rsplit(".", 1)[0] + "/" + full_name.rsplit(".", 1)[1]
     metadata = [(key, request.headers[key]) for key in FORWARDED_METADATA if key in request.headers]
     metadata.append(("x-forwarded-for", request.remote or ""))  # the gateway's per-address limits count the browser

@@ -219,14 +219,15 @@ class Matchmaker:
             await self._seat(fields["table_id"], fields["match"].split(","))  # a handover its maker left unfinished
         if waiting is None:
             waiting = 0 if matched else await self.store.queue_length(fields["queue"])
-        # The seat token goes to the first caller who finds the ticket matched, and only to it.
-        token = await self.store.take_ticket_token(ticket_id) if matched and "token" in fields else ""
+        # The seat token is in every answer that finds the ticket matched, for as long as the ticket lives: an answer
+        # lost on its way (a reload, a closed tab, two calls in flight) loses no seat. The ticket id is the holder's
+        # capability, as a seat token is: only JoinQueue's caller has it, and logs never write it whole.
         return QueueTicket(
             ticket_id=ticket_id,
             matched=matched,
             table_id=fields.get("table_id", ""),
             seat=int(fields.get("seat", -1)),
-            seat_token=token,
+            seat_token=fields.get("token", "") if matched else "",
             waiting=waiting,
         )
 

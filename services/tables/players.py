@@ -76,6 +76,12 @@ class Players:
         """A guest may not play under a registered player's name, nor as a bot."""
         return bool(BOTLIKE.match(name)) or bool(await self.redis.hexists("mf:players:names", name.lower()))
 
+    async def guest_refusal(self, name: str) -> str:
+        """Why a guest may not play under `name`, naming the rule ("" when they may)."""
+        if await self.name_taken(name):
+            return f"player name: {name!r} is a registered player's or a bot's; register to use yours"
+        return ""
+
     async def player(self, player_id: str) -> Player:
         name = await self.redis.hget(f"mf:player:{player_id}", "name")
         if name is None:

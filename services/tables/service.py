@@ -171,8 +171,8 @@ class Tables:
         the caller chose it (matchmaking's, so any process can finish a handover); else a new one."""
         record = await self.committer.record(table_id)
         name = _clean_name(player_name)
-        if not player_id and await self.players.name_taken(name):
-            raise TableStateError(f"player name: {name!r} is a registered player's or a bot's; register to use yours")
+        if not player_id and (refusal := await self.players.guest_refusal(name)):
+            raise TableStateError(refusal)
         token = token or secrets.token_urlsafe(24)
         wanted = -1 if seat is None else seat
         if not -1 <= wanted < record.config.seats:

@@ -631,14 +631,6 @@ class RedisStore:
         found = await self.redis.hgetall(k.ticket(ticket_id))
         return {name.decode(): value.decode() for name, value in found.items()}
 
-    async def take_ticket_token(self, ticket_id: str) -> str:
-        """A matched ticket's seat token, handed over once: it is removed as it is read."""
-        pipe = self._batch()
-        pipe.hget(k.ticket(ticket_id), "token")
-        pipe.hdel(k.ticket(ticket_id), "token")
-        token, _ = await pipe.execute()
-        return token.decode() if token else ""
-
     async def notify_ticket(self, ticket_id: str) -> None:
         key = k.ticket_ready(ticket_id)
         pipe = self._batch()

@@ -10,6 +10,7 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, ViewportSize, sync_playwright
 
 from deploy.launcher import LOOPBACK_LIMITS, Stack
+from gateway.client import Client
 
 CHROMIUM = Path("/usr/bin/chromium")
 # Without the background-networking flags Chromium dials out at start, and this closed network refuses it.
@@ -27,9 +28,11 @@ PHONE = ViewportSize(width=390, height=844)
 
 
 @pytest.fixture(scope="session")
-def web_stack() -> Iterator[Stack]:
+def web_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+    """Each process's output in <log_dir>/<name>.log (the web edge's: web.log)."""
     settings = {**LOOPBACK_LIMITS, "MANAFORGE_BOT_TIME_CAP": "0.2"}
-    with Stack(gateways=1, response_timeout=1.0, web_port=0, settings=settings) as running:
+    logs = str(tmp_path_factory.mktemp("stack-logs"))
+    with Stack(gateways=1, response_timeout=1.0, web_port=0, settings=settings, log_dir=logs) as running:
         yield running
 
 
@@ -51,6 +54,13 @@ def context(browser: Browser) -> Iterator[BrowserContext]:
     made.set_default_timeout(20_000)
     yield made
     made.close()
+
+
+@pytest.fixture
+def client(web_stack: Stack) -> Iterator[Client]:
+    """The gateway's own client, for what the tests set up and check behind the page."""
+    with Client(web_stack.gateway_addresses[0]) as made:
+        yield made
 
 
 @pytest.fixture

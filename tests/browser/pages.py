@@ -3,11 +3,14 @@ them."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page
 
 # A choice is there, or the result: what a player waits for.
-DECISION = ".result, .actions .choices button:enabled, .actions form textarea"
+CHOICE = ".actions .choices button:enabled, .actions form textarea"
+DECISION = f".result, {CHOICE}"
 WRITTEN_NAME = "Chromium Wisp"
 
 
@@ -39,28 +42,44 @@ def decide(page: Page) -> bool:
     page.wait_for_selector(DECISION, timeout=30_000)
     if page.locator(".result").count():
         return False
+    make_decision(page)
+    return True
+
+
+def offered(page: Page) -> bool:
+    """A decision is offered to this page now."""
+    return bool(page.locator(CHOICE).count()) and not page.locator(".result").count()
+
+
+def make_decision(page: Page) -> None:
+    """The decision offered (as `decide`), then the board moved on."""
     before = version(page)
-    form = page.locator(".actions form")
-    if not form.count():
-        pick_first(page)
-    if form.count():
-        name = form.locator("textarea[data-field=name]")
-        if name.count():
-            name.fill(WRITTEN_NAME)
-        form.get_by_role("button", name="Send").click()
+    choose(page)
     page.wait_for_function(
         "v => document.querySelector('.result') || document.querySelector('.board')?.dataset.version !== v",
         arg=before,
         timeout=30_000,
     )
-    return True
 
 
-def pick_first(page: Page) -> None:
+def choose(page: Page, timeout: float | None = None) -> None:
+    """Click the decision offered (the first choice; in two steps, the first of the first group; a free text
+    written and sent), without waiting for its answer."""
+    form = page.locator(".actions form")
+    if not form.count():
+        pick_first(page, timeout)
+    if form.count():
+        name = form.locator("textarea[data-field=name]")
+        if name.count():
+            name.fill(WRITTEN_NAME, timeout=timeout)
+        form.get_by_role("button", name="Send").click(timeout=timeout)
+
+
+def pick_first(page: Page, timeout: float | None = None) -> None:
     """Click the first choice (in two steps, the first of the first group)."""
-    page.locator(".actions .choices button").first.click()
+    page.locator(".actions .choices button").first.click(timeout=timeout)
     if page.get_by_text("which one?").count():
-        page.locator(".actions .choices button").first.click()
+        page.locator(".actions .choices button").first.click(timeout=timeout)
 
 
 def play_to_the_end(page: Page, limit: int = 400) -> int:
@@ -69,3 +88,36 @@ def play_to_the_end(page: Page, limit: int = 400) -> int:
         if not decide(page):
             return made
     raise AssertionError(f"no result after {limit} decisions")
+
+
+def join_queue(page: Page, game: str, seats: int) -> None:
+    """In the lobby: queue for `game` at a table of `seats`."""
+    page.wait_for_selector(f"select[name=game] option[value={game}]", state="attached")
+    page.select_option("select[name=game]", game)
+    form = page.get_by_role("form", name="Queue for a game")
+    form.get_by_label("Seats", exact=True).fill(str(seats))
+    form.get_by_role("button", name="Join the queue").click()
+
+
+def watch_calls(page: Page) -> list[str]:
+    """The Watch calls this page makes from now on (their URLs, as they are sent)."""
+    calls: list[str] = []
+    page.on("request", lambda request: calls.append(request.url) if request.url.endswith("/Watch") else None)
+    return calls
+
+
+AXE = Path(__file__).resolve().parents[2] / "gateway" / "web" / "node_modules" / "axe-core" / "axe.min.js"
+AUDIT = """async () => {
+  const found = await axe.run(document);
+  return found.violations.filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.id} (${v.impact}): ${v.help}: ${v.nodes.slice(0, 4).map((n) => n.target.join(" ")).join(", ")}`);
+}"""
+
+
+def accessibility_faults(page: Page) -> list[str]:
+    """axe-core's serious and critical violations on the page as it is drawn now (axe-core from the web client's
+    devDependencies, injected into the page)."""
+    if not page.evaluate("typeof window.axe !== 'undefined'"):
+        page.add_script_tag(path=str(AXE))
+    faults: list[str] = page.evaluate(AUDIT)
+    return faults

@@ -13,12 +13,16 @@ from playwright.sync_api import BrowserContext, Page, expect
 
 from deploy.launcher import Stack
 from gateway.client import Client
-from tests.browser.pages import DECISION, WRITTEN_NAME, create_table, decide, pick_first, play_to_the_end, version
-
-
-@pytest.fixture
-def client(web_stack: Stack) -> Client:
-    return Client(web_stack.gateway_addresses[0])
+from tests.browser.pages import (
+    DECISION,
+    WRITTEN_NAME,
+    accessibility_faults,
+    create_table,
+    decide,
+    pick_first,
+    play_to_the_end,
+    version,
+)
 
 
 @pytest.mark.parametrize(("game", "seats"), [("manufactory", 2), ("rnd", 3)])
@@ -122,6 +126,8 @@ def test_every_game_has_a_board_of_cards(page: Page, game: str) -> None:
     names = page.locator(".card .card-name").all_inner_texts()
     assert names and not [n for n in names if re.fullmatch(r"card \d+", n)], names
     assert decide(page)  # and its actions are things to click
+    page.wait_for_selector(".actions .choices button:enabled, .actions form textarea")
+    assert accessibility_faults(page) == []  # the table as its player sees it, choices and all
 
 
 def test_a_long_list_of_actions_comes_in_two_steps(page: Page) -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from manaforge.v1 import gateway_pb2 as gw
 from manaforge.v1 import rules_pb2
 from manaforge.v1.common_pb2 import GameConfig
 from manaforge.v1.rules_pb2_grpc import RulesServiceStub
@@ -57,6 +58,10 @@ def test_a_refusal_is_one_json_line_with_the_table_and_reason_and_no_token(obser
     with Client(observed.gateway_addresses[0]) as client:
         table_id, ann, bob = cardbench_table(client)
         rpc_error(client.submit, table_id, bob, first_legal(client, table_id, ann))  # out of turn
+        # a matched ticket's id gives its seat token: a refusal about it names its queue only
+        ticket = client.stub.JoinQueue(gw.JoinQueueRequest(game="cardbench", seats=2, player_name="cy"))
+        client.stub.FillWithBots(gw.FillWithBotsRequest(ticket_id=ticket.ticket_id))
+        rpc_error(client.stub.LeaveQueue, gw.LeaveQueueRequest(ticket_id=ticket.ticket_id))
     time.sleep(0.3)
     lines = (Path(observed.log_dir) / "gateway-0.log").read_text().splitlines()
     refusals = [json.loads(line) for line in lines if line.startswith("{") and table_id in line]
@@ -66,6 +71,8 @@ def test_a_refusal_is_one_json_line_with_the_table_and_reason_and_no_token(obser
     assert all(r["service"] == "gateway" and r["table_id"] == table_id for r in refusals)
     log_text = "\n".join(lines)
     assert ann not in log_text and bob not in log_text  # seat tokens never reach the log
+    queue, _, secret = ticket.ticket_id.rpartition("~")
+    assert f'"ticket_id": "{queue}~..."' in log_text and secret not in log_text
 
 
 def test_the_worker_logs_json_lines(observed: Stack) -> None:

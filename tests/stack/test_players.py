@@ -40,6 +40,9 @@ def test_names_are_unique_plain_and_reserved(client: Client) -> None:
     for guest in ("Anastasia", "bot (random)"):
         impostor = rpc_error(client.join, table_id, guest)
         assert impostor.code() == grpc.StatusCode.FAILED_PRECONDITION and "register" in impostor.details()
+        check = client.stub.CheckName(gw.CheckNameRequest(player_name=guest.upper()))  # asked before, said the same
+        assert not check.free and check.reason == impostor.details().replace(guest, guest.upper())
+    assert client.stub.CheckName(gw.CheckNameRequest(player_name="Anastasio")) == gw.NameCheck(free=True)
     assert client.stub.GetPlayer(gw.GetPlayerRequest(), metadata=credentials(ana)).name == "Anastasia"
     guess: tuple[tuple[str, str | bytes], ...] = (("x-player-id", ana.player_id), ("x-player-key", "guess"))
     wrong = rpc_error(client.stub.GetPlayer, gw.GetPlayerRequest(), metadata=guess)

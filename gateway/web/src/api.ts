@@ -68,6 +68,7 @@ export const rules = createClient(RulesService, transport);
 export interface SeatHeld {
   seat: number;
   token: string;
+  seen?: string; // the last version this browser showed the seat (a bigint's digits): what happened since is news
 }
 
 const seatKey = (tableId: string) => `manaforge.seat.${tableId}`;
@@ -77,6 +78,30 @@ export function heldSeat(tableId: string): SeatHeld | undefined {
   return saved ? (JSON.parse(saved) as SeatHeld) : undefined;
 }
 
-export function holdSeat(tableId: string, seat: number, token: string): void {
-  localStorage.setItem(seatKey(tableId), JSON.stringify({ seat, token }));
+export function holdSeat(tableId: string, seat: number, token: string, seen?: bigint): void {
+  localStorage.setItem(seatKey(tableId), JSON.stringify({ seat, token, seen: seen?.toString() }));
+}
+
+/** A seat token the gateway refused (a forged or foreign link): forgotten. */
+export function dropSeat(tableId: string): void {
+  localStorage.removeItem(seatKey(tableId));
+}
+
+/** This browser's place in a queue, kept so that a reload, a closed tab or another page keeps it. */
+export interface TicketHeld {
+  ticketId: string; // the ticket's capability: the seat of its match is given to whoever holds it
+  game: string;
+  seats: number;
+}
+
+const TICKET = "manaforge.ticket";
+
+export function heldTicket(): TicketHeld | undefined {
+  const saved = localStorage.getItem(TICKET);
+  return saved ? (JSON.parse(saved) as TicketHeld) : undefined;
+}
+
+export function holdTicket(ticket: TicketHeld | undefined): void {
+  if (ticket) localStorage.setItem(TICKET, JSON.stringify(ticket));
+  else localStorage.removeItem(TICKET);
 }

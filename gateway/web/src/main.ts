@@ -4,7 +4,21 @@ import { html, nothing, render, type TemplateResult } from "lit-html";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { anyUnpack, type Any } from "@bufbuild/protobuf/wkt";
 import type { DescMessage, Message } from "@bufbuild/protobuf";
-import { forget, gateway, games, heldSeat, holdSeat, identity, rules, saveIdentity, type SeatHeld } from "./api";
+import {
+  dropSeat,
+  forget,
+  gateway,
+  games,
+  heldSeat,
+  heldTicket,
+  holdSeat,
+  holdTicket,
+  identity,
+  rules,
+  saveIdentity,
+  type SeatHeld,
+  type TicketHeld,
+} from "./api";
 import { facesOf, human, renderBoard, type Board } from "./board";
 import { choices, grouped, textFields, withTexts, type Choice, type Group } from "./actions";
 import type { GameInfo } from "./gen/manaforge/v1/rules_pb";
@@ -17,6 +31,7 @@ import {
   type QueueTicket,
   type SeatView,
   type Table,
+  type WatchUpdate,
 } from "./gen/manaforge/v1/gateway_pb";
 import "./style.css";
 
@@ -36,7 +51,7 @@ function title(game: string): string {
 }
 
 function show(): void {
-  render(page ? page.view() : nothing, app);
+  render(html`${page instanceof Lobby ? nothing : queue.banner()}${page ? page.view() : nothing}`, app);
   const who = identity();
   render(html`${who.playerId ? html`Signed in as <strong>${who.name}</strong>` : html`Guest <strong>${who.name}</strong>`}`, document.getElementById("who")!);
 }
@@ -57,12 +72,150 @@ function go(hash: string): void {
 }
 
 function route(): void {
+  const first = !page;
   page?.close();
   const [, kind, id] = location.hash.split("/");
-  page = kind === "table" && id ? new TablePage(id) : kind === "replay" && id ? new ReplayPage(id) : new Lobby();
+  page = kind === "table" && id ? new TablePage(decoded(id)) : kind === "replay" && id ? new ReplayPage(decoded(id)) : new Lobby();
   show();
-  app.focus();
+  if (first) return; // a page just loaded starts at its top, with the focus where the browser puts it
+  window.scrollTo(0, 0);
+  app.focus({ preventScroll: true }); // a screen reader starts reading the new page
 }
+
+/** An id from the address as typed (a stray "%" kept as it is). */
+function decoded(id: string): string {
+  try {
+    return decodeURIComponent(id);
+  } catch {
+    return id;
+  }
+}
+
+function codeOf(error: unknown): Code | undefined {
+  return error instanceof ConnectError ? error.code : undefined;
+}
+
+// ---------------------------------------------------------------------------------------------------- the queue
+
+/** This browser's place in a queue, on every page: waited on until it is matched, then the player is taken to the
+ * table. A reload or a closed tab keeps it (the ticket is kept in localStorage); only "Leave the queue" leaves. */
+class Queue {
+  held?: TicketHeld = heldTicket();
+  waiting = 0;
+  said = ""; // what became of it (a lapsed ticket), or a refusal
+  private abort = new AbortController();
+  private running = false;
+
+  /** Wait on the held ticket, if there is one and nobody waits on it yet. */
+  start(): void {
+    if (this.held && !this.running) void this.run();
+  }
+
+  async join(game: string, seats: number): Promise<void> {
+    const ticket = await gateway.joinQueue({ game, seats, playerName: identity().name });
+    this.held = { ticketId: ticket.ticketId, game, seats };
+    holdTicket(this.held);
+    this.said = "";
+    if (this.answered(ticket)) this.start();
+  }
+
+  /** Start the table now, bots in the seats still empty: at any moment, matched or not (then it is the match). */
+  async fill(): Promise<void> {
+    if (this.held) this.answered(await gateway.fillWithBots({ ticketId: this.held.ticketId }));
+  }
+
+  async leave(): Promise<void> {
+    const held = this.held;
+    if (!held) return;
+    try {
+      await gateway.leaveQueue({ ticketId: held.ticketId });
+    } catch (e) {
+      if (codeOf(e) === Code.FailedPrecondition) { // matched meanwhile: the seat is this player's all the same
+        this.answered(await gateway.waitForMatch({ ticketId: held.ticketId, timeoutSeconds: 0 }));
+        return;
+      }
+      if (codeOf(e) !== Code.NotFound) throw e;
+    }
+    this.forget();
+  }
+
+  /** A ticket's answer; false once it is matched (the player is taken to the table) or the queue was left. */
+  answered(ticket: QueueTicket): boolean {
+    if (!this.held || ticket.ticketId !== this.held.ticketId) return false;
+    if (ticket.matched) {
+      holdSeat(ticket.tableId, ticket.seat, ticket.seatToken);
+      this.forget();
+      go(`#/table/${ticket.tableId}`);
+      return false;
+    }
+    this.waiting = ticket.waiting;
+    show();
+    return true;
+  }
+
+  forget(): void {
+    this.held = undefined;
+    holdTicket(undefined);
+    this.abort.abort();
+    this.abort = new AbortController();
+    show();
+  }
+
+  private async run(): Promise<void> {
+    this.running = true;
+    let tries = 0;
+    while (this.held) {
+      const held = this.held;
+      const signal = this.abort.signal;
+      try {
+        const ticket = await gateway.waitForMatch({ ticketId: held.ticketId, timeoutSeconds: 5 }, { signal });
+        tries = 0;
+        if (!this.answered(ticket)) break;
+      } catch (e) {
+        if (signal.aborted) continue; // left, or matched by another call: the loop sees it
+        if (codeOf(e) === Code.NotFound && this.held === held) { // unknown: it lapsed (nobody waited on it for a minute)
+          this.forget();
+          this.said = `Your place in the queue for ${title(held.game)} lapsed: queue again.`;
+          show();
+          break;
+        }
+        this.said = isAway(e) ? "" : problem(e);
+        show();
+        await pause(BACKOFF_MS[Math.min(++tries, BACKOFF_MS.length - 1)]);
+      }
+    }
+    this.running = false;
+  }
+
+  /** The place in the queue, with its two buttons. */
+  status(): TemplateResult {
+    const held = this.held!;
+    return html`<div class="queue stack" role="status" aria-label="In the queue">
+      <h3>In the queue</h3>
+      <p>${this.waiting ? String(this.waiting) : "Still"} waiting for ${title(held.game)}, ${held.seats} seats${identity().playerId ? ", matched by rating" : ""}…</p>
+      <div class="row"><button @click=${() => void act(() => this.fill())}>Fill with bots now</button>
+        <button @click=${() => void act(() => this.leave())}>Leave the queue</button></div>
+    </div>`;
+  }
+
+  /** On any page but the lobby: the place in the queue, at the top. */
+  banner(): Part {
+    return this.held ? html`<section class="panel" aria-label="Your place in a queue">${notice(this.said)}${this.status()}</section>` : nothing;
+  }
+}
+
+/** A click's work; a refusal is said at the top of the page. */
+async function act(work: () => Promise<void>): Promise<void> {
+  queue.said = "";
+  try {
+    await work();
+  } catch (e) {
+    queue.said = problem(e);
+  }
+  show();
+}
+
+const queue = new Queue();
 
 // ---------------------------------------------------------------------------------------------------- the lobby
 
@@ -75,7 +228,7 @@ class Lobby implements Page {
   player?: Player;
   error = "";
   game = "";
-  ticket?: QueueTicket;
+  nameError = "";
   closed = false;
   timer = window.setInterval(() => void this.refresh(), 5000);
 
@@ -86,7 +239,6 @@ class Lobby implements Page {
   close(): void {
     this.closed = true;
     window.clearInterval(this.timer);
-    if (this.ticket && !this.ticket.matched) void gateway.leaveQueue({ ticketId: this.ticket.ticketId }).catch(() => {});
   }
 
   async load(): Promise<void> {
@@ -136,8 +288,18 @@ class Lobby implements Page {
     });
   }
 
-  rename(form: HTMLFormElement): void {
-    saveIdentity({ name: (new FormData(form).get("guest") as string).trim() || identity().name });
+  /** A guest name, checked as it is chosen: not a registered player's, nor a bot's. */
+  async rename(form: HTMLFormElement): Promise<void> {
+    const name = (new FormData(form).get("guest") as string).trim();
+    if (!name) return;
+    this.nameError = "";
+    try {
+      const check = await gateway.checkName({ playerName: name });
+      if (check.free) saveIdentity({ name });
+      else this.nameError = `${check.reason}.`;
+    } catch (e) {
+      this.nameError = problem(e);
+    }
     show();
   }
 
@@ -173,39 +335,8 @@ class Lobby implements Page {
   }
 
   queue(form: HTMLFormElement): Promise<void> {
-    const data = new FormData(form);
-    return this.act(async () => {
-      this.ticket = await gateway.joinQueue({ game: this.game, seats: Number(data.get("seats")), playerName: identity().name });
-      show();
-      while (!this.closed && this.ticket && !this.ticket.matched) {
-        this.matched(await gateway.waitForMatch({ ticketId: this.ticket.ticketId, timeoutSeconds: 5 }));
-      }
-    });
-  }
-
-  /** A ticket's answer: the seat token comes once, in the first answer that finds the ticket matched. */
-  matched(ticket: QueueTicket): void {
-    if (this.closed || !this.ticket) return;
-    if (ticket.matched && ticket.seatToken) {
-      holdSeat(ticket.tableId, ticket.seat, ticket.seatToken);
-      go(`#/table/${ticket.tableId}`);
-    } else if (!this.ticket.matched) {
-      this.ticket = ticket; // a tokenless match: the token is in the other answer on its way
-      show();
-    }
-  }
-
-  fill(): Promise<void> {
-    return this.act(async () => {
-      if (this.ticket) this.matched(await gateway.fillWithBots({ ticketId: this.ticket.ticketId }));
-    });
-  }
-
-  leave(): Promise<void> {
-    return this.act(async () => {
-      if (this.ticket) await gateway.leaveQueue({ ticketId: this.ticket.ticketId });
-      this.ticket = undefined;
-    });
+    const seats = Number(new FormData(form).get("seats"));
+    return this.act(() => queue.join(this.game, seats));
   }
 
   view(): TemplateResult {
@@ -217,7 +348,7 @@ class Lobby implements Page {
     };
     return html`
       <h1>Play</h1>
-      ${notice(this.error)}
+      ${notice(this.error || queue.said)}
       <section class="panel" aria-labelledby="you">
         <h2 id="you">You</h2>
         ${who.playerId
@@ -225,9 +356,11 @@ class Lobby implements Page {
                 <button type="button" class="link" @click=${() => { forget(); this.player = undefined; show(); }}>Sign out</button></p>
               ${this.ratings()}`
           : html`<form class="row" @submit=${submit((f) => this.rename(f))}>
-                <label>Play as a guest named <input name="guest" .value=${who.name} maxlength="24" autocomplete="nickname" /></label>
+                <label>Play as a guest named <input name="guest" .value=${who.name} maxlength="24" autocomplete="nickname"
+                  aria-invalid=${this.nameError ? "true" : "false"} aria-describedby=${this.nameError ? "name-error" : nothing} /></label>
                 <button>Use this name</button>
               </form>
+              ${this.nameError ? html`<p class="error" id="name-error" role="alert">${this.nameError}</p>` : nothing}
               <form class="row" @submit=${submit((f) => this.register(f))}>
                 <label>or register a name (for ratings) <input name="name" required minlength="3" maxlength="24" pattern="[A-Za-z][A-Za-z0-9_\\-]*" /></label>
                 <button>Register</button>
@@ -304,13 +437,7 @@ class Lobby implements Page {
   }
 
   queueForm(info: GameInfo, submit: (h: (f: HTMLFormElement) => unknown) => (e: SubmitEvent) => void): TemplateResult {
-    if (this.ticket) {
-      return html`<div class="stack" role="status">
-        <h3>In the queue</h3>
-        <p>${this.ticket.waiting} waiting for ${info.title}${identity().playerId ? ", matched by rating" : ""}…</p>
-        <div class="row"><button @click=${() => this.fill()}>Fill with bots now</button><button @click=${() => this.leave()}>Leave the queue</button></div>
-      </div>`;
-    }
+    if (queue.held) return queue.status();
     return html`<form class="stack" aria-label="Queue for a game" @submit=${submit((f) => this.queue(f))}>
       <h3>Or queue for a match</h3>
       <label>Seats <input name="seats" type="number" min=${info.minSeats} max=${info.maxSeats} .value=${String(Math.max(info.minSeats, 2))} required /></label>
@@ -371,6 +498,9 @@ function isDraining(error: unknown): boolean {
 
 const PATIENCE_MS = 60_000; // a move waits this long for the gateway to come back
 const BACKOFF_MS = [0, 250, 500, 1000, 2000]; // the pauses between tries while it is away, the last one repeated
+const RETRY_MS = [1000, 2000, 5000, 10_000, 30_000]; // ... and after another failure, the last one repeated
+const CLOCK_SLACK_S = 2; // a move of this seat's this close to its deadline may be the clock's (clocks differ a little)
+const TAKEOVER_AFTER = 3; // the gateway's default: decisions run out in a row before a seat is away
 const SAID_MS = 10_000; // how long "reconnected" stays
 
 function pause(ms: number): Promise<void> {
@@ -382,20 +512,34 @@ function actionId(): string {
   return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
+/** This seat's events that the page did not send (made by the clock's timeout or bot), kept to say them. */
+interface Decided {
+  gone: Event[]; // found on coming back to the table: since this browser last showed it
+  late: Event[]; // live: the seat's time ran out
+}
+
 class TablePage implements Page {
   table?: Table;
   seatView?: SeatView;
   events: Event[] = [];
   error = "";
+  gone = ""; // the link leads nowhere (no such table): said once, nothing retried
+  said = ""; // what became of the link's seat (a refused token), said once
   held: SeatHeld | undefined;
+  accepted = false; // the gateway took the held seat token: the page plays that seat
+  rejoined = false; // a registered player's fresh token was asked for after a refusal
   group?: Group;
   writing?: Choice;
   sending = false;
+  made = new Set<bigint>(); // the versions this page's own moves made
+  unclaimed: Event[] = []; // this seat's events not (yet) known to be this page's moves
+  decided?: Decided; // what the clock decided for this seat, until its next move
+  welcome = ""; // the seat was away and is back
   awaySince?: number; // when the gateway went away, while it is away
   draining = false; // it said it was draining (a graceful restart)
   backAt = 0; // when it answered again
   abort = new AbortController();
-  ticker = window.setInterval(() => show(), 1000);
+  ticker = window.setInterval(() => this.tick(), 1000);
 
   constructor(readonly tableId: string) {
     this.held = heldSeat(tableId);
@@ -407,63 +551,174 @@ class TablePage implements Page {
     window.clearInterval(this.ticker);
   }
 
+  /** Each second, while a clock counts down or a connection notice is shown: drawn again. */
+  tick(): void {
+    const counting = !this.seatView?.outcome?.finished && !!this.seatView?.deadlines.length;
+    if (counting || this.awaySince !== undefined || Date.now() - this.backAt < SAID_MS + 1000) show();
+  }
+
+  /** The seat this page plays, once the gateway accepted its token (-1: watching). */
+  get mine(): number {
+    return this.accepted && this.held ? this.held.seat : -1;
+  }
+
   async start(): Promise<void> {
     try {
       this.table = await gateway.getTable({ tableId: this.tableId });
       const who = identity();
-      if (!this.held && who.playerId && this.table.seats.some((s) => s.playerId === who.playerId)) {
-        const back = await gateway.rejoinTable({ tableId: this.tableId });
-        holdSeat(this.tableId, back.seat, back.seatToken);
-        this.held = heldSeat(this.tableId);
-      }
+      if (!this.held && who.playerId && this.table.seats.some((s) => s.playerId === who.playerId)) await this.rejoin();
     } catch (e) {
+      if (this.ended(e)) return;
       this.error = problem(e);
     }
     show();
-    void this.waitForPlayers();
+    void this.poll();
     await this.follow();
   }
 
-  /** Until every seat is taken, the seats as they fill. */
-  async waitForPlayers(): Promise<void> {
-    while (this.table && !this.table.started && !this.abort.signal.aborted) {
-      await new Promise((r) => setTimeout(r, 2000));
-      try {
-        this.table = await gateway.getTable({ tableId: this.tableId });
-        show();
-      } catch (e) {
-        this.error = problem(e);
-      }
+  /** A registered player's own seat, from any browser: a fresh token. */
+  async rejoin(): Promise<void> {
+    const back = await gateway.rejoinTable({ tableId: this.tableId });
+    holdSeat(this.tableId, back.seat, back.seatToken, this.held?.seen ? BigInt(this.held.seen) : undefined);
+    this.held = heldSeat(this.tableId);
+  }
+
+  /** The link leads to no table: said, and nothing more is tried. */
+  ended(error: unknown): boolean {
+    const code = codeOf(error);
+    if (code === Code.NotFound) this.gone = `No table ${this.tableId} here: it may have finished and been removed.`;
+    else if (code === Code.InvalidArgument) this.gone = `This link names no table (${problem(error)}).`;
+    else return false;
+    this.abort.abort();
+    show();
+    return true;
+  }
+
+  /** The table's seats (who is away, who is watching) every few seconds until the game is over. */
+  async poll(): Promise<void> {
+    while (!this.abort.signal.aborted && !this.table?.outcome?.finished) {
+      await pause(this.table?.started ? 5000 : 2000);
+      if (this.abort.signal.aborted) return;
+      await this.refreshTable();
+    }
+  }
+
+  async refreshTable(): Promise<void> {
+    try {
+      this.table = await gateway.getTable({ tableId: this.tableId });
+      show();
+    } catch (e) {
+      if (!this.ended(e) && !isAway(e)) this.error = problem(e);
     }
   }
 
   /** The seat's (or the public) updates, live; resumed after the last one seen when the stream breaks (at once
-   * when the gateway drains, for a restart). */
+   * when the gateway drains, for a restart). A refused seat token is forgotten and the table watched instead. */
   async follow(): Promise<void> {
     let after = 0n;
     let tries = 0;
     while (!this.abort.signal.aborted) {
       try {
-        const updates = gateway.watch({ tableId: this.tableId, seatToken: this.held?.token ?? "", afterSeq: after }, { signal: this.abort.signal });
+        const token = this.held?.token ?? "";
+        const updates = gateway.watch({ tableId: this.tableId, seatToken: token, afterSeq: after }, { signal: this.abort.signal });
+        const awayAtOpen = !this.accepted && !!this.held && !!this.table?.seats[this.held.seat]?.away;
         for await (const update of updates) {
+          const first = !this.accepted && !!token && update.view?.seat === this.held?.seat; // the token is taken
+          if (first) this.accepted = true;
           after = update.seq;
           tries = 0;
           this.back();
+          if (this.accepted) this.notice(update, first, awayAtOpen);
           this.events.push(...update.events);
           if (update.view) this.seatView = update.view;
-          if (this.seatView?.outcome?.finished || !this.table?.started) this.table = await gateway.getTable({ tableId: this.tableId });
+          if (this.accepted && this.seatView) holdSeat(this.tableId, this.mine, token, this.seatView.version);
+          if (this.seatView?.outcome?.finished || !this.table?.started || first) await this.refreshTable();
           this.error = "";
           show();
         }
         if (this.seatView?.outcome?.finished) return;
       } catch (e) {
-        if (this.abort.signal.aborted) return;
+        if (this.abort.signal.aborted || this.ended(e)) return;
+        if (codeOf(e) === Code.Unauthenticated && this.held) {
+          await this.refused();
+          continue;
+        }
         if (isAway(e)) this.away(e);
-        else this.error = `${problem(e)} — reconnecting…`;
+        else this.error = `${problem(e)} — trying again…`;
         show();
+        tries++;
       }
-      await pause(this.awaySince === undefined ? 1000 : BACKOFF_MS[Math.min(tries++, BACKOFF_MS.length - 1)]);
+      await pause(this.awaySince === undefined ? RETRY_MS[Math.min(tries, RETRY_MS.length - 1)] : BACKOFF_MS[Math.min(tries, BACKOFF_MS.length - 1)]);
     }
+  }
+
+  /** The gateway refused the held seat token (a forged link, another browser's seat): a registered player's own
+   * seat is taken again with a fresh token; otherwise the token is forgotten and the table watched. */
+  async refused(): Promise<void> {
+    dropSeat(this.tableId);
+    this.held = undefined;
+    this.accepted = false;
+    const who = identity();
+    if (!this.rejoined && who.playerId && this.table?.seats.some((s) => s.playerId === who.playerId)) {
+      this.rejoined = true; // once: a fresh token refused as well is not asked for again
+      try {
+        await this.rejoin();
+        return;
+      } catch {
+        // not theirs after all: watch
+      }
+    }
+    this.said = "This link's seat is not yours: watching instead.";
+    show();
+  }
+
+  /** What the clock decided for this seat: its events that this page did not send, when they came after the
+   * seat's deadline (or while it was away); on coming back to the table, those since the page last showed it. */
+  notice(update: WatchUpdate, first: boolean, awayAtOpen: boolean): void {
+    const mine = this.mine;
+    const ours = update.events.filter((e) => e.actor === mine);
+    if (first) {
+      const seen = this.held?.seen !== undefined ? BigInt(this.held.seen) : undefined;
+      const missed = seen === undefined ? [] : ours.filter((e) => e.version > seen);
+      if (missed.length) this.decided = { gone: missed, late: [] };
+      if (awayAtOpen) this.welcome = "You are back: your clock runs in full again.";
+      return;
+    }
+    // the move that answered this seat's pending decision: the first of the update (one commit, when live)
+    const pending = this.seatView?.pending?.seats.includes(mine);
+    const due = this.seatView?.deadlines.find((d) => d.seat === mine)?.at;
+    const late = !!this.table?.seats[mine]?.away || (due !== undefined && Date.now() / 1000 >= due - CLOCK_SLACK_S);
+    const answer = update.events[0]?.version;
+    if (pending && late) this.unclaimed.push(...ours.filter((e) => e.version === answer));
+    this.settle();
+  }
+
+  /** Sort this seat's late events once no move of this page's is on its way: those it did not make were decided
+   * for it. */
+  settle(): void {
+    if (this.sending || !this.unclaimed.length) return;
+    const decided = this.unclaimed.filter((e) => !this.made.has(e.version));
+    this.unclaimed = [];
+    if (!decided.length) return;
+    this.decided = { gone: this.decided?.gone ?? [], late: [...(this.decided?.late ?? []), ...decided] };
+    this.welcome = "";
+    void this.refreshTable(); // the seat may be away now
+  }
+
+  /** The player is back (a call with the seat's token): a bot no longer plays the seat at once, and the clock runs
+   * in full again. */
+  async comeBack(): Promise<void> {
+    if (!this.held) return;
+    try {
+      const view = await gateway.getView({ tableId: this.tableId, seatToken: this.held.token });
+      if (!this.seatView || view.version >= this.seatView.version) this.seatView = view; // its fresh deadline
+      this.decided = undefined;
+      this.welcome = "You are back: your clock runs in full again.";
+      await this.refreshTable();
+    } catch (e) {
+      this.error = problem(e);
+    }
+    show();
   }
 
   /** A call found the gateway away. */
@@ -493,26 +748,33 @@ class TablePage implements Page {
 
   async submit(choice: Choice, texts?: string[]): Promise<void> {
     if (!this.held || !this.seatView || this.sending) return;
-    this.sending = true;
+    this.sending = true; // the choices wait, disabled, for the answer
     this.error = "";
+    show();
+    const version = this.seatView.version;
     const request = {
       tableId: this.tableId,
       seatToken: this.held.token,
       clientActionId: actionId(), // one id for every try: a move that landed is not made twice
       action: texts ? withTexts(choice, texts) : choice.any,
       // a turn is taken on the board as seen; a vote or a response may cross other seats' moves
-      expectedVersion: this.seatView.pending?.kind === DecisionKind.TURN ? this.seatView.version : undefined,
+      expectedVersion: this.seatView.pending?.kind === DecisionKind.TURN ? version : undefined,
     };
     const since = Date.now();
     for (let tries = 0; ; tries++) {
       try {
-        await gateway.submitAction(request); // the Watch, resumed, says when the gateway is back
+        const done = await gateway.submitAction(request); // the Watch, resumed, says when the gateway is back
+        this.made.add(done.version);
         this.group = undefined;
         this.writing = undefined;
+        this.decided = undefined;
+        this.welcome = "";
         break;
       } catch (e) {
         if (!isAway(e) || this.abort.signal.aborted || Date.now() - since > PATIENCE_MS) {
-          this.error = problem(e);
+          // the board moved on meanwhile (the clock decided first): what was decided is said, not the refusal
+          const late = (codeOf(e) === Code.Aborted || codeOf(e) === Code.FailedPrecondition) && this.seatView.version !== version;
+          if (!late) this.error = problem(e);
           break;
         }
         this.away(e);
@@ -521,6 +783,7 @@ class TablePage implements Page {
       }
     }
     this.sending = false;
+    this.settle();
     show();
   }
 
@@ -533,15 +796,18 @@ class TablePage implements Page {
 
   view(): TemplateResult {
     const names = seatNames(this.table);
-    const mine = this.held?.seat ?? -1;
+    const mine = this.mine;
     const game = this.table?.config?.game ?? "";
+    const heading = html`<h1>${game ? title(game) : "Table"} <small class="muted">table ${this.tableId}</small></h1>`;
+    if (this.gone) return html`${heading}<p class="error" role="alert">${this.gone} <a href="#/">Back to the lobby</a></p>`;
     const parsed = this.seatView && parse(this.seatView);
     const outcome = this.seatView?.outcome;
     return html`
-      <h1>${game ? title(game) : "Table"} <small class="muted">table ${this.tableId}</small></h1>
-      <p class="muted">${mine >= 0 ? `You are at seat ${mine}.` : "You are watching (the public view)."}
+      ${heading}
+      <p class="muted">${mine >= 0 ? `You are at seat ${mine}.` : this.held ? "Taking your seat…" : "You are watching (the public view)."}
         ${this.table?.spectators ? `${this.table.spectators} watching.` : ""}</p>
       ${this.connection()}
+      ${this.said ? html`<p class="error" role="alert">${this.said}</p>` : nothing}
       ${notice(this.error)}
       ${this.seatsBar(names, mine)}
       ${outcome?.finished
@@ -550,7 +816,7 @@ class TablePage implements Page {
         : this.table && !this.table.started
           ? html`<p role="status">Waiting for players: ${this.table.seats.filter((s) => s.kind === SeatKind.OPEN).length} open seat(s). Share this page's address.</p>`
           : nothing}
-      ${!outcome?.finished && mine >= 0 ? this.actions() : nothing}
+      ${!outcome?.finished && mine >= 0 ? html`${this.clockNotice()}${this.actions()}` : nothing}
       ${parsed && this.table?.config
         ? renderBoard(this.board(names, mine, game), parsed.schema, parsed.message, this.seatView!.version)
         : html`<p class="muted">Loading the table…</p>`}
@@ -559,6 +825,26 @@ class TablePage implements Page {
         <h2>What happened</h2>
         <ol aria-live="polite">${this.events.slice(-12).map((e) => html`<li>${e.text}</li>`)}</ol>
       </section>`;
+  }
+
+  /** What the clock decided for this seat, whether a bot now plays it, and how to come back. */
+  clockNotice(): Part {
+    const after = this.table?.timeControl?.takeoverAfter || TAKEOVER_AFTER;
+    const away = !!this.table?.seats[this.mine]?.away;
+    const decided = this.decided;
+    if (!away && !decided && !this.welcome) return nothing;
+    const said = (when: string, events: Event[]) =>
+      events.length ? html`<p>${when}: <strong>${events.slice(-3).map((e) => e.text).join("; ")}</strong>.</p>` : nothing;
+    return html`<section class="clock-notice" role="status" aria-label="Your clock">
+      ${said("While you were gone, the clock decided for you", decided?.gone ?? [])}
+      ${said("Your time ran out: the clock decided for you", decided?.late ?? [])}
+      ${away
+        ? html`<p>You are away: after ${after} decisions in a row made by the clock, a bot plays your seat at once.
+            <button @click=${() => void this.comeBack()}>I'm back</button> (or open this table's link again) to play again.</p>`
+        : this.welcome
+          ? html`<p>${this.welcome}</p>`
+          : html`<p>After ${after} in a row, a bot plays your seat at once until you come back.</p>`}
+    </section>`;
   }
 
   board(names: string[], mine: number, game: string): Board {
@@ -576,7 +862,7 @@ class TablePage implements Page {
       return html`<li class="${pending.has(seat) ? "pending" : ""} ${seat === mine ? "mine" : ""}">
         <span>${name}${seat === mine ? " (you)" : ""}${away ? " — away" : ""}</span>
         ${pending.has(seat) && !this.seatView?.outcome?.finished ? html`<span class="turn">to play</span>` : nothing}
-        ${left !== undefined && pending.has(seat) ? html`<span class="clock" role="timer" aria-label=${`${name}: ${left} seconds left`}>${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}</span>` : nothing}
+        ${left !== undefined && pending.has(seat) ? html`<span class="clock" role="timer" aria-label=${`${seat === mine ? "you" : name}: ${left} ${left === 1 ? "second" : "seconds"} left`}>${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}</span>` : nothing}
       </li>`;
     })}</ul>`;
   }
@@ -622,12 +908,25 @@ class TablePage implements Page {
 
 // ---------------------------------------------------------------------------------------------------- a replay
 
+/** The stepper's marks, drawn (a font may lack the media-control characters: they showed as empty boxes). */
+const ICONS = {
+  first: "M3 2h2v12H3zM13 2v12L6 8z",
+  previous: "M11 2v12L4 8z",
+  next: "M5 2v12l7-6z",
+  last: "M11 2h2v12h-2zM3 2v12l7-6z",
+};
+
+function icon(path: string): TemplateResult {
+  return html`<svg class="icon" viewBox="0 0 16 16" width="16" height="16" aria-hidden="true" focusable="false"><path d=${path} fill="currentColor" /></svg>`;
+}
+
 class ReplayPage implements Page {
   log?: GameLog;
   step = 0;
   error = "";
   states: Any[] = []; // the game's state before each move, then at the end: re-applied from its seed by the rules
   views = new Map<number, Any>();
+  unfinished = false; // the game is still being played: no log yet
   closed = false;
 
   constructor(readonly tableId: string) {
@@ -658,7 +957,10 @@ class ReplayPage implements Page {
         show();
       }
     } catch (e) {
-      this.error = problem(e);
+      const code = codeOf(e);
+      if (code === Code.NotFound) this.error = `No table ${this.tableId} here: it may have finished and been removed.`;
+      else if (code === Code.FailedPrecondition && !this.log) this.unfinished = true;
+      else this.error = problem(e);
     }
     show();
   }
@@ -686,7 +988,12 @@ class ReplayPage implements Page {
 
   view(): TemplateResult {
     const log = this.log;
-    if (!log) return html`<h1>Replay</h1>${notice(this.error)}<p class="muted">Loading…</p>`;
+    if (!log && this.unfinished) {
+      return html`<h1>Replay</h1><p class="error" role="alert">This game is not over yet: its replay comes once it is.
+        <a href=${`#/table/${this.tableId}`}>Watch it</a></p>`;
+    }
+    if (!log && this.error) return html`<h1>Replay</h1><p class="error" role="alert">${this.error} <a href="#/">Back to the lobby</a></p>`;
+    if (!log) return html`<h1>Replay</h1><p class="muted">Loading…</p>`;
     const names = seatNames(log.table);
     const total = log.actions.length;
     const version = this.step === 0 ? 0n : log.actions[this.step - 1].version;
@@ -697,12 +1004,12 @@ class ReplayPage implements Page {
       ${notice(this.error)}
       <p>${names.map((n, i) => `seat ${i}: ${n}`).join(" · ")}</p>
       <nav class="row stepper" aria-label="Steps">
-        <button @click=${() => this.goTo(0)} aria-label="First move">⏮</button>
-        <button @click=${() => this.goTo(this.step - 1)} aria-label="Previous move">◀</button>
+        <button @click=${() => this.goTo(0)} aria-label="First move">${icon(ICONS.first)}</button>
+        <button @click=${() => this.goTo(this.step - 1)} aria-label="Previous move">${icon(ICONS.previous)}</button>
         <label>Move <input type="range" min="0" max=${total} .value=${String(this.step)} @input=${(e: InputEvent) => this.goTo(Number((e.target as HTMLInputElement).value))} /></label>
         <output aria-live="polite">${this.step} of ${total}</output>
-        <button @click=${() => this.goTo(this.step + 1)} aria-label="Next move">▶</button>
-        <button @click=${() => this.goTo(total)} aria-label="Last move">⏭</button>
+        <button @click=${() => this.goTo(this.step + 1)} aria-label="Next move">${icon(ICONS.next)}</button>
+        <button @click=${() => this.goTo(total)} aria-label="Last move">${icon(ICONS.last)}</button>
       </nav>
       ${this.step > 0
         ? html`<p class="current" role="status">Move ${this.step}: <strong>${names[log.actions[this.step - 1].seat]}</strong> — ${log.actions[this.step - 1].text}</p>`
@@ -722,6 +1029,7 @@ class ReplayPage implements Page {
 
 window.addEventListener("hashchange", route);
 route();
+queue.start();
 void gateway.listGames({}).then((answer) => {
   for (const g of answer.games) titles.set(g.name, g.title);
   show();
