@@ -32,12 +32,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Any
 
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
+from google.protobuf.message import Message
 from manaforge.v1 import common_pb2
 
+from engine_core.live import is_frozen
+
 LIMIT = float(1 << 24)  # numbers are clamped to +-LIMIT (exact in float32)
+MEMO_LIMIT = 1 << 12  # encoded catalogue cards remembered per list before the memo starts again
 
 _CARD = common_pb2.card
 _SKIPPED = frozenset({"manaforge.v1.Header.config", "manaforge.v1.Header.rng"})
@@ -367,15 +372,43 @@ class _CardSlots(_Node):
         self.stride = 1 + layout.size
         self.size = cards * self.stride
 
+        # protobuf cards (a catalogue's faces, never changed once in a state: engine_core.live.freeze) are encoded
+        # once, remembered by identity where frozen, else by content
+        self._by_identity: dict[int, tuple[Any, Out]] = {}
+        self._by_content: dict[bytes, Out] = {}
+
+    def _encoded(self, element: Any) -> Out:
+        known = self._by_identity.get(id(element))
+        if known is not None and known[0] is element:
+            return known[1]
+        key = element.SerializeToString()
+        found = self._by_content.get(key)
+        if found is None:
+            if len(self._by_content) >= MEMO_LIMIT:
+                self._by_content.clear()
+            found = self._by_content[key] = ([], [])
+            self.layout.write(element, 0, found)
+        if is_frozen(element):
+            if len(self._by_identity) >= MEMO_LIMIT:
+                self._by_identity.clear()
+            self._by_identity[id(element)] = (element, found)  # the reference keeps the id from being reused
+        return found
+
     def write(self, message: Any, base: int, out: Out) -> None:
         start = base + self.offset
+        indices, values = out
         for element in getattr(message, self.name):
             card = element.id
             if 0 <= card < self.cards_count:
                 slot = start + card * self.stride
-                out[0].append(slot)
-                out[1].append(1.0)
-                self.layout.write(element, slot + 1, out)
+                indices.append(slot)
+                values.append(1.0)
+                if isinstance(element, Message):
+                    inner_indices, inner_values = self._encoded(element)
+                    indices.extend([slot + 1 + i for i in inner_indices])
+                    values.extend(inner_values)
+                else:
+                    self.layout.write(element, slot + 1, out)
 
     def cards(self, base: int, found: dict[int, int]) -> None:
         for card in range(self.cards_count):
@@ -425,8 +458,23 @@ class Layout:
                     regions.append(Region(name, start + offset, node.size, encoding))
                 offset += node.size
         self.size = offset
+        # the plain numbers are read in one call (a C-level attrgetter), the other fields node by node
+        numbers = [node for node in self.nodes if type(node) is _Number]
+        self.nodes = [node for node in self.nodes if type(node) is not _Number]
+        self.number_offsets = [node.offset for node in numbers]
+        names = [node.name for node in numbers]
+        self.read_numbers: Callable[[Any], tuple[Any, ...]] = (
+            attrgetter(*names) if len(names) > 1 else (lambda message: (getattr(message, names[0]),))
+        )
+        if not names:
+            self.read_numbers = lambda message: ()
 
     def write(self, message: Any, base: int, out: Out) -> None:
+        indices, values = out
+        for offset, value in zip(self.number_offsets, self.read_numbers(message), strict=True):
+            if value:
+                indices.append(base + offset)
+                values.append(float(value) if -LIMIT <= value <= LIMIT else _clamp(float(value)))
         for node in self.nodes:
             node.write(message, base, out)
 

@@ -11,7 +11,7 @@
 Agents are `player_0` .. `player_{n-1}`, one per seat. An observation is a dict: `observation`, the seat's view
 encoded as a float32 vector (engine_core.spaces.ViewEncoder), and `action_mask`, an int8 vector over the game's
 fixed action space (`Discrete`), 1 at each legal action of the agent to act (all 0 for the others). The agent to act
-is the seat the game waits for (the lowest, where several seats decide at once: votes, face-down offers). The reward
+is the seat the game waits for (the first it lists, where several seats decide at once: votes, face-down offers). The reward
 comes at the end: each seat's share of the win (1/k for each of k winners; R&D's credits where every seat wins), so
 the rewards of a game sum to 1. `reset(seed=s)` makes the game's seed from `s` (the same `s`, the same game);
 `reset()` without a seed draws the next game from the last seeded sequence. docs/envs.md says more.
@@ -120,7 +120,9 @@ class raw_env(AECEnv[str, dict[str, Any], int | None]):  # noqa: N801 (PettingZo
         table = self._table()
         seat = table.actor()
         game = self.spec.game
-        return game.render(table.view(seat), seat) if seat is not None else game.render(game.view(table.state, None), None)
+        return (
+            game.render(table.view(seat), seat) if seat is not None else game.render(game.view(table.state, None), None)
+        )
 
     def close(self) -> None:
         self.table = None

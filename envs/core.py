@@ -108,9 +108,9 @@ class Table:
         return view
 
     def actor(self) -> int | None:
-        """The seat to act (the lowest pending seat, where several decide at once), or None once the game is over."""
+        """The seat to act (the first the game lists, where several decide at once), or None once the game is over."""
         pending = self.spec.game.pending_seats(self.state)
-        return min(pending) if pending else None
+        return pending[0] if pending else None
 
     def legal(self, seat: int) -> dict[int, Any]:
         """The seat's legal actions by index (where several share an index, the first the rules list), in the
