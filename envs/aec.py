@@ -10,16 +10,16 @@
 
 Agents are `player_0` .. `player_{n-1}`, one per seat. An observation is a dict: `observation`, the seat's view
 encoded as a float32 vector (engine_core.spaces.ViewEncoder), and `action_mask`, an int8 vector over the game's
-fixed action space (`Discrete`), 1 at each legal action of the agent to act (all 0 for the others). The agent to act
-is the seat the game waits for (the first it lists, where several seats decide at once: votes, face-down offers). The reward
-comes at the end: each seat's share of the win (1/k for each of k winners; R&D's credits where every seat wins), so
-the rewards of a game sum to 1. `reset(seed=s)` makes the game's seed from `s` (the same `s`, the same game);
-`reset()` without a seed draws the next game from the last seeded sequence. docs/envs.md says more.
+fixed action space (`Discrete`), 1 at each legal action of the agent to act (all 0 for the others). The agent to
+act is the seat the game waits for (the first it lists, where several seats decide at once: votes, face-down
+offers). The reward comes at the end: each seat's share of the win (1/k for each of k winners; R&D's credits where
+every seat wins), so the rewards of a game sum to 1. `reset(seed=s)` makes the game's seed from `s` (the same `s`,
+the same game); `reset()` without a seed draws the next game from the last seeded sequence. docs/envs.md says more.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import gymnasium
 import numpy as np
@@ -31,10 +31,10 @@ from envs.core import Spec, Table, spec
 SEED_BOUND = 1 << 63
 
 
-class raw_env(AECEnv[str, dict[str, Any], int | None]):  # noqa: N801 (PettingZoo's name for the unwrapped class)
+class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for the unwrapped environment
     """One game of `name` at `seats` (default: the minimum) with `options`, as a PettingZoo AEC environment."""
 
-    metadata = {"render_modes": ["ansi"], "is_parallelizable": False}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "is_parallelizable": False}
 
     def __init__(
         self,
@@ -45,7 +45,7 @@ class raw_env(AECEnv[str, dict[str, Any], int | None]):  # noqa: N801 (PettingZo
     ) -> None:
         super().__init__()
         self.spec: Spec = spec(name, seats, options)
-        self.metadata = {**self.metadata, "name": f"manaforge_{name}_v0"}
+        self.metadata = {**raw_env.metadata, "name": f"manaforge_{name}_v0"}  # type: ignore[misc]
         self.render_mode = render_mode
         self.possible_agents = [f"player_{seat}" for seat in range(self.spec.seats)]
         limit = self.spec.limit
@@ -130,6 +130,6 @@ class raw_env(AECEnv[str, dict[str, Any], int | None]):  # noqa: N801 (PettingZo
 
 def env(
     name: str, seats: int | None = None, options: dict[str, str] | None = None, render_mode: str | None = None
-) -> AECEnv[str, dict[str, Any], int | None]:
+) -> Any:
     """`raw_env` inside PettingZoo's OrderEnforcingWrapper, as PettingZoo's own environments come."""
     return wrappers.OrderEnforcingWrapper(raw_env(name, seats, options, render_mode))

@@ -144,9 +144,10 @@ class Table:
             raise IllegalIndexError("the game is over")
         action = self.legal(seat).get(index)
         if action is None:
+            known = 0 <= index < self.spec.actions
             raise IllegalIndexError(
                 f"action {index} is not legal for seat {seat} now (see its action mask; "
-                f"{index} is {self.spec.spaces.actions.name(index) if 0 <= index < self.spec.actions else 'out of range'})"
+                f"{index} is {self.spec.spaces.actions.name(index) if known else 'out of range'})"
             )
         self.state, _ = self.spec.game.apply(self.state, seat, action)
 

@@ -24,7 +24,7 @@ def test_openspiels_ismcts_bot_plays_a_whole_game(name: str) -> None:
     """Every seat is OpenSpiel's ISMCTS bot, as OpenSpiel plays any game: the true state handed to the bot, which
     resamples a world from the player's information set at every simulation (`resample_from_infostate`) and checks
     that the world shows the player the same observation string. A small search: its strength is `make arena`'s."""
-    game = spiel.load(name, **SHORT.get(name, {}))
+    game = spiel.load(name, None, **SHORT.get(name, {}))
     random_state = np.random.RandomState(7)
     bot = ismcts.ISMCTSBot(
         game,
