@@ -388,9 +388,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(f"default level: {DEFAULT_LEVEL}" + (f"; options: {args.options}" if options else ""))
     for report in reports:
         print(format_report(report))
-    print(summary(reports))
-    if OPENSPIEL in levels:
-        print(summary(reports, weak=OPENSPIEL))
+    for weak in ("heuristic", OPENSPIEL):
+        if DEFAULT_LEVEL in levels and weak in levels:
+            print(summary(reports, weak=weak))
 
 
 if __name__ == "__main__":

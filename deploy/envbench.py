@@ -7,7 +7,7 @@ as users get it): `env.last()` (the agent's observation vector and action mask, 
 random legal action from the mask, `env.step`. RLCard's UNO environment is driven the same way, as in `make bench`
 (deploy/enginebench.py): `env.step` returns the next player's encoded observation and legal actions. The OpenSpiel
 column is the python game of `envs.spiel`: `legal_actions()`, a random one, `apply_action`, and the next player's
-`observation_tensor()`. Everything runs in this one process, pinned to the idlest core, in interleaved rounds (the
+observation tensor (`make_observation(game).set_from(state, player)`, OpenSpiel's way to observe from python). Everything runs in this one process, pinned to the idlest core, in interleaved rounds (the
 method of deploy/enginebench.py), at each game's minimum seat count unless `--seats max`.
 """
 
@@ -52,16 +52,19 @@ def pettingzoo_runner(game: AnyGame, seats: int) -> Runner:
 
 def openspiel_runner(game: AnyGame, seats: int) -> Runner:
     """Whole games of the OpenSpiel python game: a random legal action, then the next player's observation."""
+    from open_spiel.python.observation import make_observation
+
     from envs import spiel
 
     spiel_game = spiel.load(game.info.name, seats, seed=1)
+    observation = make_observation(spiel_game)
     rand = random.Random(1)
 
     def play_one() -> int:
         state = spiel_game.new_initial_state()
         steps = 0
         while not state.is_terminal():
-            state.observation_tensor(state.current_player())
+            observation.set_from(state, state.current_player())
             state.apply_action(rand.choice(state.legal_actions()))
             steps += 1
         return steps

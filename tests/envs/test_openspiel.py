@@ -1,5 +1,5 @@
-"""OpenSpiel's own checks on every game: its random simulation test (pyspiel.random_sim_test) at every table size,
-and a whole game played by OpenSpiel's own ISMCTS bot (open_spiel.python.algorithms.ismcts)."""
+"""OpenSpiel's own checks on every game: its random simulation test (pyspiel.random_sim_test) at the smallest and the
+largest table, and a whole game played by OpenSpiel's own ISMCTS bot (open_spiel.python.algorithms.ismcts)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,12 @@ from open_spiel.python.algorithms import ismcts, mcts
 
 from engine_core import GAMES
 from envs import spiel
-from tests.envs.conftest import CONFIGS, IDS, SHORT
+from tests.envs.conftest import SHORT
+
+EXTREMES = sorted({(game.info.name, seats) for game in GAMES for seats in (game.info.min_seats, game.info.max_seats)})
 
 
-@pytest.mark.parametrize(("name", "seats"), CONFIGS, ids=IDS)
+@pytest.mark.parametrize(("name", "seats"), EXTREMES, ids=[f"{name}-{seats}" for name, seats in EXTREMES])
 def test_random_simulation(name: str, seats: int) -> None:
     game = spiel.load(name, seats, **SHORT.get(name, {}))
     pyspiel.random_sim_test(game, num_sims=1, serialize=False, verbose=False)
@@ -28,9 +30,9 @@ def test_openspiels_ismcts_bot_plays_a_whole_game(name: str) -> None:
     random_state = np.random.RandomState(7)
     bot = ismcts.ISMCTSBot(
         game,
-        mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=random_state, max_length=20),
+        mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=random_state, max_length=10),
         uct_c=1.4,
-        max_simulations=3,
+        max_simulations=2,
         random_state=random_state,
         use_observation_string=True,
     )
