@@ -342,7 +342,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--games", default="", help="comma-separated game names (default: every registered game)")
     parser.add_argument("--n", type=int, default=10, help="games per ordered pair of levels")
     parser.add_argument(
-        "--levels", default=",".join(bot_levels()), help=f"comma-separated levels ({', '.join(bot_levels())}, {OPENSPIEL})"
+        "--levels",
+        default=",".join(bot_levels()),
+        help=f"comma-separated levels ({', '.join([*bot_levels(), OPENSPIEL])})",
     )
     parser.add_argument(
         "--seats",

@@ -7,8 +7,9 @@ as users get it): `env.last()` (the agent's observation vector and action mask, 
 random legal action from the mask, `env.step`. RLCard's UNO environment is driven the same way, as in `make bench`
 (deploy/enginebench.py): `env.step` returns the next player's encoded observation and legal actions. The OpenSpiel
 column is the python game of `envs.spiel`: `legal_actions()`, a random one, `apply_action`, and the next player's
-observation tensor (`make_observation(game).set_from(state, player)`, OpenSpiel's way to observe from python). Everything runs in this one process, pinned to the idlest core, in interleaved rounds (the
-method of deploy/enginebench.py), at each game's minimum seat count unless `--seats max`.
+observation tensor (`make_observation(game).set_from(state, player)`, OpenSpiel's way to observe from python).
+Everything runs in this one process, pinned to the idlest core, in interleaved rounds (the method of
+deploy/enginebench.py), at each game's minimum seat count unless `--seats max`.
 """
 
 from __future__ import annotations
