@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 PROTOS := $(shell find proto/manaforge -name '*.proto')
 GEN_STAMP := proto/manaforge/.generated
 
-.PHONY: install proto engines run demo test lint typecheck unit stack bench arena decisions predictability golden clean check-proto soak scale web chromium screenshots
+.PHONY: install proto engines run demo test lint typecheck unit stack bench envbench arena arena-openspiel decisions predictability golden clean check-proto soak scale web chromium screenshots
 
 install: $(STAMP)
 
@@ -92,8 +92,17 @@ test: proto engines check-proto lint typecheck web chromium
 bench: proto engines
 	$(PY) -m deploy.bench
 
+ARENA_LEVELS ?= heuristic,ismcts
 arena: proto engines
-	$(PY) -m deploy.arena --seats 2,3,4 --levels heuristic,ismcts --n 200 --jobs $$(nproc)
+	$(PY) -m deploy.arena --seats 2,3,4 --levels $(ARENA_LEVELS) --n 200 --jobs $$(nproc)
+
+# Our default level against OpenSpiel's own ISMCTS bot at equal simulated actions (docs/envs.md).
+arena-openspiel: proto engines
+	$(PY) -m deploy.arena --seats 2,3 --levels ismcts,openspiel-ismcts --n 30 --jobs $$(nproc)
+
+# PettingZoo and OpenSpiel environment steps/s beside RLCard's UNO environment (docs/envs.md).
+envbench: proto engines
+	$(PY) -m deploy.envbench
 
 decisions: proto engines
 	$(PY) -m deploy.decisions

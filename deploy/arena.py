@@ -22,6 +22,10 @@ seeded). Levels a game does not implement (a missing hook) are left out and name
 ismcts budget for the run (tuning: docs/bots.md). `--alone A` plays, from three seats on, only the pairings with A
 alone against another level's seats: tuning one level's lone seat takes a fraction of the time (with A = ismcts at
 six seats, a sixth: the other pairing searches at five seats).
+
+The level `openspiel-ismcts` is OpenSpiel's own ISMCTS bot playing through our OpenSpiel games (envs.ismcts, a dev
+dependency), with the simulated actions of the default level's budget for the game and table size: with it in
+`--levels`, the summary also gives one default-level seat against openspiel-ismcts seats, and the reverse.
 """
 
 from __future__ import annotations
@@ -43,6 +47,7 @@ from tqdm import tqdm
 
 from engine_core.bots import DEFAULT_LEVEL, LEVELS, IsmctsPolicy, bot_levels, choose_action, levels_for
 from engine_core.bots.budget import DEFAULT_BUDGET, Budget
+from engine_core.bots.ismcts import has_sample_world
 from engine_core.game import Game
 from engine_core.registry import GAMES, find_game
 
@@ -50,6 +55,24 @@ AnyGame = Game[Any, Any]
 
 FIRST_SEED = 10_000
 """The seed of a pairing's first game; the i-th game's is FIRST_SEED + i."""
+OPENSPIEL = "openspiel-ismcts"
+"""OpenSpiel's ISMCTS bot (envs.ismcts) at the default level's simulated actions."""
+
+
+def arena_levels(game: AnyGame) -> list[str]:
+    """The levels `game` really plays here: its own (`levels_for`), and OpenSpiel's ISMCTS where it deals worlds."""
+    return levels_for(game) + ([OPENSPIEL] if has_sample_world(game) else [])
+
+
+def openspiel_action(game: AnyGame, state: Any, seat: int, seed: int) -> Any:
+    """OpenSpiel's ISMCTS decision, under the simulated actions (and world cost) of the default level's budget."""
+    from envs import ismcts  # a dev dependency: only this level needs it
+
+    policy = LEVELS[DEFAULT_LEVEL]
+    budget = (policy if isinstance(policy, IsmctsPolicy) else IsmctsPolicy()).budget_for(
+        game, game.header(state).config.seats
+    )
+    return ismcts.choose(game, state, seat, seed, budget.actions, budget.world_cost)
 
 
 @dataclass
@@ -137,7 +160,10 @@ def play(
         level = seats[seat]
         bot_seed = seed * 1_000_003 + game.header(state).version * 31 + seat
         start = time.thread_time()
-        action = choose_action(game, state, seat, level, bot_seed, deadline(cap), cap)
+        if level == OPENSPIEL:
+            action = openspiel_action(game, state, seat, bot_seed)
+        else:
+            action = choose_action(game, state, seat, level, bot_seed, deadline(cap), cap)
         times[level].append(time.thread_time() - start)
         state, _ = game.apply(state, seat, action)
     return shares(game, state)
@@ -176,7 +202,7 @@ def run_game(
     first_seed: int = FIRST_SEED,
     alone: str | None = None,
 ) -> GameReport:
-    playable = [level for level in levels if level in levels_for(game)]
+    playable = [level for level in levels if level in arena_levels(game)]
     report = GameReport(game.info.name, seats, playable, [level for level in levels if level not in playable])
     matches = [(a, b, i) for a, b in pairings(playable, seats, alone) for i in range(n)]
     tasks = [
@@ -315,7 +341,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", default="", help="comma-separated game names (default: every registered game)")
     parser.add_argument("--n", type=int, default=10, help="games per ordered pair of levels")
-    parser.add_argument("--levels", default=",".join(bot_levels()), help="comma-separated levels")
+    parser.add_argument(
+        "--levels",
+        default=",".join(bot_levels()),
+        help=f"comma-separated levels ({', '.join([*bot_levels(), OPENSPIEL])})",
+    )
     parser.add_argument(
         "--seats",
         default="",
@@ -350,7 +380,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     pin_one_core()
     games = [find_game(name) for name in args.games.split(",")] if args.games else list(GAMES)
     plans = tables(games, [int(size) for size in args.seats.split(",") if size])
-    total = sum(len(pairings([lv for lv in levels if lv in levels_for(g)], s, args.alone)) * args.n for g, s in plans)
+    total = sum(len(pairings([lv for lv in levels if lv in arena_levels(g)], s, args.alone)) * args.n for g, s in plans)
     reports = []
     with tqdm(total=total, unit="game") as bar:
         for game, seats in plans:
@@ -360,7 +390,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(f"default level: {DEFAULT_LEVEL}" + (f"; options: {args.options}" if options else ""))
     for report in reports:
         print(format_report(report))
-    print(summary(reports))
+    for weak in ("heuristic", OPENSPIEL):
+        if DEFAULT_LEVEL in levels and weak in levels:
+            print(summary(reports, weak=weak))
 
 
 if __name__ == "__main__":

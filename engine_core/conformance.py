@@ -22,6 +22,8 @@ from manaforge.v1.common_pb2 import Event, GameConfig
 from engine_core import rng as _rng
 from engine_core.errors import GameOverError, NotYourTurnError, RulesError
 from engine_core.game import Game, visible_events
+from engine_core.live import message
+from engine_core.spaces import encoder_for
 
 _CARD = common_pb2.card
 T = TypeVar("T")
@@ -425,3 +427,58 @@ def hidden_from(game: Game[Any, Any], state: Any, seat: int) -> list[int | None]
                 blind.append(other)
                 break
     return blind
+
+
+@dataclass
+class SpacesReport:
+    actions: int = 0
+    finished: bool = False
+    overflows: dict[str, int] = field(default_factory=dict)  # lists longer than their bound: path -> length
+    shared: int = 0  # decisions where legal actions shared an index (games whose Spaces are not exact)
+
+
+def check_spaces(
+    game: Game[Any, Any], seats: int, seed: int, options: dict[str, str] | None = None, every: int = 1
+) -> SpacesReport:
+    """Play one seeded random game and check, every `every` steps, the game's spaces (engine_core.spaces): each
+    legal action of the pending seat has an index in the action space, read from the seat's view (distinct indices
+    where the game declares its spaces exact); each seat's observation is in range and shows exactly the cards its
+    view shows (so never a card hidden from it), lists longer than their bound aside (reported)."""
+    rand = Chooser(seed)
+    config = game.check_config(GameConfig(game=game.info.name, seats=seats, options=options or {}))
+    spaces = game.spaces(config)
+    encoder = encoder_for(game, config)
+    state = game.new_game(config, seed, live=True)
+    report = SpacesReport()
+    for step in range(game.info.max_actions + 1):
+        if step % every == 0:
+            for seat in range(seats):
+                view = game.view(state, seat)
+                overflows = encoder.overflows(view)
+                for path, length in overflows.items():
+                    report.overflows[path] = max(report.overflows.get(path, 0), length)
+                indices, values = encoder.encode(view, seat)
+                if any(not 0 <= i < encoder.size for i in indices):
+                    raise _fail(game, seed, step, f"an observation index of seat {seat} is out of range")
+                shown = encoder.cards_shown(indices, values)
+                leaked = shown & game.hidden_cards(state, seat)
+                if leaked:
+                    raise _fail(game, seed, step, f"the observation of seat {seat} shows hidden cards {sorted(leaked)}")
+                # card_refs reads set fields only: card id 0 in a plain int field is a default it cannot see
+                if not overflows and shown - {0} != card_refs(message(view)) - {0}:
+                    raise _fail(game, seed, step, f"the observation of seat {seat} does not show its view's cards")
+        if game.is_terminal(state):
+            report.finished = True
+            break
+        seat = rand.choice(game.pending_seats(state))
+        legal = game.legal_actions(state, seat)
+        if step % every == 0:
+            view = game.view(state, seat)
+            indices = [spaces.index(view, seat, action) for action in legal]
+            if len(set(indices)) < len(indices):
+                if spaces.exact:
+                    raise _fail(game, seed, step, f"legal actions of seat {seat} share an action index")
+                report.shared += 1
+        state, _ = game.apply(state, seat, rand.choice(legal))
+        report.actions += 1
+    return report

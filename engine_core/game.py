@@ -17,7 +17,8 @@ game is in progress and the seat may act:
     _catalogue(config)                   what every designed card does (CardFacts), from the game's card definitions
     card_notes(state, seat)              why each of the seat's own cards that no legal action uses cannot be used
 
-plus, for the conformance tests: `cards(state)` (every card id, wherever it is) and `hidden_cards(state, seat)`.
+plus, for the conformance tests: `cards(state)` (every card id, wherever it is) and `hidden_cards(state, seat)`;
+and, for research environments (envs/), `spaces(config)`: the fixed action space (engine_core.spaces).
 `apply` never mutates its input: it works on a copy, so a rejected action leaves the state untouched.
 
 Live states (engine_core.live): a plain-Python twin of the state message, with the same fields and the same protobuf
@@ -54,6 +55,7 @@ from engine_core.rng import new_rng
 
 if TYPE_CHECKING:
     from engine_core.bots.budget import Budgets
+    from engine_core.spaces import Spaces
 
 TURN = DecisionKind.DECISION_KIND_TURN
 RESPONSE = DecisionKind.DECISION_KIND_RESPONSE
@@ -392,6 +394,18 @@ class Game(ABC, Generic[S, A]):
         weights = [exp((strength - best) / scale) for strength in strengths]
         total = sum(weights)
         return [weight / total for weight in weights]
+
+    # ----- environments (envs/: PettingZoo, OpenSpiel; engine_core.spaces) ---------------------------------------
+
+    def spaces(self, config: GameConfig) -> Spaces:
+        """The game's fixed action space at `config` (named parts of numbered actions, and where each legal action
+        lies in it, read from the seat's view and the action alone), and the bounds of its views' lists beyond the
+        seat count. The observation is derived from the state's schema (engine_core.spaces.ViewEncoder)."""
+        raise NotImplementedError(f"{self.info.name} has no action space")
+
+    def card_count(self, config: GameConfig) -> int:
+        """How many card ids a game at `config` has (they are 0 .. n-1): read from a new game."""
+        return max(self.cards(self.new_game(config, 0, live=True)), default=-1) + 1
 
     def cards(self, state: S) -> list[int]:
         """Every card id of the game, wherever it lies (hands, decks, piles, play). Conserved by every action."""

@@ -164,3 +164,12 @@ def test_alone_plays_only_the_pairings_with_that_level_alone_from_three_seats() 
 def test_alone_must_name_a_level_that_plays() -> None:
     with pytest.raises(SystemExit, match="--alone: 'ismcts' is not one of the levels played"):
         arena.main(["--games", "cardbench", "--levels", "random,heuristic", "--n", "1", "--alone", "ismcts"])
+
+
+def test_the_arena_plays_openspiels_ismcts_against_the_default_level() -> None:
+    with tqdm(disable=True) as bar:
+        report = arena.run_game(find_game("cardbench"), [arena.OPENSPIEL, "ismcts"], 2, 2, bar)
+    tally = report.pairs[(arena.OPENSPIEL, "ismcts")]
+    assert tally.games == 2 and tally.a_share + tally.b_share == 2.0
+    assert len(report.times[arena.OPENSPIEL]) == 2 * 50  # its seat's 50 moves of each match
+    assert "one ismcts seat against openspiel-ismcts seats" in arena.summary([report], weak=arena.OPENSPIEL)

@@ -14,10 +14,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from functools import cache
 from itertools import combinations
-from typing import Final
+from typing import Any, Final
 
 from manaforge.v1.cards_pb2 import MagicCard
-from manaforge.v1.common_pb2 import Event, Rng
+from manaforge.v1.common_pb2 import Event, GameConfig, Rng
 from manaforge.v1.games.blueprints_pb2 import (
     BlueprintsAction,
     BlueprintsBuild,
@@ -43,6 +43,7 @@ from engine_core.games.blueprints.locations import (
     progress,
 )
 from engine_core.live import own_part, owner, step_copier, twin
+from engine_core.spaces import ActionSpace, Spaces
 
 HAND_SIZE: Final = CARDS_PER_LOCATION  # five: a reveal is always the whole hand after the discard
 MAX_SEATS: Final = 6
@@ -109,6 +110,18 @@ def _discard_action(card_id: int) -> BlueprintsAction:
 @cache
 def _build_action(locations: tuple[Location, ...]) -> BlueprintsAction:
     return BlueprintsAction(build=BlueprintsBuild(locations=locations))
+
+
+def _locate(view: BlueprintsState, seat: int, action: BlueprintsAction) -> tuple[Any, ...]:
+    """draw (by source), discard (by card id), build (the locations as bits: Mine 1, Power Plant 2, Tower 4), keep."""
+    choice = action.WhichOneof("choice")
+    if choice == "draw":
+        return ("draw", int(action.draw))
+    if choice == "discard":
+        return ("discard", action.discard)
+    if choice == "build":
+        return ("build", sum(1 << (location - 1) for location in set(action.build.locations)))
+    return ("keep",)
 
 
 def card_of(state: BlueprintsState, card_id: int) -> MagicCard:
@@ -208,6 +221,11 @@ class Blueprints(Game[BlueprintsState, BlueprintsAction]):
         set_pending(state, [seat], prompt=PROMPTS[phase])
 
     # ----- actions --------------------------------------------------------------------------------------------
+
+    def spaces(self, config: GameConfig) -> Spaces:
+        """draw (3: by `BlueprintsSource`), discard (a card id), build (8: the locations as bits), keep."""
+        actions = ActionSpace(("draw", 3), ("discard", self.card_count(config)), ("build", 8), ("keep",))
+        return Spaces(actions, _locate, {"players.constructions": 3})
 
     def _legal_actions(self, state: BlueprintsState, seat: int) -> list[BlueprintsAction]:
         if state.phase == DRAW:

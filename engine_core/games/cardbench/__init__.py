@@ -8,6 +8,8 @@ higher total wins, equal totals draw.
 
 from __future__ import annotations
 
+from typing import Any
+
 from manaforge.v1.common_pb2 import CardFacts, Event, GameConfig, Rng
 from manaforge.v1.games.cardbench_pb2 import CardbenchAction, CardbenchState
 
@@ -16,12 +18,17 @@ from engine_core.bots.budget import Budget
 from engine_core.errors import IllegalActionError
 from engine_core.game import Game, GameInfo, event, finish, set_pending
 from engine_core.rng import choice, new_rng, next_u64, shuffle
+from engine_core.spaces import ActionSpace, Spaces
 
 MOVES_PER_MATCH = 100
 HAND_SIZE = 5
 SUITS = "CDHS"
 SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
 _PLAY = [CardbenchAction(card=card) for card in range(52)]  # legal actions are shared, never mutated
+
+
+def _locate(view: CardbenchState, seat: int, action: CardbenchAction) -> tuple[Any, ...]:
+    return ("play", action.card)
 
 
 def rank(card: int) -> int:
@@ -57,6 +64,10 @@ class Cardbench(Game[CardbenchState, CardbenchAction]):
             hand.size = HAND_SIZE
         state.deck_size = len(state.deck)
         set_pending(state, [0], prompt="play a card")
+
+    def spaces(self, config: GameConfig) -> Spaces:
+        """Action i plays card i."""
+        return Spaces(ActionSpace(("play", 52)), _locate)
 
     def _legal_actions(self, state: CardbenchState, seat: int) -> list[CardbenchAction]:
         return [_PLAY[card] for card in state.hands[seat].cards[:]]  # a slice iterates faster than the field

@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import MutableSequence
 from dataclasses import replace
 from functools import lru_cache
-from typing import Final, NamedTuple, cast
+from typing import Any, Final, NamedTuple, cast
 
 from manaforge.v1.common_pb2 import CardFacts, Event, GameConfig, Rng
 from manaforge.v1.games.magicka_pb2 import (
@@ -104,6 +104,7 @@ from engine_core.games.magicka.spells import (
     wizard_target,
 )
 from engine_core.live import changed_indices, clone
+from engine_core.spaces import ActionSpace, Spaces
 
 TRADES: Final = (TRADE_SPELL_FOR_ELEMENTS, TRADE_ELEMENTS_FOR_SPELL, TRADE_ELEMENT, TRADE_SPELL)
 MAIN: Final = MagickaPhase.MAGICKA_PHASE_MAIN
@@ -774,6 +775,59 @@ FLAT: Final = Budget(
 """The flat search at two seats; the other table sizes change a few of its settings (`bot_budget`)."""
 
 
+# The action space (`spaces`). Element card kinds are 0..26 and Spell card kinds 100..118: each numbered from 0; a
+# target is a wizard (its seat) or a creature (the seat count plus its place among the creatures in play).
+_ELEMENT_KINDS: Final = tuple(sorted(ELEMENT_BY_KIND))
+_SPELL_KINDS: Final = tuple(sorted(SPELL_BY_KIND))
+_SPELL_INDEX: Final = {kind: i for i, kind in enumerate(_SPELL_KINDS)}
+_CREATURES_AT_MOST: Final = sum(card.count for card in SPELL_BY_KIND.values() if card.type is SpellType.SUMMON)
+_FULL_DECK: Final = sum(card.count << 4 * kind for kind, card in ELEMENT_BY_KIND.items())
+_EXTRA_AT_MOST: Final = max(value(_FULL_DECK & MASKS[element]) for element in ELEMENTS)  # extras, repair points
+_SIMPLE: Final = {DRAW_REPLACEMENTS: "draw_replacements", END_TURN: "end_turn", PASS: "pass"}
+_TRADE_PARTS: Final = {
+    TRADE_SPELL_FOR_ELEMENTS: "trade_spell_for_elements",
+    TRADE_SPELL: "trade_spell",
+    TRADE_ELEMENT: "trade_element",
+}
+
+
+def _aim_index(view: MagickaState, target: MagickaTarget) -> int:
+    if not target.creature:
+        return target.seat
+    numbers = [creature.number for creature in view.creatures[:]]
+    return len(view.wizards) + numbers.index(target.creature)
+
+
+def _kind_index(kind: int) -> int:
+    return _SPELL_INDEX.get(kind, kind)
+
+
+def _locate(view: MagickaState, seat: int, action: MagickaAction) -> tuple[Any, ...]:
+    type_ = action.type
+    simple = _SIMPLE.get(type_)
+    if simple is not None:
+        return (simple,)
+    if type_ in _TRADE_PARTS:
+        return (_TRADE_PARTS[type_], _kind_index(action.kinds[0]))
+    if type_ == TRADE_ELEMENTS_FOR_SPELL:
+        first, second = sorted(action.kinds[:])
+        return ("trade_elements_for_spell", first, second)
+    if type_ == DISCARD:
+        kind = action.kinds[0]
+        return ("discard", len(_ELEMENT_KINDS) + _SPELL_INDEX[kind] if kind in _SPELL_INDEX else kind)
+    if type_ == CAST_SPELL:
+        return ("cast", _SPELL_INDEX[action.spell], action.extra, _aim_index(view, action.target))
+    if type_ == CAST_SNAP:
+        return ("snap", action.element - 1, action.extra, _aim_index(view, action.target))
+    if type_ == REPAIR:
+        return ("repair", action.extra, _aim_index(view, action.target))
+    if type_ == ATTACK:
+        numbers = [creature.number for creature in view.creatures[:]]
+        return ("attack", numbers.index(action.creature), _aim_index(view, action.target))
+    shielded = action.element != SHIELD and any(paid.element == SHIELD for paid in action.payment)
+    return ("answer", action.element - 1, int(shielded))
+
+
 @mypyc_attr(native_class=False)  # compiled by `make engines`; its class attributes stay Python's
 class Magicka(Game[MagickaState, MagickaAction]):
     info = GameInfo(
@@ -827,6 +881,38 @@ class Magicka(Game[MagickaState, MagickaAction]):
     action_type = MagickaAction
 
     step_copy = staticmethod(step_copy)  # `apply`'s copy shares the wizards until the rules change one (sharing.py)
+
+    def spaces(self, config: GameConfig) -> Spaces:
+        """Exchanges by card kind (Element kinds 0-26, Spell kinds numbered 0-18), draw_replacements, end_turn,
+        discard (a kind: Elements first), cast (spell, extra, target), snap (Element, extra, target), repair (points,
+        target), attack (creature, target), answer (Element, with a Shield: 1), pass. A target is a wizard's seat, or
+        the seat count plus a creature's place in play. Not exact: an index names neither the payment nor, for
+        an answer, more than whether a Shield is paid; an environment pays as the rules list first."""
+        elements, spells, extras = len(_ELEMENT_KINDS), len(_SPELL_KINDS), _EXTRA_AT_MOST + 1
+        targets = config.seats + _CREATURES_AT_MOST
+        actions = ActionSpace(
+            ("trade_spell_for_elements", spells),
+            ("trade_elements_for_spell", elements, elements),
+            ("trade_element", elements),
+            ("trade_spell", spells),
+            ("draw_replacements",),
+            ("discard", elements + spells),
+            ("cast", spells, extras, targets),
+            ("snap", len(ELEMENTS), extras, targets),
+            ("repair", extras, targets),
+            ("attack", _CREATURES_AT_MOST, targets),
+            ("end_turn",),
+            ("answer", len(ELEMENTS), 2),
+            ("pass",),
+        )
+        return Spaces(
+            actions,
+            _locate,
+            {"creatures": _CREATURES_AT_MOST, "beams": 12},
+            exact=False,
+            note="the payment is not part of an index: of the casts that differ only in the Element cards paid, an "
+            "environment offers the first the rules list (plain Element cards before combination and Blended ones)",
+        )
 
     # ----- setup and turns --------------------------------------------------------------------------------------
 

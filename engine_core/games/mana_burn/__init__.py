@@ -12,10 +12,10 @@ cards.py and the board in board.py; this module is the Game protocol around them
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Final
+from typing import Any, Final
 
 from manaforge.v1.common_pb2 import CardFacts, Event, GameConfig, Rng
-from manaforge.v1.games.mana_burn_pb2 import ManaBurnAction, ManaBurnState
+from manaforge.v1.games.mana_burn_pb2 import ManaBurnAction, ManaBurnMove, ManaBurnState
 from mypy_extensions import mypyc_attr
 
 from engine_core import rng
@@ -25,9 +25,12 @@ from engine_core.game import Game, GameInfo, Option, seat_count, seats_text
 from engine_core.games.mana_burn import board, rules
 from engine_core.games.mana_burn.bots import heuristic, is_hidden, ratings
 from engine_core.games.mana_burn.cards import (
+    CREATURE_COPIES,
     DECK_SIZE,
     FACTS,
     INSTANTS,
+    KIND_OF,
+    KINDS,
     MAIN_CARDS,
     NAMES,
     Kind,
@@ -39,6 +42,7 @@ from engine_core.games.mana_burn.cards import (
 from engine_core.games.mana_burn.cow import step_copy
 from engine_core.games.mana_burn.rules import PASS, Move, Phase
 from engine_core.games.mana_burn.zones import all_cards, sync_sizes
+from engine_core.spaces import ActionSpace, Spaces
 
 ACTION_NAME: Final = ManaBurnAction.DESCRIPTOR.full_name
 # A random playout's hard stop (never reached in practice): the game ends as at the turn limit.
@@ -49,6 +53,45 @@ FLAT: Final = Budget(
     iterations=1000, actions=1000, search="flat", rollout="heuristic", max_rollout_actions=200, evaluate_after=10
 )
 """The flat search from three seats; two seats take fewer actions (`bot_budget`)."""
+
+
+# The action space (`spaces`): the cards played at a target, and the Giant Growths, numbered among themselves.
+_AIMED_CARDS: Final = tuple(card for card in range(DECK_SIZE) if KIND_OF[card] in rules.TARGETED)
+_AIMED_INDEX: Final = {card: i for i, card in enumerate(_AIMED_CARDS)}
+_GROWTHS: Final = tuple(card for card in range(DECK_SIZE) if KIND_OF[card] == Kind.GIANT_GROWTH)
+_GROWTH_INDEX: Final = {card: i for i, card in enumerate(_GROWTHS)}
+CREATURE_CARDS: Final = 5 * CREATURE_COPIES  # card ids 0..39 are the creatures
+_SIMPLE: Final = {
+    ManaBurnMove.MANA_BURN_MOVE_PASS: "pass",
+    ManaBurnMove.MANA_BURN_MOVE_YES: "yes",
+    ManaBurnMove.MANA_BURN_MOVE_REROLL: "reroll",
+    ManaBurnMove.MANA_BURN_MOVE_FALSE_BID: "false_bid",
+}
+
+
+def _locate(view: ManaBurnState, seat: int, action: ManaBurnAction) -> tuple[Any, ...]:
+    move = action.move
+    simple = _SIMPLE.get(move)
+    if simple is not None:
+        return (simple,)
+    if move == ManaBurnMove.MANA_BURN_MOVE_PLAY:
+        card = action.card
+        if card in _AIMED_INDEX:
+            return ("play_at", _AIMED_INDEX[card], action.target)
+        if card in _GROWTH_INDEX:
+            return ("grow", _GROWTH_INDEX[card], action.roll)
+        return ("play", card)
+    if move == ManaBurnMove.MANA_BURN_MOVE_HERO:
+        return ("hero", action.roll)
+    if move == ManaBurnMove.MANA_BURN_MOVE_PATH:
+        return ("path", action.path)
+    if move == ManaBurnMove.MANA_BURN_MOVE_CARD:
+        return ("card", action.card)
+    if move == ManaBurnMove.MANA_BURN_MOVE_SEAT:
+        return ("seat", action.seat, action.kind)
+    if move == ManaBurnMove.MANA_BURN_MOVE_CREATURE:
+        return ("creature", action.target, action.other)
+    return ("name", action.kind)
 
 
 @mypyc_attr(native_class=False)  # compiled by `make engines`; its class attributes stay Python's
@@ -81,6 +124,29 @@ class ManaBurn(Game[ManaBurnState, ManaBurnAction]):
     bot_budget = by_seats({2: replace(FLAT, actions=700), 3: FLAT})
     state_type = ManaBurnState
     action_type = ManaBurnAction
+
+    def spaces(self, config: GameConfig) -> Spaces:
+        """pass, yes, reroll, false_bid; play (a creature card id), play_at (a Holy Armor, Raise Dead, Counterspell
+        or Incinerate, numbered among those 48 cards, then the target card id), grow (a Giant Growth, numbered among
+        those 12, then the roll), hero (a roll), path, card (a card id), seat (a seat, then the card name asked for
+        when fishing), creature (a creature card id, then the second one for Vesuvan Shift), name (a card name)."""
+        kinds, rolls = len(KINDS), rules.MAX_SEATS
+        actions = ActionSpace(
+            ("pass",),
+            ("yes",),
+            ("reroll",),
+            ("false_bid",),
+            ("play", DECK_SIZE),
+            ("play_at", len(_AIMED_CARDS), DECK_SIZE),
+            ("grow", len(_GROWTHS), rolls),
+            ("hero", rolls),
+            ("path", len(board.PATH_NAMES)),
+            ("card", DECK_SIZE),
+            ("seat", config.seats, kinds),
+            ("creature", CREATURE_CARDS, CREATURE_CARDS),
+            ("name", kinds),
+        )
+        return Spaces(actions, _locate, {"players.creatures": 12, "rolls": rolls, "stack": 12, "windows": 12})
 
     def legal_actions(self, state: ManaBurnState, seat: int) -> list[ManaBurnAction]:
         """`Game.legal_actions`, straight to the rules (asked at every step of a playout)."""

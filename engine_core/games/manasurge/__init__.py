@@ -15,7 +15,7 @@ hooks in `bots.py`; this module is the Game protocol over them.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Final
+from typing import Any, Final
 
 from manaforge.v1.common_pb2 import CardFacts, Event, GameConfig, Rng
 from manaforge.v1.games.manasurge_pb2 import (
@@ -44,6 +44,7 @@ from engine_core.games.manasurge.cards import (
     stones_text,
 )
 from engine_core.games.manasurge.rules import CARD_MOVES, MAX_ROUNDS, Move, numbers_of
+from engine_core.spaces import ActionSpace, Spaces
 
 _NAMES: Final = {numbers: tuple(card_name(card, numbers) for card in range(DECK_SIZE)) for numbers in NUMBERS}
 
@@ -53,6 +54,26 @@ ACTIONS_PER_ROUND: Final = 2 * DECK_SIZE + 2
 
 FLAT: Final = Budget(iterations=1000, actions=1000, search="flat", rollout="heuristic", max_rollout_actions=200)
 """The flat search over the heuristic's playouts; each table size changes a few of its settings (`bot_budget`)."""
+
+
+_PARTS: Final = {
+    ManasurgeMove.MANASURGE_MOVE_PLAY: "play",
+    ManasurgeMove.MANASURGE_MOVE_GIVE: "give",
+    ManasurgeMove.MANASURGE_MOVE_DISCARD: "discard",
+}
+
+
+def _locate(view: ManasurgeState, seat: int, action: ManasurgeAction) -> tuple[Any, ...]:
+    move = action.move
+    if move == ManasurgeMove.MANASURGE_MOVE_OPEN:
+        return ("open", action.card, int(action.clockwise))
+    if move == ManasurgeMove.MANASURGE_MOVE_TARGET:
+        return ("target", action.target)
+    if move == ManasurgeMove.MANASURGE_MOVE_DECLINE:
+        return ("decline",)
+    if move == ManasurgeMove.MANASURGE_MOVE_CONCEDE:
+        return ("concede",)
+    return (_PARTS[move], action.card)
 
 
 @mypyc_attr(native_class=False)  # compiled by `make engines`; its class attributes stay Python's
@@ -97,6 +118,21 @@ class Manasurge(Game[ManasurgeState, ManasurgeAction]):
     action_type = ManasurgeAction
 
     step_copy = staticmethod(rules.step_copy)  # `apply`'s copy shares the players, table and header parts (rules.py)
+
+    def spaces(self, config: GameConfig) -> Spaces:
+        """open (a card id, then counter-clockwise 0 or clockwise 1), play, give and discard (a card id), target (a
+        seat), decline, concede."""
+        seats = config.seats
+        actions = ActionSpace(
+            ("open", DECK_SIZE, 2),
+            ("play", DECK_SIZE),
+            ("give", DECK_SIZE),
+            ("discard", DECK_SIZE),
+            ("target", seats),
+            ("decline",),
+            ("concede",),
+        )
+        return Spaces(actions, _locate)
 
     def _setup(self, state: ManasurgeState) -> None:
         rules.setup(state)

@@ -14,10 +14,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 from functools import cache
-from typing import Final, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from manaforge.v1.cards_pb2 import MagicCard
-from manaforge.v1.common_pb2 import Event, Rng
+from manaforge.v1.common_pb2 import Event, GameConfig, Rng
 from manaforge.v1.games.manufactory_pb2 import (
     ManufactoryAction,
     ManufactoryColor,
@@ -58,6 +58,7 @@ from engine_core.games.manufactory.sharing import (
     shared_copy,
 )
 from engine_core.live import Shared, Twin, clone, is_frozen
+from engine_core.spaces import ActionSpace, Spaces
 
 BELT_SIZE: Final = 4
 FRONT: Final = 2  # belt positions 0 and 1 are the front of the line; the rest is the back
@@ -388,6 +389,12 @@ FLAT: Final = Budget(
 """The flat search at two seats; the other table sizes change a few of its settings (`bot_budget`)."""
 
 
+def _locate(view: ManufactoryState, seat: int, action: ManufactoryAction) -> tuple[Any, ...]:
+    """A draft by the card's place on the belt, the group, and the discarded card (0: none, else its id + 1)."""
+    discard = action.discard + 1 if action.HasField("discard") else 0
+    return ("draft", view.belt[:].index(action.card), int(action.color), discard)
+
+
 @mypyc_attr(native_class=False)  # compiled by `make engines`; its class attributes stay Python's
 class Manufactory(Game[ManufactoryState, ManufactoryAction]):
     info = GameInfo(
@@ -449,6 +456,12 @@ class Manufactory(Game[ManufactoryState, ManufactoryAction]):
         return card_id
 
     # ----- actions --------------------------------------------------------------------------------------------
+
+    def spaces(self, config: GameConfig) -> Spaces:
+        """draft: the card's place on the belt (4), the group it joins (7: by `ManufactoryColor`), and the collected
+        card discarded (0: none, a free draft from the front; else its card id + 1)."""
+        actions = ActionSpace(("draft", BELT_SIZE, len(ManufactoryColor.values()), self.card_count(config) + 1))
+        return Spaces(actions, _locate, {"players.groups": len(GROUPS)})
 
     def _legal_actions(self, state: ManufactoryState, seat: int) -> list[ManufactoryAction]:
         legal: list[ManufactoryAction] = []

@@ -20,7 +20,7 @@ from operator import attrgetter
 from typing import Any, Final
 
 from manaforge.v1.cards_pb2 import MagicCard
-from manaforge.v1.common_pb2 import Event, Rng
+from manaforge.v1.common_pb2 import Event, GameConfig, Rng
 from manaforge.v1.games.rnd_pb2 import (
     RndAction,
     RndAward,
@@ -81,6 +81,7 @@ from engine_core.games.rnd.sharing import (
 )
 from engine_core.games.rnd.twins import add_ballot, add_copy, add_design, add_result, add_vote
 from engine_core.live import Twin, clone, own_part
+from engine_core.spaces import ActionSpace, Spaces
 
 DESIGN: Final = RndPhase.RND_PHASE_DESIGN
 ART: Final = RndPhase.RND_PHASE_ART
@@ -222,6 +223,17 @@ def _open_votes(key: tuple[int, ...]) -> tuple[RndAction, ...]:
 @lru_cache(maxsize=4096)  # keyed by a state's facts: bounded, a client may send any state
 def _vote_action(award: RndAward.ValueType, design: int) -> RndAction:
     return _known(RndAction(vote=RndVote(award=award, design=design)), VOTING, "_apply_vote", award, design)
+
+
+def _locate(view: RndState, seat: int, action: RndAction) -> tuple[Any, ...]:
+    """copy (by category), draw another, the art and the writing (the one example each that the legal actions list:
+    free text has no finite space), vote (by award, then the design voted for)."""
+    choice = action.WhichOneof("choice")
+    if choice == "copy":
+        return ("copy", int(action.copy))
+    if choice == "vote":
+        return ("vote", int(action.vote.award), action.vote.design)
+    return (choice,)
 
 
 @mypyc_attr(native_class=False)  # compiled by `make engines`; its class attributes stay Python's
@@ -516,6 +528,23 @@ class Rnd(Game[RndState, RndAction]):
         return " and ".join(design_title(state.designs[d], d) for d in designs)
 
     # ----- the protocol hooks -----------------------------------------------------------------------------------
+
+    def spaces(self, config: GameConfig) -> Spaces:
+        """copy (5: by `RndCategory`), draw_another, art, writing, vote (4 awards by `RndAward`, then a design index
+        below the seat count). Art and writing are free text: their index takes the example the legal actions list."""
+        actions = ActionSpace(
+            ("copy", len(RndCategory.values())),
+            ("draw_another",),
+            ("art",),
+            ("writing",),
+            ("vote", len(RndAward.values()), config.seats),
+        )
+        return Spaces(
+            actions,
+            _locate,
+            {"designs.copies": len(CATEGORIES)},
+            note="art and writing are free text: an environment offers the example text the legal actions list",
+        )
 
     def _legal_actions(self, state: RndState, seat: int) -> list[RndAction]:
         if state.phase == DESIGN:
