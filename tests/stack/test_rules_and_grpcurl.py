@@ -21,7 +21,7 @@ from manaforge.v1.common_pb2 import GameConfig
 from manaforge.v1.games.cardbench_pb2 import CardbenchAction, CardbenchState
 from manaforge.v1.rules_pb2_grpc import RulesServiceStub
 
-from deploy.launcher import Stack
+from deploy.launcher import LOOPBACK_LIMITS, Stack
 from tests.stack.helpers import rpc_error
 
 # Tests of what an outside client sees: one storage layout is enough (the shared stack also runs on a Redis Cluster).
@@ -138,23 +138,25 @@ def aimed(script: str, gateway: str, rules: str) -> str:
     return script
 
 
-@one_layout
-def test_the_readme_walkthrough_runs_as_written(stack: Stack, tmp_path: Path) -> None:
+def test_the_readme_walkthrough_runs_as_written(tmp_path: Path) -> None:
+    """On a stack of its own: the README's reader registers Ann first, and the shared stack's tests play as "ann"."""
     script = walkthrough()
     assert script.count("grpcurl") >= 10 and "127.0.0.1:50051" in script and "127.0.0.1:50061" in script
-    # what the README's terminal section has a reader do first: the name Ann is then a registered player's
-    registered = subprocess.run(
-        [str(Path(sys.executable).parent / "manaforge"), "--gateway", stack.gateway_addresses[0], "register", "Ann"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={**os.environ, "MANAFORGE_HOME": str(tmp_path)},
-    )
-    assert registered.returncode == 0 or "'Ann' is taken" in registered.stderr, registered.stderr
-    script = aimed(script, stack.gateway_addresses[0], stack.rules_address)
-    done = subprocess.run(
-        ["bash", "-euo", "pipefail", "-c", script], capture_output=True, text=True, timeout=120, cwd=ROOT
-    )
+    with Stack(settings=LOOPBACK_LIMITS) as stack:
+        # what the README's terminal section has a reader do first: the name Ann is then a registered player's
+        manaforge = str(Path(sys.executable).parent / "manaforge")
+        registered = subprocess.run(
+            [manaforge, "--gateway", stack.gateway_addresses[0], "register", "Ann"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env={**os.environ, "MANAFORGE_HOME": str(tmp_path)},
+        )
+        assert registered.returncode == 0, registered.stderr
+        script = aimed(script, stack.gateway_addresses[0], stack.rules_address)
+        done = subprocess.run(
+            ["bash", "-euo", "pipefail", "-c", script], capture_output=True, text=True, timeout=120, cwd=ROOT
+        )
     assert done.returncode == 0, done.stderr + done.stdout[-2000:]
     out = done.stdout
     assert "manaforge.v1.Gateway" in out and "// one per seat; empty: every seat open for humans" in out
