@@ -587,7 +587,7 @@ class TablePage implements Page {
       ${this.seatView?.text ? html`<details><summary>The table as text</summary><pre>${this.seatView.text}</pre></details>` : nothing}
       <section class="panel log" aria-label="What happened">
         <h2>What happened</h2>
-        <ol aria-live="polite">${this.events.slice(-12).map((e) => html`<li>${sentence(named(e.text, seats))}</li>`)}</ol>
+        <ol aria-live="polite">${this.events.slice(-12).map((e) => html`<li>${sentence(named(e.text, seats), seats)}</li>`)}</ol>
       </section>`;
   }
 
@@ -734,7 +734,7 @@ class ReplayPage implements Page {
       ${this.step > 0
         ? html`<p class="current" role="status">Move ${this.step}: <strong>${names[log.actions[this.step - 1].seat]}</strong> — ${named(log.actions[this.step - 1].text, { names, mine: -1 })}</p>`
         : html`<p class="current" role="status">The start of the game.</p>`}
-      ${this.step > 0 && events.length ? html`<ul class="step-events">${events.map((e) => html`<li>${sentence(named(e.text, { names, mine: -1 }))}</li>`)}</ul>` : nothing}
+      ${this.step > 0 && events.length ? html`<ul class="step-events">${events.map((e) => html`<li>${sentence(named(e.text, { names, mine: -1 }), { names, mine: -1 })}</li>`)}</ul>` : nothing}
       ${this.step === total && outcome?.finished ? html`<section class="result"><h2>${result(outcome, names, -1, log.table?.config?.game)}</h2><p>Replay check: ${log.table?.replayVerdict || "pending"}</p></section>` : nothing}
       ${log.table?.config ? html`<p class="howto-line">${howToPlayLink(log.table.config.game)}</p>` : nothing}
       ${this.board(names)}

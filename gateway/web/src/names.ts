@@ -17,14 +17,15 @@ export function named(text: string, seats: Seating): string {
     const mine = seat === seats.mine;
     const who = mine ? (owner ? "your" : "you") : (seats.names[seat] ?? `seat ${seat}`) + (owner ?? "");
     const said = verb ? verb.replace(/\S+$/, (v) => (mine ? AS_YOU[v] ?? v : v)) : "";
-    return (at === 0 || /[.!?]\s*$/.test(text.slice(0, at)) ? capital(who) : who) + said;
+    return (mine && (at === 0 || /[.!?]\s*$/.test(text.slice(0, at))) ? capital(who) : who) + said; // a name stays as written
   });
   return out;
 }
 
-/** A sentence starts with a capital letter ("you drew 2 cards" from an engine reads "You drew 2 cards"). */
-export function sentence(text: string): string {
-  return capital(text);
+/** A sentence starts with a capital letter ("you drew 2 cards" reads "You drew 2 cards"), unless it starts with a
+ * player's name, which stays as its player wrote it. */
+export function sentence(text: string, seats: Seating): string {
+  return seats.names.some((name) => name && text.startsWith(name)) ? text : capital(text);
 }
 
 function capital(word: string): string {
@@ -41,9 +42,9 @@ export function whose(seat: number, seats: Seating): string {
   return seat === seats.mine ? "your" : `${seats.names[seat] ?? `seat ${seat}`}'s`;
 }
 
-/** "You" / "Ann": at the start of a sentence. */
+/** "You" / "Ann": at the start of a sentence (a name stays as its player wrote it). */
 export function Who(seat: number, seats: Seating): string {
-  return capital(who(seat, seats));
+  return seat === seats.mine ? "You" : who(seat, seats);
 }
 
 /** "you, Ann and Bob". */
@@ -53,7 +54,7 @@ export function list(words: string[]): string {
 
 /** "Your" / "Ann's": at the start of a sentence. */
 export function Whose(seat: number, seats: Seating): string {
-  return capital(whose(seat, seats));
+  return seat === seats.mine ? "Your" : whose(seat, seats);
 }
 
 /** A seat's heading: the player's name, "(you)" after this page's own. */
