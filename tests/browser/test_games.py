@@ -260,7 +260,7 @@ def test_every_game_is_drawn_as_its_game_with_seats_named_and_no_bookkeeping(pag
     for _ in range(2):
         decide(page)
     page.wait_for_selector(DECISION)
-    expect(page.locator(f".board.presented.game-{game}")).to_be_visible()
-    expect(page.locator(".board dl.facts")).to_have_count(0)  # no field-by-field dump of the view
     expect(page.locator(".log li").first).to_be_visible()
     no_seat_numbers_or_bookkeeping(page)
+    expect(page.locator(f".board.presented.game-{game}")).to_be_visible()
+    expect(page.locator(".board dl.facts")).to_have_count(0)  # no field-by-field dump of the view

@@ -82,7 +82,7 @@ function designCard(scene: Scene<RndState>, design: RndDesign, index: number): T
   const now = index === view.round && view.phase !== RndPhase.VOTING && view.phase !== RndPhase.RESULTS;
   const pt = design.power || design.toughness ? `${design.power}/${design.toughness}` : "";
   const won = view.results.filter((r) => r.designs.includes(index)).map((r) => AWARD.get(r.award) ?? "");
-  return html`<li class="design design-card ${now ? "now" : ""}" aria-label=${title(design, index)}>
+  return html`<li class="card design design-card ${now ? "now" : ""}" aria-label=${title(design, index)}>
     <div class="frame">
       <div class="design-top"><span class="card-name">${design.name || "(no name yet)"}</span>${design.manaCost ? pips(design.manaCost) : nothing}</div>
       <pre class="design-art" aria-label="art">${design.art || "(no art yet)"}</pre>
