@@ -3,7 +3,6 @@
 // raw HTML in it is shown as text, links go only to web addresses or within the page, images become their words.
 import { html, nothing, type TemplateResult } from "lit-html";
 import { unsafeHTML } from "lit-html/directives/unsafe-html.js";
-import { Marked } from "marked";
 import { gateway } from "./api";
 import type { GameInfo } from "./gen/manaforge/v1/rules_pb";
 
@@ -11,25 +10,25 @@ function escape(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-const markdown = new Marked({ async: false, gfm: true });
-markdown.use({
-  renderer: {
-    html({ text }) {
-      return escape(text);
+/** Markdown as HTML, safely (see above). marked is loaded with the first page that needs it (its own chunk). */
+export async function markdownHtml(text: string): Promise<string> {
+  const { Marked } = await import("marked");
+  const markdown = new Marked({ async: false, gfm: true });
+  markdown.use({
+    renderer: {
+      html({ text }) {
+        return escape(text);
+      },
+      link({ href, title, tokens }) {
+        const text = this.parser.parseInline(tokens);
+        if (!/^(https?:\/\/|#|\/[^/])/i.test(href)) return text;
+        return `<a href="${escape(href)}"${title ? ` title="${escape(title)}"` : ""} rel="noopener noreferrer">${text}</a>`;
+      },
+      image({ text }) {
+        return escape(text);
+      },
     },
-    link({ href, title, tokens }) {
-      const text = this.parser.parseInline(tokens);
-      if (!/^(https?:\/\/|#|\/[^/])/i.test(href)) return text;
-      return `<a href="${escape(href)}"${title ? ` title="${escape(title)}"` : ""} rel="noopener noreferrer">${text}</a>`;
-    },
-    image({ text }) {
-      return escape(text);
-    },
-  },
-});
-
-/** Markdown as HTML, safely (see above). */
-export function markdownHtml(text: string): string {
+  });
   return markdown.parse(text) as string;
 }
 
@@ -45,6 +44,7 @@ export function howToPlayLink(game: string, text = "How to play"): TemplateResul
 
 export class HowToPlayPage {
   info?: GameInfo;
+  page = ""; // the how-to-play text as HTML
   error = "";
   closed = false;
 
@@ -63,6 +63,7 @@ export class HowToPlayPage {
     try {
       this.info = (await gateway.listGames({})).games.find((g) => g.name === this.game);
       if (!this.info) this.error = `There is no game named "${this.game}".`;
+      else if (this.info.howToPlay) this.page = await markdownHtml(this.info.howToPlay);
     } catch (e) {
       this.error = e instanceof Error ? e.message : String(e);
     }
@@ -77,7 +78,7 @@ export class HowToPlayPage {
     if (!info) return html`${back}${this.error ? html`<p class="error" role="alert">${this.error}</p>` : html`<p class="muted">Loading…</p>`}`;
     return html`${back}
       <article class="panel howto" aria-label=${`How to play ${info.title}`}>
-        ${info.howToPlay ? unsafeHTML(markdownHtml(info.howToPlay)) : html`<h1>${info.title}</h1><p>${info.description}</p>`}
+        ${this.page ? unsafeHTML(this.page) : info.howToPlay ? html`<p class="muted">Loading…</p>` : html`<h1>How to play ${info.title}</h1><p>${info.description}</p>`}
         <p class="muted">${info.minSeats === info.maxSeats ? `${info.minSeats} players` : `${info.minSeats} to ${info.maxSeats} players`}.</p>
       </article>`;
   }

@@ -7,7 +7,7 @@ import type { DescMessage, Message } from "@bufbuild/protobuf";
 import { forget, gateway, games, heldSeat, holdSeat, identity, rules, saveIdentity, type SeatHeld } from "./api";
 import { facesOf, human } from "./board";
 import { Cards, factsText } from "./cards";
-import { drawTable, resultText } from "./games";
+import { drawTable, presentation, resultText } from "./games";
 import { HowToPlayPage, howToPlayLink } from "./howto";
 import { named, sentence, type Seating } from "./names";
 import { choices, grouped, textFields, withTexts, type Choice, type Group } from "./actions";
@@ -584,7 +584,7 @@ class TablePage implements Page {
       ${parsed && this.table?.config
         ? table(this.seatView!, this.table.config, this.catalogue, seats)
         : html`<p class="muted">Loading the table…</p>`}
-      ${this.seatView?.text ? html`<details><summary>The table as text</summary><pre>${this.seatView.text}</pre></details>` : nothing}
+      ${this.seatView?.text && !presentation(game) ? html`<details><summary>The table as text</summary><pre>${this.seatView.text}</pre></details>` : nothing}
       <section class="panel log" aria-label="What happened">
         <h2>What happened</h2>
         <ol aria-live="polite">${this.events.slice(-12).map((e) => html`<li>${sentence(named(e.text, seats), seats)}</li>`)}</ol>

@@ -47,6 +47,11 @@ function turnText(scene: Scene<MagickaState>): TemplateResult {
   }
   return html`<section class="panel mg-turn" aria-label="This turn">
     <p><strong>${view.header?.outcome?.finished ? "The game is over." : `${Whose(turnOf, seats)} turn`}</strong> · turn ${view.turnsTaken} · ${mode}</p>
+    <ul class="mg-strip" aria-label="The wizards">${view.wizards.map((w, seat) => html`<li class=${seat === turnOf ? "to-play" : ""}>
+      ${Who(seat, seats)}: <span class="health">♥ ${w.dead ? "defeated" : w.health}</span>${w.barrier ? html` <span class="barrier">⛨ ${w.barrier}</span>` : nothing}${(() => {
+        const n = view.creatures.filter((c) => c.controller === seat).length;
+        return n ? ` · ${plural(n, "creature")}` : "";
+      })()}</li>`)}</ul>
     ${lines.map((l) => html`<p>${l}</p>`)}
   </section>`;
 }

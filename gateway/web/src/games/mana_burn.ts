@@ -24,7 +24,7 @@ function goal(scene: Scene<ManaBurnState>): TemplateResult {
   return html`<section class="panel mb-goal" aria-labelledby="mb-goal">
     <h2 id="mb-goal">Goal: hold one of each of the ${ten.length} cards</h2>
     ${mine
-      ? html`<p class="progress" role="status">You hold <strong>${held.size} of ${ten.length}</strong> different cards${held.size < ten.length ? html` — missing ${list(ten.filter((t) => !held.has(t.name)).map((t) => t.name))}` : nothing}.</p>`
+      ? html`<p class="progress" role="status">You hold <strong>${held.size} of ${ten.length}</strong> different cards${held.size < ten.length ? html` (✓ below)` : nothing}.</p>`
       : nothing}
     <ul class="ten" aria-label="The ten cards">
       ${ten.map((t) =>
@@ -131,7 +131,7 @@ function player(scene: Scene<ManaBurnState>, p: ManaBurnPlayer, seat: number): T
   const notes: string[] = [];
   if (p.skipTurns) notes.push(`skips the next ${p.skipTurns === 1 ? "turn" : `${p.skipTurns} turns`}`);
   if (p.offerSize) notes.push(`${p.offerSize} card${p.offerSize === 1 ? "" : "s"} offered face down`);
-  if (p.passed) notes.push("passed in this auction");
+  if (p.passed && scene.view.auction.length) notes.push("passed in this auction");
   return html`<section class="seat ${seatClass(seat, seats)}" aria-label=${Who(seat, seats)}>
     <h3>${pawnMark(seat, seats)} ${heading(seat, seats)}</h3>
     ${notes.length ? html`<p class="muted">${notes.join(" · ")}</p>` : nothing}
@@ -154,7 +154,7 @@ function player(scene: Scene<ManaBurnState>, p: ManaBurnPlayer, seat: number): T
 export const manaBurn: Presentation<ManaBurnState> = {
   board(scene) {
     const { view, cards } = scene;
-    return html`${goal(scene)}${status(scene)}${boardMap(scene)}
+    return html`${status(scene)}${boardMap(scene)}${goal(scene)}
       <div class="seats">${view.players.map((p, seat) => player(scene, p, seat))}</div>
       <section class="panel piles-row" aria-label="The piles">
         <div><h4>Library</h4>${pile(view.librarySize, "Library")}</div>
