@@ -28,8 +28,10 @@ from tests.browser.words import named
 
 GAMES = ["mana_burn", "magicka", "manasurge", "rnd", "manufactory", "blueprints"]
 # Labels of bookkeeping fields the old page showed (the schema's names, or counters that read wrong)
-INTERNAL_LABELS = ["Next Creature", "Owed Spells", "Owed Elements", "Fire Spells", "Turn 0", "Caster Spell", "Role 0",
-                   "Design Turns", "Draws This Turn", "Rerolls Used", "Heroes Used", "kind 1", "number 1 ·"]  # fmt: skip
+INTERNAL_LABELS = [
+    *("Next Creature", "Owed Spells", "Owed Elements", "Fire Spells", "Turn 0", "Caster Spell", "Role 0"),
+    *("Design Turns", "Draws This Turn", "Rerolls Used", "Heroes Used", "kind 1", "number 1 ·"),
+]
 
 
 @pytest.fixture
@@ -141,7 +143,9 @@ def create_with_options(page: Page, game: str, seats: int, options: dict[str, st
     return page.url.rsplit("/", 1)[1]
 
 
-def test_manasurge_shows_the_stones_against_the_goal_and_each_role_says_what_it_does(page: Page, client: Client) -> None:
+def test_manasurge_shows_the_stones_against_the_goal_and_each_role_says_what_it_does(
+    page: Page, client: Client
+) -> None:
     table_id = create_with_options(page, "manasurge", 3, {"roles": "on"})
     view = settled(page, client, table_id)
     state = ManasurgeState()

@@ -13,7 +13,11 @@ def named(text: str, names: list[str], mine: int) -> str:
     def one(match: re.Match[str]) -> str:
         seat, owner, verb = int(match.group(1)), match.group(2), match.group(3) or ""
         own = seat == mine
-        who = ("your" if owner else "you") if own else (names[seat] if seat < len(names) else f"seat {seat}") + (owner or "")
+        who = (
+            ("your" if owner else "you")
+            if own
+            else (names[seat] if seat < len(names) else f"seat {seat}") + (owner or "")
+        )
         if verb and own:
             word = verb.strip()
             verb = verb[: len(verb) - len(word)] + AS_YOU.get(word, word)

@@ -28,6 +28,11 @@ function goal(scene: Scene<ManasurgeState>): TemplateResult {
   </section>`;
 }
 
+/** A Magic card that counts as another card (Shadow Mirror): ids 60-71 are the Magic cards, kind = id - 59. */
+function copying(p: ManasurgePlayed): boolean {
+  return p.id >= 60 && (p.spell > 0 || (p.magic > 0 && p.magic !== p.id - 59));
+}
+
 /** The table card that carries the Caster Token: its spell and number set the round's rule. */
 function ruleCard(view: ManasurgeState): ManasurgePlayed | undefined {
   return view.table.find((p) => (p.spell || 0) === view.casterSpell && p.number === view.casterNumber);
@@ -54,7 +59,7 @@ function round(scene: Scene<ManasurgeState>): TemplateResult {
             label: `${p === rule ? "the Caster card, " : ""}played by ${who(p.seat, seats)}:`,
             cls: p === rule ? "rule" : "",
             extra: html`${p === rule ? html`<span class="badge rule-badge">Caster card</span>` : nothing}
-              <span class="card-extra">played by ${who(p.seat, seats)}${p.id >= 60 && (p.spell || p.magic) ? " · copying the card before it" : ""}</span>
+              <span class="card-extra">played by ${who(p.seat, seats)}${copying(p) ? " · copying the card before it" : ""}</span>
               ${p.stones ? html`<span class="stones" aria-label=${stones(p.stones)}>${"●".repeat(Math.min(p.stones, 12))} ${stones(p.stones)}</span>` : nothing}`,
           }))}</ol>`
       : html`<p class="empty">no card yet</p>`}
