@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 
 import pytest
 from manaforge.v1 import gateway_pb2 as gw
@@ -18,7 +19,7 @@ from manaforge.v1.games.mana_burn_pb2 import ManaBurnState
 from manaforge.v1.games.manasurge_pb2 import ManasurgeState
 from manaforge.v1.games.rnd_pb2 import RndState
 from manaforge.v1.rules_pb2 import GetCatalogueRequest
-from playwright.sync_api import Browser, Locator, Page, expect
+from playwright.sync_api import Browser, BrowserContext, Locator, Page, expect
 
 from deploy.launcher import Stack
 from gateway.client import Client
@@ -268,3 +269,47 @@ def test_every_game_is_drawn_as_its_game_with_seats_named_and_no_bookkeeping(pag
     no_seat_numbers_or_bookkeeping(page)
     expect(page.locator(f".board.presented.game-{game}")).to_be_visible()
     expect(page.locator(".board dl.facts")).to_have_count(0)  # no field-by-field dump of the view
+
+
+def test_magicka_creatures_are_cards_with_attack_health_and_their_controller(
+    context: BrowserContext, web_stack: Stack, client: Client
+) -> None:
+    """A seat that summons whenever it can (a gRPC client), watched on its own page once a creature is in play."""
+    made = client.create_table("magicka", 2, bots={1: "random"}, player_name="Ann")
+    table_id, seat_token = made.table.table_id, made.seat_token
+    state = MagickaState()
+    for _ in range(600):
+        view = client.view(table_id, seat_token)
+        view.view.Unpack(state)
+        if state.creatures or view.outcome.finished:
+            break
+        if 0 not in view.pending.seats:
+            time.sleep(0.02)  # the bot's move
+            continue
+        texts = [legal.text for legal in view.legal_actions]
+        pick = next((i for i, t in enumerate(texts) if "Summon" in t), None)
+        if pick is None:  # trade towards a summon, else end the turn (never a damage spell: the game goes on)
+            trades = [i for i, t in enumerate(texts) if t.startswith("exchange")]
+            pick = trades[len(trades) // 2] if trades and state.turns_taken % 3 else None
+        if pick is None:
+            pick = next(
+                i
+                for i, t in enumerate(texts)
+                if t in ("end the turn", "draw the replacement cards") or t.startswith(("discard", "pass"))
+            )
+        client.submit(table_id, seat_token, view.legal_actions[pick].action, expected_version=view.version)
+    assert state.creatures, "no creature was summoned"
+    context.add_init_script(
+        f"localStorage.setItem('manaforge.seat.{table_id}', {json.dumps(json.dumps({'seat': 0, 'token': seat_token}))})"
+    )
+    page = context.new_page()
+    page.goto(f"http://{web_stack.web_address}/#/table/{table_id}")
+    facts = {card.id: card for card in catalogue(client, "magicka").cards}
+    for creature in state.creatures:
+        owner = "Ann" if creature.controller == 0 else client.table(table_id).seats[creature.controller].name
+        card = page.locator(f'.wizard:has(h3:has-text("{owner}")) .card.creature[data-id="{creature.card}"]')
+        expect(card.locator(".card-name")).to_have_text(facts[creature.card].name.removeprefix("Summon "))
+        expect(card.locator(".attack")).to_have_text(f"⚔ {creature.attack}")
+        expect(card.locator(".health")).to_have_text(f"♥ {creature.health}/{creature.max_health}")
+        expect(card).to_contain_text("Your creature" if creature.controller == 0 else f"{owner}'s creature")
+    no_seat_numbers_or_bookkeeping(page)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-SEAT = re.compile(r"\bseat (\d+)('s)?(\s+(?:is|has|was|does)\b)?")
+SEAT = re.compile(r"\bseat (\d+)('s)?((?: \([^)]*\))?\s+(?:is|has|was|does)\b)?")
 AS_YOU = {"is": "are", "has": "have", "was": "were", "does": "do"}
 
 
@@ -19,7 +19,7 @@ def named(text: str, names: list[str], mine: int) -> str:
             else (names[seat] if seat < len(names) else f"seat {seat}") + (owner or "")
         )
         if verb and own:
-            word = verb.strip()
+            word = verb.split()[-1]
             verb = verb[: len(verb) - len(word)] + AS_YOU.get(word, word)
         start = match.start() == 0 or re.search(r"[.!?]\s*$", text[: match.start()]) is not None
         return (who[:1].upper() + who[1:] if start and own else who) + verb  # a name stays as written

@@ -7,7 +7,7 @@ export interface Seating {
   mine: number; // this page's seat, -1 for a spectator
 }
 
-const SEAT = /\bseat (\d+)('s)?(\s+(?:is|has|was|does)\b)?/g;
+const SEAT = /\bseat (\d+)('s)?((?: \([^)]*\))?\s+(?:is|has|was|does)\b)?/g; // "seat 0 (or its creature) is"
 const AS_YOU: Record<string, string> = { is: "are", has: "have", was: "were", does: "do" };
 
 /** `text` with each "seat N" (and "seat N's") as the seat's player. */

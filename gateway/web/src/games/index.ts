@@ -59,10 +59,13 @@ export function resultText(game: string, outcome: Outcome, seats: Seating): stri
   const own = presentation(game)?.result;
   if (own) return own(outcome, seats);
   const mine = seats.mine;
-  const winners = outcome.winners.map((w) => who(w, seats));
+  const others = outcome.winners.filter((w) => w !== mine).map((w) => who(w, seats));
+  const won = outcome.winners.includes(mine);
   const verdict =
-    mine < 0 ? "Game over" : !outcome.winners.includes(mine) ? "You lost" : outcome.winners.length > 1 ? "You tied for the win" : "You won";
-  const named_ = winners.length ? ` — ${winners.length > 1 ? "winners" : "winner"}: ${list(winners)}` : " — no winner";
-  const scores = outcome.scores.length ? `. Scores: ${outcome.scores.map((s, seat) => `${who(seat, seats)} ${s}`).join(", ")}` : "";
-  return `${verdict}${named_}${scores}${outcome.reason ? ` (${named(outcome.reason, seats)})` : ""}.`;
+    mine >= 0 && won
+      ? others.length ? `You tied for the win with ${list(others)}` : "You won"
+      : `${mine >= 0 ? "You lost" : "Game over"} — ${others.length > 1 ? "winners" : others.length ? "winner" : "no winner"}${others.length ? `: ${list(others)}` : ""}`;
+  const why = outcome.reason ? ` — ${named(outcome.reason, seats)}` : "";
+  const scores = outcome.scores.length ? `. Scores: ${outcome.scores.map((score, seat) => `${who(seat, seats)} ${score}`).join(", ")}` : "";
+  return `${verdict}${why}${scores}.`;
 }

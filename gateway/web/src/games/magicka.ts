@@ -48,7 +48,7 @@ function turnText(scene: Scene<MagickaState>): TemplateResult {
   return html`<section class="panel mg-turn" aria-label="This turn">
     <p><strong>${view.header?.outcome?.finished ? "The game is over." : `${Whose(turnOf, seats)} turn`}</strong> · turn ${view.turnsTaken} · ${mode}</p>
     <ul class="mg-strip" aria-label="The wizards">${view.wizards.map((w, seat) => html`<li class=${seat === turnOf ? "to-play" : ""}>
-      ${Who(seat, seats)}: <span class="health">♥ ${w.dead ? "defeated" : w.health}</span>${w.barrier ? html` <span class="barrier">⛨ ${w.barrier}</span>` : nothing}${(() => {
+      ${Who(seat, seats)}: <span class="health">♥ ${w.dead ? "defeated" : w.health}</span>${w.barrier ? html` <span class="barrier">barrier ${w.barrier}</span>` : nothing}${(() => {
         const n = view.creatures.filter((c) => c.controller === seat).length;
         return n ? ` · ${plural(n, "creature")}` : "";
       })()}</li>`)}</ul>
@@ -67,7 +67,7 @@ function creatureCard(scene: Scene<MagickaState>, creature: MagickaCreature): Te
     kind: "Creature",
     extra: html`<span class="stats"><span class="attack" aria-label=${`attack ${creature.attack}`}>⚔ ${creature.attack}</span>
         <span class="health" aria-label=${`health ${creature.health} of ${creature.maxHealth}`}>♥ ${creature.health}/${creature.maxHealth}</span>
-        ${creature.barrier ? html`<span class="barrier" aria-label=${`barrier ${creature.barrier}`}>⛨ ${creature.barrier}</span>` : nothing}</span>
+        ${creature.barrier ? html`<span class="barrier" aria-label=${`barrier ${creature.barrier}`}>barrier ${creature.barrier}</span>` : nothing}</span>
       ${state.length ? html`<span class="card-extra">${state.join(" · ")}</span>` : nothing}
       <span class="card-extra">${Whose(creature.controller, seats)} creature</span>`,
   });
@@ -81,7 +81,7 @@ function wizard(scene: Scene<MagickaState>, w: MagickaWizard, seat: number): Tem
   return html`<section class="seat wizard ${seatClass(seat, seats)} ${w.dead ? "dead" : ""} ${view.turn === seat ? "to-play" : ""}" aria-label=${`${Who(seat, seats)}, wizard`}>
     <h3>${heading(seat, seats)}</h3>
     <p class="vitals"><span class="health" aria-label=${`${w.health} health`}><span aria-hidden="true">♥</span> <strong>${w.health}</strong> health</span>
-      ${w.barrier ? html`<span class="barrier" aria-label=${`Shield Barrier ${w.barrier} of ${w.barrierMax}`}><span aria-hidden="true">⛨</span> barrier <strong>${w.barrier}</strong>/${w.barrierMax}</span>` : html`<span class="muted">no barrier</span>`}
+      ${w.barrier ? html`<span class="barrier" aria-label=${`Shield Barrier ${w.barrier} of ${w.barrierMax}`}>barrier <strong>${w.barrier}</strong>/${w.barrierMax}</span>` : html`<span class="muted">no barrier</span>`}
       ${badges.map((b) => html`<span class="badge">${b}</span>`)}</p>
     ${mine
       ? html`<h4>Your Spell cards</h4>${cardRow(cards, w.spells, "none")}
