@@ -177,7 +177,7 @@ export function card(cards: Cards, id: number, look: CardLook = {}): TemplateRes
     ${effect ? html`<span class="card-text">${effect}</span>` : nothing}
     ${look.extra ?? nothing}
     ${note ? html`<span class="card-note">${note}</span>` : nothing}
-    ${face ? html`<span class="card-foot"><span class="rarity r-${face.rarity}">${face.rarity} · mv ${face.manaValue}${face.foil ? html` <strong class="foil">✦ foil</strong>` : nothing}</span>${pt ? html`<span class="pt">${pt}</span>` : nothing}</span>` : nothing}`;
+    ${face ? html`<span class="card-foot"><span class="rarity r-${face.rarity}">${face.rarity}</span><span class="mv" title="mana value">mv ${face.manaValue}</span>${face.foil ? html`<strong class="foil">✦ foil</strong>` : nothing}${pt ? html`<span class="pt">${pt}</span>` : nothing}</span>` : nothing}`;
   const cls = `card ${looks(facts, face)} ${note ? "unusable" : ""} ${look.size ?? ""} ${look.cls ?? ""}`;
   const tipFacts = facts && face?.keywords.length && !face.text ? { ...facts, effect: `${facts.effect}. Keywords: ${face.keywords.join(", ")}` } : facts;
   return tipped("li", cls, label, body, factsTip(tipFacts, note), String(id));
