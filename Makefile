@@ -33,14 +33,13 @@ engines: $(GEN_STAMP)
 
 WEB := gateway/web
 WEB_SOURCES := $(shell find $(WEB)/src -path $(WEB)/src/gen -prune -o -type f -print 2>/dev/null) \
-	$(WEB)/index.html $(WEB)/vite.config.ts $(WEB)/tsconfig.json $(WEB)/card_names.py \
-	$(wildcard engine_core/games/*/cards.py) engine_core/games/cardbench/__init__.py
+	$(WEB)/index.html $(WEB)/vite.config.ts $(WEB)/tsconfig.json
 WEB_BUILT := $(WEB)/dist/index.html
 
 web: $(WEB_BUILT)
 
 # The browser client: npm packages as package-lock.json pins them; TypeScript generated from proto/ (protoc-gen-es)
-# and the card names taken from the engines, both under src/gen and never edited by hand; a Vite build into dist/.
+# under src/gen, never edited by hand; a Vite build into dist/. (Card facts come from GetCatalogue at run time.)
 $(WEB)/node_modules/.package-lock.json: $(WEB)/package-lock.json
 	cd $(WEB) && npm ci --no-audit --no-fund --loglevel=error
 
@@ -49,7 +48,6 @@ $(WEB_BUILT): $(GEN_STAMP) $(WEB)/node_modules/.package-lock.json $(WEB_SOURCES)
 	$(PY) -m grpc_tools.protoc -Iproto -I"$$($(PY) -c 'import grpc_tools, os; print(os.path.dirname(grpc_tools.__file__))')/_proto" \
 		--plugin=protoc-gen-es=$(WEB)/node_modules/.bin/protoc-gen-es --es_out=$(WEB)/src/gen --es_opt=target=ts \
 		$(PROTOS:proto/%=%)
-	$(PY) $(WEB)/card_names.py $(WEB)/src/gen/card_names.json
 	cd $(WEB) && node_modules/.bin/tsc --noEmit && node_modules/.bin/vite build --logLevel warn
 
 # The browser tests drive Debian's Chromium (headless); installed here when missing.

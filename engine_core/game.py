@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final, Generic, Protocol, TypeV
 from google.protobuf.any_pb2 import Any as AnyMessage
 from google.protobuf.message import DecodeError, Message
 from manaforge.v1.cards_pb2 import MagicCard
-from manaforge.v1.common_pb2 import CardFacts, DecisionKind, Event, GameConfig, Header, Outcome, Rng
+from manaforge.v1.common_pb2 import BoardSquare, CardFacts, DecisionKind, Event, GameConfig, Header, Outcome, Rng
 
 from engine_core.errors import (
     GameOverError,
@@ -321,6 +321,11 @@ class Game(ABC, Generic[S, A]):
     def _catalogue(self, config: GameConfig) -> list[CardFacts]:
         """Every designed card's facts under the checked `config` (default: none). A booster game's Magic cards are
         dealt by the seed and carry their facts in the view (`card_facts`), so they are not listed here."""
+        return []
+
+    def board(self, config: GameConfig) -> list[BoardSquare]:
+        """The squares of the game's board, by id (ascending), for a client that draws it (GetCatalogue): name,
+        effect, the track each lies on and where a pawn walks from it. Default: none (a game without a board)."""
         return []
 
     def card_facts(self, view: S) -> dict[int, CardFacts]:

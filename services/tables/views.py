@@ -54,10 +54,11 @@ def catalogue(config: GameConfig) -> bytes:
     key = config.SerializeToString(deterministic=True)
     found = _CATALOGUES.get(key)
     if found is None:
-        cards = find_game(config.game).catalogue(config)
+        game = find_game(config.game)
+        cards = game.catalogue(config)
         if len(_CATALOGUES) >= CATALOGUES_LIMIT:
             _CATALOGUES.clear()
-        found = _CATALOGUES[key] = Catalogue(cards=cards).SerializeToString()
+        found = _CATALOGUES[key] = Catalogue(cards=cards, squares=game.board(config)).SerializeToString()
     return found
 
 

@@ -23,6 +23,12 @@ from tests.browser.pages import (
     play_to_the_end,
     version,
 )
+from tests.browser.words import log_line
+
+
+@pytest.fixture
+def client(web_stack: Stack) -> Client:
+    return Client(web_stack.gateway_addresses[0])
 
 
 @pytest.mark.parametrize(("game", "seats"), [("manufactory", 2), ("rnd", 3)])
@@ -36,6 +42,8 @@ def test_a_whole_game_against_bots(page: Page, client: Client, game: str, seats:
     verdict = "You won" if 0 in table.outcome.winners else "You lost"
     if len(table.outcome.winners) > 1 and 0 in table.outcome.winners:
         verdict = "You tied"
+    if game == "rnd":  # a cooperative game: everyone wins together (games/rnd.ts)
+        verdict = "A cooperative game: every player is a winner"
     expect(page.locator(".result h2")).to_contain_text(verdict)
     if game == "rnd":  # the writer's words are on the designed card
         expect(page.locator(".design").filter(has_text=WRITTEN_NAME)).to_have_count(1)
@@ -165,7 +173,8 @@ def test_a_game_goes_on_through_a_gateway_restart(page: Page, web_stack: Stack, 
     held = json.loads(page.evaluate(f"localStorage.getItem('manaforge.seat.{table_id}')"))
     everything = next(client.watch(table_id, held["token"]))
     assert str(everything.view.version) == version(page)
-    expect(page.locator(".log li")).to_have_text([e.text for e in everything.events][-12:])
+    names = [seat.name for seat in client.table(table_id).seats]
+    expect(page.locator(".log li")).to_have_text([log_line(e.text, names, 0) for e in everything.events][-12:])
     play_to_the_end(page)
     assert client.table(table_id).outcome.finished
     assert client.log(table_id).actions[int(before)].seat == 0  # the move made while away landed, once

@@ -36,6 +36,7 @@ def test_catalogue_and_how_to_play_through_the_gateway_and_the_rules_service(sta
         rules = RulesServiceStub(channel)
         answer = rules.GetCatalogue(rules_pb2.GetCatalogueRequest(config=GameConfig(game="mana_burn")))
         assert len(answer.cards) == 100 and answer.cards[99].name == "Incinerate"
+        assert len(answer.squares) == 42 and answer.squares[0].name == "Library"  # the board, for the clients
 
 
 @one_layout

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Final
 
-from manaforge.v1.common_pb2 import CardFacts, Event, GameConfig, Rng
+from manaforge.v1.common_pb2 import BoardSquare, CardFacts, Event, GameConfig, Rng
 from manaforge.v1.games.mana_burn_pb2 import ManaBurnAction, ManaBurnMove, ManaBurnState
 from mypy_extensions import mypyc_attr
 
@@ -229,6 +229,10 @@ class ManaBurn(Game[ManaBurnState, ManaBurnAction]):
 
     def card_notes(self, state: ManaBurnState, seat: int, legal: list[ManaBurnAction] | None = None) -> dict[int, str]:
         return card_notes(state, seat, legal)
+
+    def board(self, config: GameConfig) -> list[BoardSquare]:
+        """The reconstructed board (board.py): the Library and the Graveyard, and each path's squares out and back."""
+        return list(board.BOARD_SQUARES)
 
     # ----- bots -----------------------------------------------------------------------------------------------------
 

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from enum import IntEnum
 from typing import Final
 
+from manaforge.v1.common_pb2 import BoardSquare
+
 
 class Effect(IntEnum):
     """What a square does. Several squares share an effect (five MANA BURN squares, two -Lace squares, ...)."""
@@ -191,6 +193,29 @@ def next_square(square: int, path: int) -> int:
 NEXT_SQUARE: Final = tuple(
     tuple(next_square(square, path) for square in range(len(SQUARES))) for path in range(len(PATHS))
 )
+
+
+def _board_squares() -> tuple[BoardSquare, ...]:
+    tracks = {
+        square: f"{PATH_NAMES[path]}, {leg}"
+        for path in range(len(PATHS))
+        for leg, segment in (("out", OUTS[path]), ("back", BACKS[path]))
+        for square in segment
+    }
+    return tuple(
+        BoardSquare(
+            id=square,
+            name=SQUARES[square].name,
+            effect=SQUARES[square].text,
+            track=tracks.get(square, ""),
+            next=list(dict.fromkeys(NEXT_SQUARE[path][square] for path in range(len(PATHS)))),  # in path order
+        )
+        for square in range(len(SQUARES))
+    )
+
+
+# The board as GetCatalogue gives it to the clients (Game.board): made once, never changed.
+BOARD_SQUARES: Final = _board_squares()
 
 
 def is_hub(square: int) -> bool:

@@ -322,6 +322,7 @@ def setup(state: ManasurgeState) -> None:
             own_player(state, seat).role = roles[seat]
     state.caster = 0
     state.round = 0
+    state.goal = winning_stones(state)
     start_round(state, [])
 
 

@@ -90,19 +90,33 @@ function keyText(choice: Choice, key: string): string {
   return human(raw.replace(/"/g, ""));
 }
 
+/** The value of the first field (in the message's order) that is not the same in every choice ("card=12"). */
+function firstVarying(list: Choice[]): (c: Choice) => string {
+  const schema = list[0].schema;
+  const value = (c: Choice, name: string) => JSON.stringify((c.message as unknown as Fields)[name], (_, v: unknown) => (typeof v === "bigint" ? String(v) : v));
+  const member = schema.members.find((m) => new Set(list.map((c) => value(c, m.localName))).size > 1);
+  return member ? (c) => `${member.localName}=${value(c, member.localName)}` : (c) => c.text;
+}
+
 export function grouped(all: Choice[]): Group[] {
   const list = distinct(all);
-  const groups = new Map<string, Choice[]>();
+  let groups = new Map<string, Choice[]>();
   for (const c of list) {
     const key = firstSet(c.schema, c.message);
     groups.set(key, [...(groups.get(key) ?? []), c]);
+  }
+  if (groups.size === 1 && list.length > FLAT_LIMIT && list.every((c) => c.schema === list[0].schema)) {
+    // one kind of move, many ways (open the round with which card, which way): group by what varies first
+    const key = firstVarying(list);
+    groups = new Map();
+    for (const c of list) groups.set(key(c), [...(groups.get(key(c)) ?? []), c]);
   }
   if (list.length <= FLAT_LIMIT || groups.size === list.length || groups.size === 1) {
     return list.map((c) => ({ label: c.text, choices: [c] }));
   }
   const labelled = [...groups.entries()].map(([key, cs]) => ({
     key,
-    label: cs.length > 1 ? commonPrefix(cs.map((c) => c.text)) || cs[0].text : cs[0].text,
+    label: cs.length > 1 ? commonPrefix(cs.map((c) => c.text)).replace(/[,;:]$/, "") || cs[0].text : cs[0].text,
     choices: cs,
   }));
   // groups whose texts begin alike are told apart by what sets them apart (e.g. which kind of exchange)

@@ -1,22 +1,21 @@
-// A game's board, drawn from its view message by the schema: no game is special-cased. Fields marked with the
-// `(manaforge.v1.card)` option hold cards (a MagicCard catalogue gives their facts; the other games' names come
-// from the engines, see card_names.py); a list of players is one panel per seat; the rest are the table's facts.
+// A game's board, drawn from its view message by the schema: no game is special-cased (the fallback for a game
+// without a presentation of its own, games/). Fields marked with the `(manaforge.v1.card)` option hold cards, drawn
+// with their facts (cards.ts); fields marked `(manaforge.v1.internal)` are never shown; a list of players is one
+// panel per seat; the rest are the table's facts.
 import { html, nothing, type TemplateResult } from "lit-html";
 import { getOption, type DescEnum, type DescField, type DescMessage, type Message } from "@bufbuild/protobuf";
 import { card as cardOption, internal as internalOption } from "./gen/manaforge/v1/common_pb";
 import type { MagicCard } from "./gen/manaforge/v1/cards_pb";
-import cardNames from "./gen/card_names.json";
+import { card as drawCard, pile, type Cards } from "./cards";
+import type { Seating } from "./names";
 
-export interface Seats {
-  names: string[]; // a name per seat
-  mine: number; // this page's seat, -1 for a spectator
-}
+export type Seats = Seating;
 
 export interface Board {
   game: string;
   options: Record<string, string>;
   seats: Seats;
-  faces: Map<number, MagicCard>; // the view's MagicCard catalogue, by id
+  cards: Cards; // the facts of every card the table can show
 }
 
 const SEAT_LISTS = new Set(["players", "hands", "wizards", "ballots"]);
@@ -58,51 +57,16 @@ export function facesOf(schema: DescMessage, view: Message): Map<number, MagicCa
 }
 
 export function cardName(board: Board, id: number): string {
-  const face = board.faces.get(id);
-  if (face) return face.name;
-  const byOption = (cardNames as Record<string, Record<string, string[]>>)[board.game];
-  if (!byOption) return `card ${id}`;
-  const key = Object.keys(byOption).find((k) => k === "" || board.options[k.split("=")[0]] === k.split("=")[1]);
-  return (byOption[key ?? Object.keys(byOption)[0]] ?? [])[id] ?? `card ${id}`;
+  return board.cards.name(id);
 }
 
-const COLOURS: Record<string, string> = { W: "white", U: "blue", B: "black", R: "red", G: "green" };
-
-function pips(cost: string): TemplateResult {
-  const symbols = cost.match(/\{[^}]+\}/g) ?? [];
-  return html`<span class="cost" aria-label=${`cost ${cost}`}
-    >${symbols.map((s) => html`<span class="pip pip-${s.slice(1, -1).replace("/", "")}">${s.slice(1, -1)}</span>`)}</span
-  >`;
-}
-
-/** A Magic card drawn from its facts: name, cost, colours, type line, power/toughness. No text, no image. */
-export function magicCard(face: MagicCard): TemplateResult {
-  const colour = face.colors.length === 0 ? "colorless" : face.colors.length > 1 ? "multi" : COLOURS[face.colors[0]];
-  const pt = face.power || face.toughness ? `${face.power}/${face.toughness}` : "";
-  const label = [face.name, face.manaCost, face.typeLine, pt && `power/toughness ${pt}`].filter(Boolean).join(", ");
-  return html`<li class="card c-${colour}" aria-label=${label} title=${label}>
-    <span class="card-top"><span class="card-name">${face.name}</span>${face.manaCost ? pips(face.manaCost) : nothing}</span>
-    <span class="card-type">${face.typeLine}</span>
-    <span class="card-foot"><span class="rarity r-${face.rarity}">${face.rarity}</span>${pt ? html`<span class="pt">${pt}</span>` : nothing}</span>
-  </li>`;
-}
-
-/** One card by id: its facts when the view has them, else its name. */
+/** One card by id, with its facts; `extra`: the rest of what the view says of it (a creature's numbers). */
 export function card(board: Board, id: number, extra: string[] = []): TemplateResult {
-  const face = board.faces.get(id);
-  if (face && extra.length === 0) return magicCard(face);
-  const name = cardName(board, id);
-  const suit = board.game === "cardbench" ? ` suit-${name.slice(-1)}` : "";
-  return html`<li class="card c-plain${suit}" aria-label=${[name, ...extra].join(", ")}>
-    <span class="card-top"><span class="card-name">${name}</span></span>
-    ${extra.length ? html`<span class="card-type">${extra.join(" · ")}</span>` : nothing}
-  </li>`;
+  return drawCard(board.cards, id, { extra: extra.length ? html`<span class="card-extra">${extra.join(" · ")}</span>` : nothing });
 }
 
 function faceDown(count: number, what: string): TemplateResult {
-  return html`<div class="pile" aria-label=${`${what}: ${count} face down`}>
-    <span class="card-back" aria-hidden="true"></span><span>${count} face down</span>
-  </div>`;
+  return pile(count, what);
 }
 
 function zone(board: Board, title: string, ids: number[], hidden: number | undefined): TemplateResult {
@@ -149,6 +113,13 @@ function cardThing(board: Board, schema: DescMessage, value: Fields): TemplateRe
   return html`${card(board, value[idField.localName] as number, extra)}${nested.map(
     (f) => html`<li class="attached">${human(f.name)}: ${(value[f.localName] as number[]).map((id) => cardName(board, id)).join(", ")}</li>`,
   )}`;
+}
+
+function pips(cost: string): TemplateResult {
+  const symbols = cost.match(/\{[^}]+\}/g) ?? [];
+  return html`<span class="cost" aria-label=${`cost ${cost}`}
+    >${symbols.map((s) => html`<span class="pip pip-${s.slice(1, -1).replace("/", "")}">${s.slice(1, -1)}</span>`)}</span
+  >`;
 }
 
 function isDesign(schema: DescMessage): boolean {
@@ -233,6 +204,7 @@ function fields(board: Board, schema: DescMessage, value: Fields): TemplateResul
   return html`${facts.length ? html`<dl class="facts">${facts}</dl>` : nothing}${parts}`;
 }
 
-export function renderBoard(board: Board, schema: DescMessage, view: Message, version: bigint): TemplateResult {
-  return html`<div class="board game-${board.game}" data-version=${String(version)}>${fields(board, schema, view as unknown as Fields)}</div>`;
+/** The whole view, field by field (games/index.ts wraps it in the table's board). */
+export function renderBoard(board: Board, schema: DescMessage, view: Message): TemplateResult {
+  return fields(board, schema, view as unknown as Fields);
 }

@@ -19,10 +19,14 @@ import {
   type SeatHeld,
   type TicketHeld,
 } from "./api";
-import { facesOf, human, renderBoard, type Board } from "./board";
+import { facesOf, human } from "./board";
+import { Cards, factsText } from "./cards";
+import { drawTable, presentation, resultText } from "./games";
+import { HowToPlayPage, howToPlayLink } from "./howto";
+import { named, sentence, type Seating } from "./names";
 import { choices, grouped, textFields, withTexts, type Choice, type Group } from "./actions";
 import type { GameInfo } from "./gen/manaforge/v1/rules_pb";
-import { DecisionKind, type Event, type Outcome } from "./gen/manaforge/v1/common_pb";
+import { DecisionKind, type Catalogue, type Event, type GameConfig, type Outcome } from "./gen/manaforge/v1/common_pb";
 import {
   SeatKind,
   type GameLog,
@@ -75,7 +79,11 @@ function route(): void {
   const first = !page;
   page?.close();
   const [, kind, id] = location.hash.split("/");
-  page = kind === "table" && id ? new TablePage(decoded(id)) : kind === "replay" && id ? new ReplayPage(decoded(id)) : new Lobby();
+  page =
+    kind === "table" && id ? new TablePage(decoded(id))
+    : kind === "replay" && id ? new ReplayPage(decoded(id))
+    : kind === "rules" && id ? new HowToPlayPage(decoded(id), show)
+    : new Lobby();
   show();
   if (first) return; // a page just loaded starts at its top, with the focus where the browser puts it
   window.scrollTo(0, 0);
@@ -373,7 +381,7 @@ class Lobby implements Page {
             ${this.games.map((g) => html`<option value=${g.name} ?selected=${g.name === this.game}>${g.title}</option>`)}
           </select>
         </label>
-        ${info ? html`<p class="about">${info.description}</p>${this.createForm(info, submit)}${this.queueForm(info, submit)}` : nothing}
+        ${info ? html`<p class="about">${info.description} ${howToPlayLink(info.name, `How to play ${info.title}`)}</p>${this.createForm(info, submit)}${this.queueForm(info, submit)}` : nothing}
       </section>
       ${this.tableList("Tables waiting for players", "waiting", this.open, (t) => html`<button @click=${() => this.join(t)}>Join</button>`)}
       ${this.tableList("Games being played", "playing", this.playing, (t) => html`<a class="button" href=${`#/table/${t.tableId}`}>Watch</a>`)}
@@ -479,12 +487,30 @@ function seatNames(table: Table | undefined): string[] {
   return (table?.seats ?? []).map((s) => (s.kind === SeatKind.OPEN ? `seat ${s.seat} (open)` : s.kind === SeatKind.BOT ? s.name || `bot (${s.botLevel || "random"})` : s.name));
 }
 
-function result(outcome: Outcome, names: string[], mine: number): string {
-  const winners = outcome.winners.map((w) => (w === mine ? "you" : names[w] ?? `seat ${w}`));
-  const scores = outcome.scores.length ? `, ${outcome.scores.map((s) => String(s)).join(" to ")}` : "";
-  const verdict = mine >= 0 ? (outcome.winners.includes(mine) ? (outcome.winners.length > 1 ? "You tied" : "You won") : "You lost") : "Game over";
-  const who = winners.length ? ` — ${winners.length > 1 ? "winners" : "winner"}: ${winners.join(", ")}` : " — no winner";
-  return `${verdict}${scores}${who}${outcome.reason ? ` (${outcome.reason})` : ""}.`;
+function result(outcome: Outcome, names: string[], mine: number, game = ""): string {
+  return resultText(game, outcome, { names, mine }); // in the game's words (games/)
+}
+
+/** The facts of every card a table can show (GetCatalogue: asked once per table and options). */
+const catalogues = new Map<string, Promise<Catalogue>>();
+
+function catalogueOf(config: GameConfig): Promise<Catalogue> {
+  const key = JSON.stringify([config.game, Object.entries(config.options).sort()]);
+  let found = catalogues.get(key);
+  if (!found) {
+    found = gateway.getCatalogue({ config: { game: config.game, options: config.options } });
+    found.catch(() => catalogues.delete(key)); // asked again next time
+    catalogues.set(key, found);
+  }
+  return found;
+}
+
+/** The board of a view as its game draws it, with every card's facts and the seat's notes on its own cards. */
+function table(view: SeatView, config: GameConfig, catalogue: Catalogue | undefined, seats: Seating): TemplateResult {
+  const parsed = parse(view)!;
+  const cards = new Cards(catalogue, facesOf(parsed.schema, parsed.message).values(), view.cardNotes, seats);
+  const scene = { game: config.game, options: config.options, seats, view: parsed.message, cards, pending: view.pending, outcome: view.outcome };
+  return drawTable(scene, parsed.schema, view.version);
 }
 
 /** The gateway is draining, restarting or out of reach (as is the edge): the call may be made again. */
@@ -520,6 +546,7 @@ interface Decided {
 
 class TablePage implements Page {
   table?: Table;
+  catalogue?: Catalogue;
   seatView?: SeatView;
   events: Event[] = [];
   error = "";
@@ -567,6 +594,7 @@ class TablePage implements Page {
       this.table = await gateway.getTable({ tableId: this.tableId });
       const who = identity();
       if (!this.held && who.playerId && this.table.seats.some((s) => s.playerId === who.playerId)) await this.rejoin();
+      if (this.table.config) this.catalogue = await catalogueOf(this.table.config);
     } catch (e) {
       if (this.ended(e)) return;
       this.error = problem(e);
@@ -802,8 +830,10 @@ class TablePage implements Page {
     if (this.gone) return html`${heading}<p class="error" role="alert">${this.gone} <a href="#/">Back to the lobby</a></p>`;
     const parsed = this.seatView && parse(this.seatView);
     const outcome = this.seatView?.outcome;
+    const seats = { names, mine };
     return html`
       ${heading}
+      ${game ? html`<p class="howto-line">${howToPlayLink(game)}</p>` : nothing}
       <p class="muted">${mine >= 0 ? `You are at seat ${mine}.` : this.held ? "Taking your seat…" : "You are watching (the public view)."}
         ${this.table?.spectators ? `${this.table.spectators} watching.` : ""}</p>
       ${this.connection()}
@@ -811,19 +841,19 @@ class TablePage implements Page {
       ${notice(this.error)}
       ${this.seatsBar(names, mine)}
       ${outcome?.finished
-        ? html`<section class="result" role="status" aria-label="Result"><h2>${result(outcome, names, mine)}</h2>
+        ? html`<section class="result" role="status" aria-label="Result"><h2>${result(outcome, names, mine, game)}</h2>
             <a class="button" href=${`#/replay/${this.tableId}`}>Replay this game step by step</a> <a class="button" href="#/">Back to the lobby</a></section>`
         : this.table && !this.table.started
           ? html`<p role="status">Waiting for players: ${this.table.seats.filter((s) => s.kind === SeatKind.OPEN).length} open seat(s). Share this page's address.</p>`
           : nothing}
       ${!outcome?.finished && mine >= 0 ? html`${this.clockNotice()}${this.actions()}` : nothing}
       ${parsed && this.table?.config
-        ? renderBoard(this.board(names, mine, game), parsed.schema, parsed.message, this.seatView!.version)
+        ? table(this.seatView!, this.table.config, this.catalogue, seats)
         : html`<p class="muted">Loading the table…</p>`}
-      ${this.seatView?.text ? html`<details><summary>The table as text</summary><pre>${this.seatView.text}</pre></details>` : nothing}
+      ${this.seatView?.text && !presentation(game) ? html`<details><summary>The table as text</summary><pre>${this.seatView.text}</pre></details>` : nothing}
       <section class="panel log" aria-label="What happened">
         <h2>What happened</h2>
-        <ol aria-live="polite">${this.events.slice(-12).map((e) => html`<li>${e.text}</li>`)}</ol>
+        <ol aria-live="polite">${this.events.slice(-12).map((e) => html`<li>${sentence(named(e.text, seats), seats)}</li>`)}</ol>
       </section>`;
   }
 
@@ -847,11 +877,6 @@ class TablePage implements Page {
     </section>`;
   }
 
-  board(names: string[], mine: number, game: string): Board {
-    const parsed = parse(this.seatView!)!;
-    return { game, options: this.table?.config?.options ?? {}, seats: { names, mine }, faces: facesOf(parsed.schema, parsed.message) };
-  }
-
   seatsBar(names: string[], mine: number): TemplateResult {
     const pending = new Set(this.seatView?.pending?.seats ?? []);
     const deadlines = new Map((this.seatView?.deadlines ?? []).map((d) => [d.seat, d.at]));
@@ -870,8 +895,10 @@ class TablePage implements Page {
   actions(): Part {
     const view = this.seatView;
     if (!view) return nothing;
-    const legal = choices(view.legalActions);
-    const prompt = view.pending?.prompt;
+    const seats = { names: seatNames(this.table), mine: this.held?.seat ?? -1 };
+    const legal = choices(view.legalActions).map((c) => ({ ...c, text: named(c.text, seats) }));
+    const prompt = view.pending?.prompt && named(view.pending.prompt, seats).replace(/^You: /, ""); // "seat 0: cast …"
+    const cards = new Cards(this.catalogue);
     if (!legal.length) {
       const waiting = (view.pending?.seats ?? []).map((s) => seatNames(this.table)[s]).join(", ");
       return html`<section class="actions" aria-label="Your actions"><p role="status">${waiting ? `Waiting for ${waiting}…` : "Waiting…"}</p></section>`;
@@ -882,7 +909,7 @@ class TablePage implements Page {
       <h2>Your move${prompt ? html`: <span class="prompt">${prompt}</span>` : nothing}</h2>
       ${this.group ? html`<p>${this.group.label} — which one? <button class="link" @click=${() => { this.group = undefined; show(); }}>back</button></p>` : nothing}
       <ul class="choices">${groups.map(
-        (g) => html`<li><button ?disabled=${this.sending} @click=${() => (g.choices.length === 1 ? this.pick(g.choices[0]) : ((this.group = g), show()))}>
+        (g) => html`<li><button ?disabled=${this.sending} title=${cards.namedIn(g.label).map(factsText).join("\n") || nothing} @click=${() => (g.choices.length === 1 ? this.pick(g.choices[0]) : ((this.group = g), show()))}>
           ${g.label}${g.choices.length > 1 ? html` <span class="count">(${g.choices.length} ways) …</span>` : nothing}</button></li>`,
       )}</ul>
     </section>`;
@@ -927,6 +954,7 @@ class ReplayPage implements Page {
   states: Any[] = []; // the game's state before each move, then at the end: re-applied from its seed by the rules
   views = new Map<number, Any>();
   unfinished = false; // the game is still being played: no log yet
+  catalogue?: Catalogue;
   closed = false;
 
   constructor(readonly tableId: string) {
@@ -940,6 +968,7 @@ class ReplayPage implements Page {
   async load(): Promise<void> {
     try {
       this.log = await gateway.getLog({ tableId: this.tableId });
+      if (this.log.table?.config) this.catalogue = await catalogueOf(this.log.table.config);
       show();
       let state = (await rules.newGame({ config: this.log.table?.config, seed: this.log.seed })).state!;
       this.states.push(state);
@@ -981,9 +1010,7 @@ class ReplayPage implements Page {
     const view = this.views.get(this.step);
     const config = this.log?.table?.config;
     if (!view || !config) return html`<p class="muted">${this.states.length <= this.step ? "Re-playing the moves…" : "Loading the board…"}</p>`;
-    const parsed = parse({ view } as SeatView)!;
-    const board = { game: config.game, options: config.options, seats: { names, mine: -1 }, faces: facesOf(parsed.schema, parsed.message) };
-    return renderBoard(board, parsed.schema, parsed.message, BigInt(this.step));
+    return table({ view, version: BigInt(this.step), cardNotes: [] as SeatView["cardNotes"] } as SeatView, config, this.catalogue, { names, mine: -1 });
   }
 
   view(): TemplateResult {
@@ -1012,16 +1039,17 @@ class ReplayPage implements Page {
         <button @click=${() => this.goTo(total)} aria-label="Last move">${icon(ICONS.last)}</button>
       </nav>
       ${this.step > 0
-        ? html`<p class="current" role="status">Move ${this.step}: <strong>${names[log.actions[this.step - 1].seat]}</strong> — ${log.actions[this.step - 1].text}</p>`
+        ? html`<p class="current" role="status">Move ${this.step}: <strong>${names[log.actions[this.step - 1].seat]}</strong> — ${named(log.actions[this.step - 1].text, { names, mine: -1 })}</p>`
         : html`<p class="current" role="status">The start of the game.</p>`}
-      ${this.step > 0 && events.length ? html`<ul class="step-events">${events.map((e) => html`<li>${e.text}</li>`)}</ul>` : nothing}
-      ${this.step === total && outcome?.finished ? html`<section class="result"><h2>${result(outcome, names, -1)}</h2><p>Replay check: ${log.table?.replayVerdict || "pending"}</p></section>` : nothing}
+      ${this.step > 0 && events.length ? html`<ul class="step-events">${events.map((e) => html`<li>${sentence(named(e.text, { names, mine: -1 }), { names, mine: -1 })}</li>`)}</ul>` : nothing}
+      ${this.step === total && outcome?.finished ? html`<section class="result"><h2>${result(outcome, names, -1, log.table?.config?.game)}</h2><p>Replay check: ${log.table?.replayVerdict || "pending"}</p></section>` : nothing}
+      ${log.table?.config ? html`<p class="howto-line">${howToPlayLink(log.table.config.game)}</p>` : nothing}
       ${this.board(names)}
       <section class="panel" aria-label="Moves">
         <h2>Moves</h2>
         <ol class="moves">${log.actions.map(
           (a, i) => html`<li class=${i + 1 === this.step ? "now" : i + 1 > this.step ? "later" : ""}>
-            <button class="link" @click=${() => this.goTo(i + 1)}>${names[a.seat]}: ${a.text}</button></li>`,
+            <button class="link" @click=${() => this.goTo(i + 1)}>${names[a.seat]}: ${named(a.text, { names, mine: -1 })}</button></li>`,
         )}</ol>
       </section>`;
   }

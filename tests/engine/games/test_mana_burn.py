@@ -933,3 +933,21 @@ def test_cards_in_hand_that_cannot_be_played_say_why() -> None:
     }
     others = GAME.card_notes(state, 1)  # not seat 1's turn: its creatures and sorceries wait for its own
     assert all(others[c] == "only on your turn, after you move" for c in state.players[1].hand if kind(c) in CREATURES)
+
+
+def test_the_board_as_the_clients_draw_it_walks_as_the_pawns_do() -> None:
+    """GetCatalogue's squares (Game.board): every square named with its effect, on its track, and its `next` the
+    squares the rules walk a pawn to, path by path: out from the Library to the Graveyard, and back."""
+    squares = GAME.board(GameConfig(game="mana_burn"))
+    assert [s.id for s in squares] == list(range(len(board.SQUARES))) == list(range(42))
+    assert all(s.name and s.effect for s in squares)
+    assert (squares[LIBRARY].track, squares[GRAVEYARD].track) == ("", "")
+    assert list(squares[LIBRARY].next) == [OUTS[p][0] for p in (REAL_WORLD, INTERNET, THE_GAME)]
+    for path, name in enumerate(board.PATH_NAMES):
+        walked, at = [], board.next_square(LIBRARY, path)
+        while at != LIBRARY:
+            walked.append(at)
+            at = squares[at].next[path if at == GRAVEYARD else 0]
+        assert walked == [*OUTS[path], GRAVEYARD, *BACKS[path]]
+        assert {squares[s].track for s in OUTS[path]} == {f"{name}, out"}
+        assert {squares[s].track for s in BACKS[path]} == {f"{name}, back"}
