@@ -523,3 +523,27 @@ def seats_text(seats: Iterable[int]) -> str:
     and seat 2"; empty for none."""
     named = [f"seat {seat}" for seat in seats]
     return " and ".join(named) if len(named) < 3 else ", ".join(named[:-1]) + " and " + named[-1]
+
+
+TEXT_WIDTH: Final = 100  # the widest line of a game's text (`render`), for terminals
+
+
+def wrap(text: str, width: int = TEXT_WIDTH, indent: str = "", more: str = "") -> list[str]:
+    """`text` in lines of at most `width` characters, broken at spaces (a longer word keeps its own line): the first
+    line after `indent`, the others after `more`. textwrap's plain case, at a fraction of its cost (renders run once
+    per seat per move)."""
+    lines: list[str] = []
+    lead = indent
+    room = width - len(indent)
+    while len(text) > room:
+        cut = text.rfind(" ", 0, room + 1)
+        if cut <= 0:  # a word longer than the line: it keeps a line of its own
+            cut = text.find(" ", max(room, 1))
+            if cut < 0:
+                break
+        lines.append(lead + text[:cut])
+        text = text[cut + 1 :]
+        lead = more
+        room = width - len(more)
+    lines.append(lead + text)
+    return lines

@@ -4,13 +4,12 @@ what each spell needs. Seats are named only as "seat N" (clients put names there
 
 from __future__ import annotations
 
-import textwrap
 from collections import Counter
 from typing import Final
 
 from manaforge.v1.games.magicka_pb2 import MagickaPhase, MagickaState, MagickaWizard
 
-from engine_core.game import options
+from engine_core.game import options, wrap
 from engine_core.games.magicka import spells
 from engine_core.games.magicka.cards import (
     SPELL_BY_KIND,
@@ -43,7 +42,8 @@ def render(view: MagickaState, seat: int | None, hand_limit: int) -> str:
         f"{view.mayhem_deck_size} Mayhem cards",
         "Wizards:",
     ]
-    lines += [f"{INDENT}seat {s}: {_wizard(w)}" for s, w in enumerate(view.wizards)]
+    for s, wizard in enumerate(view.wizards):
+        lines += wrap(f"seat {s}: {_wizard(wizard)}", WIDTH, INDENT, INDENT * 3)
     if view.creatures:
         lines.append("Creatures:")
         for c in view.creatures:
@@ -72,7 +72,7 @@ def render(view: MagickaState, seat: int | None, hand_limit: int) -> str:
         lines += _hand(view.wizards[seat], seat)
     owed = _owed(view)
     if owed:
-        lines.append(owed)
+        lines += wrap(owed, WIDTH, "", INDENT)
     return "\n".join(lines)
 
 
@@ -107,14 +107,14 @@ def _hand(wizard: MagickaWizard, seat: int) -> list[str]:
         return []
     counts = Counter(card_name(c) for c in sorted(wizard.elements))
     elements = ", ".join(name + (f" ×{count}" if count > 1 else "") for name, count in counts.items())
-    wrap = textwrap.TextWrapper(WIDTH, initial_indent=INDENT, subsequent_indent=INDENT * 3)
-    lines = [f"seat {seat}'s hand:", *wrap.wrap(f"Elements: {elements or 'none'}")]
+    lines = [f"seat {seat}'s hand:", *wrap(f"Elements: {elements or 'none'}", WIDTH, INDENT, INDENT * 3)]
     spell_counts = Counter(kind_of(card) for card in wizard.spells)
     for kind, count in spell_counts.items():
         spell = SPELL_BY_KIND[kind]
         does = f"summons a creature, attack {spell.attack}, health {spell.health}" if spell.attack else spell.text
         copies = f" ×{count}" if count > 1 else ""
-        lines += wrap.wrap(f"{spell.name}{copies} (needs {elements_text(cost_elements(spell.cost))}): {does}")
+        needs = elements_text(cost_elements(spell.cost))
+        lines += wrap(f"{spell.name}{copies} (needs {needs}): {does}", WIDTH, INDENT, INDENT * 3)
     return lines
 
 

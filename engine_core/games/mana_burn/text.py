@@ -4,12 +4,11 @@ cards. Seats are named only as "seat N" (clients put names there)."""
 
 from __future__ import annotations
 
-import textwrap
 from typing import Final
 
 from manaforge.v1.games.mana_burn_pb2 import ManaBurnState
 
-from engine_core.game import seat_count
+from engine_core.game import seat_count, wrap
 from engine_core.games.mana_burn import board
 from engine_core.games.mana_burn.board import BACKS, GRAVEYARD, LIBRARY, NEXT_SQUARE, OUTS, PATH_NAMES, SQUARES
 from engine_core.games.mana_burn.cards import KIND_OF, NAMES, name
@@ -47,15 +46,15 @@ def _board(view: ManaBurnState) -> list[str]:
     on: dict[int, str] = {}
     for s, player in enumerate(view.players):
         on[player.square] = on.get(player.square, "") + PAWNS[s]
-    top = f"{len(view.graveyard)} cards, top {name(view.graveyard[-1])}" if view.graveyard else "empty"
-    burnt = f" · Mana Burn pile: {view.mana_burn_size} face down" if view.mana_burn_size else ""
+    top = f"top: {name(view.graveyard[-1])} ({len(view.graveyard)})" if view.graveyard else "empty"
     lines = [
-        f"LIBRARY · {view.library_size} cards · walk in: draw 2, change path · paths start and end here{burnt}"
+        f"LIBRARY · {view.library_size} cards · walk in: draw 2, change path · paths start and end here"
         + _marks(on, LIBRARY),
         "  " + "".join(f"{f'{path} ↓':<{COLUMNS[p]}}" for p, path in enumerate(PATH_NAMES)).rstrip(),
     ]
     lines += _rows(OUTS, on)
-    lines.append(f"GRAVEYARD · {top} · stop here: take the top card, leave by any path{_marks(on, GRAVEYARD)}")
+    graveyard = f"GRAVEYARD · {top} · stop: take the top card, leave by any path{_marks(on, GRAVEYARD)}"
+    lines += wrap(graveyard, WIDTH, "", "  ")
     lines += _rows(BACKS, on)
     return lines
 
@@ -65,42 +64,63 @@ def _marks(on: dict[int, str], square: int) -> str:
 
 
 def _rows(segments: tuple[tuple[int, ...], ...], on: dict[int, str]) -> list[str]:
+    """The squares of the paths' out (or back) segments side by side, row by row, with the pawns on them."""
     rows = []
     for i in range(max(len(segment) for segment in segments)):
+        squares = [segment[i] if i < len(segment) else -1 for segment in segments]
+        if not any(square in on for square in squares):
+            rows.append(EMPTY_ROWS[segments][i])
+            continue
         cells = []
-        for p, segment in enumerate(segments):
-            cell = SQUARES[segment[i]].name + _marks(on, segment[i]).replace("  ", " ", 1) if i < len(segment) else ""
+        for p, square in enumerate(squares):
+            cell = SQUARES[square].name + _marks(on, square).replace("  ", " ", 1) if square >= 0 else ""
             cells.append(f"{cell:<{COLUMNS[p]}}")
         rows.append("  " + "".join(cells).rstrip())
     return rows
 
 
+def _empty_rows(segments: tuple[tuple[int, ...], ...]) -> tuple[str, ...]:
+    rows = []
+    for i in range(max(len(segment) for segment in segments)):
+        cells = [SQUARES[seg[i]].name if i < len(seg) else "" for seg in segments]
+        rows.append("  " + "".join(f"{cell:<{COLUMNS[p]}}" for p, cell in enumerate(cells)).rstrip())
+    return tuple(rows)
+
+
+EMPTY_ROWS: Final = {OUTS: _empty_rows(OUTS), BACKS: _empty_rows(BACKS)}  # the rows without pawns, made once
+
+
 def _player(view: ManaBurnState, s: int, seat: int | None) -> list[str]:
     player = view.players[s]
     square = SQUARES[player.square]
-    where = square.name if board.is_hub(player.square) else f"{square.name} ({PATH_NAMES[player.path]}): {square.text}"
+    where = (
+        square.name
+        if board.is_hub(player.square)
+        else f"{square.name} ({PATH_NAMES[board.PATH_OF[player.square]]}): {square.text}"
+    )
     said = [f"{player.hand_size} card{'s' * (player.hand_size != 1)}"]
     if player.offer_size:
         said.append(f"{player.offer_size} face down")
     if player.skip_turns:
         said.append(f"skips {player.skip_turns} turn{'s' * (player.skip_turns != 1)}")
-    lines = [f"@{PAWNS[s]} seat {s} · {', '.join(said)} · on {where}"]
+    line = f"@{PAWNS[s]} seat {s} · {', '.join(said)} · on {where}"
+    lines = [line] if len(line) <= WIDTH else wrap(line, WIDTH, "", INDENT)
     if player.creatures:
         creatures = "in play: " + ", ".join(_creature(c.card, len(c.armor), c.owner, s) for c in player.creatures)
-        if len(lines[0]) + len(creatures) + 3 <= WIDTH:
-            lines[0] += f" · {creatures}"
+        if len(lines[-1]) + len(creatures) + 3 <= WIDTH:
+            lines[-1] += f" · {creatures}"
         else:
-            lines.append(f"{INDENT}{creatures}")
+            lines += wrap(creatures, WIDTH, INDENT, INDENT + "  ")
     if s == seat:
         kinds = sorted({KIND_OF[c] for c in player.hand})
         counts = [sum(KIND_OF[c] == k for c in player.hand) for k in kinds]
         hand = ", ".join(NAMES[k] + (f" ×{count}" if count > 1 else "") for k, count in zip(kinds, counts, strict=True))
         missing = [NAMES[k] for k in range(len(NAMES)) if k not in kinds]
-        lines.append(f"{INDENT}seat {s}'s hand: {hand or 'no cards'}")
+        lines += wrap(f"seat {s}'s hand: {hand or 'no cards'}", WIDTH, INDENT, INDENT + "  ")
         progress = f"progress: {len(kinds)} of 10 different cards" + (
             f"; missing {', '.join(missing)}" if missing else ": all ten!"
         )
-        lines += textwrap.wrap(progress, WIDTH, initial_indent=INDENT, subsequent_indent=INDENT + "  ")
+        lines += wrap(progress, WIDTH, INDENT, INDENT + "  ")
     return lines
 
 
@@ -122,8 +142,11 @@ def _reach(view: ManaBurnState) -> list[str]:
     else:
         return []
     if player.choosing or player.square == LIBRARY:
-        return [f"{what}:"] + [f"  by {path}: {landing(player.square, p, steps)}" for p, path in enumerate(PATH_NAMES)]
-    return [f"{what}: {landing(player.square, player.path, steps)}"]
+        lines = [f"{what}:"]
+        for p, path in enumerate(PATH_NAMES):
+            lines += wrap(f"by {path}: {landing(player.square, p, steps)}", WIDTH, "  ", "    ")
+        return lines
+    return wrap(f"{what}: {landing(player.square, player.path, steps)}", WIDTH, "", "  ")
 
 
 def landing(square: int, path: int, steps: int) -> str:
@@ -133,11 +156,13 @@ def landing(square: int, path: int, steps: int) -> str:
         if square == LIBRARY and walked < steps:
             return f"into the Library with {steps - walked} to go (draw 2, then choose a path)"
     found = SQUARES[square]
-    return found.name if board.is_hub(square) else f"{found.name} ({found.text})"
+    return f"the {found.name}" if board.is_hub(square) else f"{found.name} ({found.text})"
 
 
 def _table(view: ManaBurnState) -> list[str]:
     lines = []
+    if view.mana_burn_size:
+        lines.append(f"Mana Burn pile: {view.mana_burn_size} cards face down (Nose Ring of Ma'Ruf takes one)")
     rolls = [r for r in view.rolls if r.purpose != MOVE_ROLL]
     if rolls:
         lines.append(
@@ -150,10 +175,10 @@ def _table(view: ManaBurnState) -> list[str]:
             + (" (countered)" if i.countered else "")
             for i in view.stack
         ]
-        lines.append("Just played, may be answered: " + "; ".join(played))
+        lines += wrap("Just played, may be answered: " + "; ".join(played), WIDTH, "", "  ")
     if view.auction:
         bid = f"; highest bid: seat {view.last_bidder}" if view.last_bidder >= 0 else "; no bid yet"
         out = [s for s, p in enumerate(view.players) if p.passed]
         passed = f"; passed: {', '.join(f'seat {s}' for s in out)}" if out else ""
-        lines.append(f"Up for auction: {', '.join(name(c) for c in view.auction)}{bid}{passed}")
+        lines += wrap(f"Up for auction: {', '.join(name(c) for c in view.auction)}{bid}{passed}", WIDTH, "", "  ")
     return lines

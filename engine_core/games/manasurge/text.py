@@ -4,11 +4,11 @@ powers, the seat's own hand. Seats are named only as "seat N" (clients put names
 
 from __future__ import annotations
 
-import textwrap
 from typing import Final
 
 from manaforge.v1.games.manasurge_pb2 import ManasurgeState
 
+from engine_core.game import wrap
 from engine_core.games.manasurge import rules
 from engine_core.games.manasurge.cards import (
     MAGIC_NAMES,
@@ -44,7 +44,6 @@ def render(view: ManasurgeState, seat: int | None) -> str:
         whose = f" · seat {pending[0]}'s turn" if pending else ""
         head = f"ManaSurge · round {view.round} · first to {goal} stones wins{whose}"
     lines = [head]
-    wrap = textwrap.TextWrapper(WIDTH, subsequent_indent="  ")
     if view.table:
         rule = Spell(view.caster_spell)
         better = "lower" if rules.is_descending(view) else "higher"
@@ -52,17 +51,17 @@ def render(view: ManasurgeState, seat: int | None) -> str:
         if rule not in (Spell.FREEZE, Spell.THUNDER):
             said += f"; a {better} {SPELL_NAMES[rule]} gets a stone"
         caster_card = spell_name(view.caster_spell, view.caster_number)
-        lines += wrap.wrap(f"Round's rule: {caster_card}, seat {view.caster}'s Caster card: {said}")
+        lines += _wrap(f"Round's rule: {caster_card}, seat {view.caster}'s Caster card: {said}")
         top = spell_name(view.top_spell, view.top_number)
         way = "clockwise" if view.clockwise else "counter-clockwise"
         at_stake = rules.table_stones(view) + rules.spell_bonus(view.caster_spell)
-        lines += wrap.wrap(
+        lines += _wrap(
             f"To follow {top}: {_a(view.top_number)}, a {better} {SPELL_NAMES[Spell(view.top_spell)]}, or any Magic "
             f"card · play goes {way} ({view.reversals} of {rules.REVERSAL_LIMIT} reversals used) · who cannot "
             f"follow takes {at_stake} penalty card{'s' * (at_stake != 1)}"
         )
         played = [_played(p, numbers) for p in view.table]
-        lines += wrap.wrap("On the table: " + " · ".join(played))
+        lines += _wrap("On the table: " + " · ".join(played))
     elif not view.header.outcome.finished:
         lines.append(f"seat {view.caster} holds the Caster Token: they open the round with a spell card")
     lines.append(f"Stones (goal {goal}):")
@@ -78,7 +77,7 @@ def render(view: ManasurgeState, seat: int | None) -> str:
         lines += [f"  {ROLE_NAMES[role]} (seat {s}): {ROLE_TEXT[role]}" for s, role in roles]
     if seat is not None and 0 <= seat < len(view.players) and view.players[seat].hand:
         hand = ", ".join(card_name(c, numbers) for c in sorted(view.players[seat].hand))
-        lines += wrap.wrap(f"seat {seat}'s hand: {hand}")
+        lines += _wrap(f"seat {seat}'s hand: {hand}")
     lines.append(f"Draw pile: {view.deck_size} cards · discard pile: {len(view.discard)}")
     return "\n".join(lines)
 
@@ -95,3 +94,7 @@ def _played(played: rules.Played, numbers: str) -> str:
 
 def _a(number: int) -> str:
     return f"{'an' if str(number).startswith('8') or number in (11, 18) else 'a'} {number}"
+
+
+def _wrap(text: str) -> list[str]:
+    return wrap(text, WIDTH, "", "  ")

@@ -77,9 +77,10 @@ def card_frame(design: RndDesign, title: str = "", compact: bool = False) -> lis
         _rule(),
         *_art(design, compact),
         _rule(),
-        *(_pair(type_line, strength) if strength else [_line(part) for part in _wrap(type_line)]),
+        *(_line(part) for part in _wrap(type_line)),
         _rule(),
         *_text_box(design, compact),
+        *([_rule(), _line(strength.rjust(USABLE))] if strength else []),
         _rule(),
     ]
 

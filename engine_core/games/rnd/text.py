@@ -5,13 +5,12 @@ card's frame (a client's names would shift its border)."""
 
 from __future__ import annotations
 
-import textwrap
 from typing import Final
 
 from manaforge.v1.games.rnd_pb2 import RndPhase, RndState
 
 from engine_core.cards import format_card
-from engine_core.game import seats_text
+from engine_core.game import seats_text, wrap
 from engine_core.games.rnd.design import AWARD_NAMES, AWARDS, CATEGORY_NAMES, card_text, design_title, open_categories
 from engine_core.games.rnd.frame import card_frame, side_by_side
 
@@ -55,7 +54,8 @@ def _making(view: RndState, designers: list[int]) -> list[str]:
         if view.drawn:
             card = next(face for face in view.faces if face.id == view.drawn[0])
             text = card_text(card)
-            lines.append(f"  seat {view.designer} drew {format_card(card)}{'; text: ' + text if text else ''}")
+            drew = f"seat {view.designer} drew {format_card(card)}{'; text: ' + text if text else ''}"
+            lines += wrap(drew, WIDTH, "  ", "    ")
     done = [f"{i + 1}. {design_title(d, i)}" for i, d in enumerate(view.designs[: view.round])]
     if done:
         lines.append(f"  made so far: {', '.join(done)}")
@@ -82,9 +82,7 @@ def _results(view: RndState) -> list[str]:
         won = [f"{design_title(view.designs[d], d)} ({d + 1})" for d in result.designs]
         winners = won[0] if len(won) == 1 else "tied, " + ", ".join(won[:-1]) + " and " + won[-1]
         votes = f"{result.votes} vote{'s' * (result.votes != 1)}"
-        lines += textwrap.wrap(
-            f"{AWARD_NAMES[result.award]}: {winners}, {votes}", WIDTH, initial_indent="  ", subsequent_indent="    "
-        )
+        lines += wrap(f"{AWARD_NAMES[result.award]}: {winners}, {votes}", WIDTH, "  ", "    ")
     lines.append("Who voted what:")
     lines += [f"  seat {s}: {_ballot(view, s)}" for s in range(len(view.ballots))]
     return lines + _cards(view)
@@ -104,6 +102,8 @@ def _cards(view: RndState) -> list[str]:
         lines.append("")
         lines += side_by_side([card_frame(d, f"{start + i + 1}. ", compact=True) for i, d in enumerate(row)])
         lines.append(
-            " · ".join(f"{start + i + 1}: art seat {d.artist}, words seat {d.writer}" for i, d in enumerate(row))
+            " · ".join(
+                f"card {start + i + 1}: art by seat {d.artist}, words by seat {d.writer}" for i, d in enumerate(row)
+            )
         )
     return lines
