@@ -63,6 +63,7 @@ class Sitting:
         self.shown = -1  # the version last shown while another person decides
         self.ended = False  # the updates ended (the game is over)
         self.latest: SeatView | None = None  # the latest view taken in (what `v` and `i` look at)
+        self.lines: list[str] = []  # the table's lines as last shown (an answer window shows only what changed)
 
     # -- the game, update by update -------------------------------------------------------------------------------
 
@@ -105,10 +106,11 @@ class Sitting:
             humans = [s for s in view.pending.seats if s not in self.bots and s != view.seat]
             if humans and view.version != self.shown:  # another human decides: show what they are looking at
                 self.shown = view.version
-                show(view, self.out, self.screen)
+                self.lines = show(view, self.out, self.screen)
             return False
         self.shown = view.version
-        show(view, self.out, self.screen)
+        answering = view.pending.kind == DecisionKind.DECISION_KIND_RESPONSE and not view.outcome.finished
+        self.lines = show(view, self.out, self.screen, since=self.lines if answering else ())
         self._decide(view)
         return False
 

@@ -72,7 +72,9 @@ def result_in_words(outcome: Outcome, me: int = -1, names: Mapping[int, str] | N
     """e.g. "you won, 24 to 6 (the deck ran out)"; `me` is -1 for a spectator."""
     names = names or {}
     winners = list(outcome.winners)
-    if me in winners:
+    if len(winners) > 2 and len(winners) == len(outcome.scores):  # a cooperative game: the whole table won
+        said = "you all won together" if me in winners else "everyone won together"
+    elif me in winners:
         others = [_who(w, me, names) for w in winners if w != me]
         said = f"you shared the win with {_listed(others)}" if others else "you won"
     elif winners:
@@ -92,32 +94,54 @@ def result_in_words(outcome: Outcome, me: int = -1, names: Mapping[int, str] | N
 def as_sentence(words: str) -> str:
     """A capital for our own first word ("You won", "Seat 1 won"), never for a player's name; a full stop."""
     first = words.split(" ", 1)[0]
-    return f"{first.capitalize() if first in ('you', 'seat', 'nobody', 'the', 'bot') else first}{words[len(first) :]}."
+    return f"{first.capitalize() if first in ('you', 'seat', 'nobody', 'the', 'bot', 'everyone') else first}{words[len(first) :]}."
 
 
-def show(view: SeatView, out: Out = print, screen: Screen | None = None) -> None:
+def show(view: SeatView, out: Out = print, screen: Screen | None = None, since: Sequence[str] = ()) -> list[str]:
     """The table as the person at `view`'s seat sees it: the game's own text, the held cards that cannot be used
-    now (and why), whose decision it is and the clocks, every seat by name."""
+    now (and why), whose decision it is and the clocks, every seat by name. With `since` (the table's lines as last
+    shown), only the lines that changed are shown. Returns the table's lines, for the next `since`."""
     screen = screen or Screen(game="")
     screen.me = view.seat
     say = screen.say
+    table = say(view.text).split("\n")
+    notes = screen.unusable(view) if screen.game else []
+    lines = [*table, *notes]
     out("")
-    out(say(view.text))
-    for line in screen.unusable(view) if screen.game else []:
-        out(line)
+    if since:
+        before = set(since)
+        changed = [line for line in table if line not in before]
+        if notes != since[len(since) - len(notes) :]:
+            changed += notes
+        for line in changed:
+            out(line)
+        out(f"({'the rest of ' if changed else ''}the table as before: v shows it all)")
+    else:
+        for line in lines:
+            out(line)
     if view.outcome.finished:
         out(f"\n{as_sentence(result_in_words(view.outcome, view.seat, screen.names))}")
     elif view.pending.seats:
         others = [screen.who(s) for s in view.pending.seats if s != view.seat]
+        prompt = say(_unaddressed(view.pending.prompt, view.pending.seats))
         if view.seat in view.pending.seats:
             also = f" (at the same time as {_listed(others)})" if others else ""
-            out(f"\nYour turn{also}: {say(view.pending.prompt)}")
+            out(f"\nYour turn{also}: {prompt}")
         else:
-            out(f"\nWaiting for {_listed(others)}: {say(view.pending.prompt)}")
+            out(f"\nWaiting for {_listed(others)}: {prompt}")
     for deadline in view.deadlines:
         left = max(0, round(deadline.at - time.time()))
         whose = "your" if deadline.seat == view.seat else f"{screen.who(deadline.seat)}'s"
         out(f"  {whose} clock: {left} s left, then the decision is made for it")
+    return lines
+
+
+def _unaddressed(prompt: str, seats: Sequence[int]) -> str:
+    """A prompt without the seat it is addressed to ("seat 0: discard a card"): the line says whose turn it is."""
+    for seat in seats:
+        if prompt.startswith(f"seat {seat}: "):
+            return prompt[len(f"seat {seat}: ") :]
+    return prompt
 
 
 def command(line: str, view: SeatView | None, screen: Screen, out: Out, help_text: str = HELP) -> bool:

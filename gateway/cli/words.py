@@ -230,7 +230,7 @@ class Screen:
             return self._one(view, query.strip(), columns)
         cards = self.in_view(view)
         if not cards:
-            return ["no cards in view have facts to show"]
+            return ["no card is on the table now: `info NAME` looks one up by name"]
         groups: dict[tuple[str, str, str], list[CardFacts]] = {}
         for fact in cards:
             groups.setdefault((fact.kind, fact.cost, fact.effect), []).append(fact)

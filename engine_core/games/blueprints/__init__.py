@@ -602,4 +602,7 @@ def _closeness(cards: list[MagicCard], location: Location) -> str:
 
 
 def _value_order(value: str) -> tuple[int, str]:
-    return (int(value), "") if value.isdigit() else (0, value)
+    """Mana values by number, colours in the colour wheel's order (WUBRG), card types alphabetically."""
+    if value.isdigit():
+        return int(value), ""
+    return (COLORS.index(value), "") if value in COLORS else (0, value)

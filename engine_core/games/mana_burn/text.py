@@ -39,7 +39,7 @@ def _title(view: ManaBurnState, n: int) -> str:
     if view.header.outcome.finished:
         return f"MANA BURN · game over in {rounds} · goal: one of each of the ten cards"
     after = (view.active + view.direction) % n
-    return f"MANA BURN · {rounds} · seat {view.active}'s turn, then seat {after}'s · goal: one of each of the ten cards"
+    return f"MANA BURN · {rounds} · seat {view.active}'s turn, then seat {after} · goal: one of each of the ten cards"
 
 
 def _board(view: ManaBurnState) -> list[str]:

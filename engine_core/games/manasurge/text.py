@@ -63,7 +63,7 @@ def render(view: ManasurgeState, seat: int | None) -> str:
         played = [_played(p, numbers) for p in view.table]
         lines += _wrap("On the table: " + " · ".join(played))
     elif not view.header.outcome.finished:
-        lines.append(f"seat {view.caster} holds the Caster Token: they open the round with a spell card")
+        lines.append(f"Caster Token: seat {view.caster} (opens the round with a spell card and chooses the direction)")
     lines.append(f"Stones (goal {goal}):")
     for s, player in enumerate(view.players):
         bar = "■" * min(player.stones, goal) + "·" * max(0, goal - player.stones)

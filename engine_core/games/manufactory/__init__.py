@@ -37,7 +37,18 @@ from engine_core.cards import (
 )
 from engine_core.cards.booster import draw_faces, shared_cards
 from engine_core.errors import IllegalActionError, MalformedActionError
-from engine_core.game import Game, GameInfo, Option, event, finish, options, seat_count, set_pending, wrap
+from engine_core.game import (
+    Game,
+    GameInfo,
+    Option,
+    event,
+    finish,
+    options,
+    seat_count,
+    seats_text,
+    set_pending,
+    wrap,
+)
 from engine_core.games.manufactory.scoring import (
     GROUPS,
     SECOND_STILL_SCORES,
@@ -535,7 +546,8 @@ class Manufactory(Game[ManufactoryState, ManufactoryAction]):
         won = winners(totals, counts, options(state)[WIN_TIE_OPTION.name])
         summary = ", ".join(f"seat {seat} {total}" for seat, total in enumerate(totals))
         finish(state, won, [float(total) for total in totals], f"all cards collected: {summary}")
-        return event("GameEnded", f"all cards have been collected; points: {summary}; won: {won}")
+        said = f"{seats_text(won)} {'wins' if len(won) == 1 else 'share the win'}"
+        return event("GameEnded", f"all cards have been collected; points: {summary}; {said}")
 
     # ----- views ----------------------------------------------------------------------------------------------
 
