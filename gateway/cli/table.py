@@ -94,7 +94,8 @@ def result_in_words(outcome: Outcome, me: int = -1, names: Mapping[int, str] | N
 def as_sentence(words: str) -> str:
     """A capital for our own first word ("You won", "Seat 1 won"), never for a player's name; a full stop."""
     first = words.split(" ", 1)[0]
-    return f"{first.capitalize() if first in ('you', 'seat', 'nobody', 'the', 'bot', 'everyone') else first}{words[len(first) :]}."
+    ours = first in ("you", "seat", "nobody", "the", "bot", "everyone")
+    return f"{first.capitalize() if ours else first}{words[len(first) :]}."
 
 
 def show(view: SeatView, out: Out = print, screen: Screen | None = None, since: Sequence[str] = ()) -> list[str]:
