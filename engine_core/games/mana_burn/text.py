@@ -162,7 +162,8 @@ def landing(square: int, path: int, steps: int) -> str:
 def _table(view: ManaBurnState) -> list[str]:
     lines = []
     if view.mana_burn_size:
-        lines.append(f"Mana Burn pile: {view.mana_burn_size} cards face down (Nose Ring of Ma'Ruf takes one)")
+        burnt = f"{view.mana_burn_size} card{'s' * (view.mana_burn_size != 1)}"
+        lines.append(f"Mana Burn pile: {burnt} face down (Nose Ring of Ma'Ruf takes one)")
     rolls = [r for r in view.rolls if r.purpose != MOVE_ROLL]
     if rolls:
         lines.append(

@@ -74,7 +74,8 @@ def render(view: ManasurgeState, seat: int | None) -> str:
     roles = [(s, Role(p.role)) for s, p in enumerate(view.players) if p.role]
     if roles:
         lines.append("Roles (each bends one rule for its holder):")
-        lines += [f"  {ROLE_NAMES[role]} (seat {s}): {ROLE_TEXT[role]}" for s, role in roles]
+        for s, role in roles:
+            lines += wrap(f"{ROLE_NAMES[role]} (seat {s}): {ROLE_TEXT[role]}", WIDTH, "  ", "    ")
     if seat is not None and 0 <= seat < len(view.players) and view.players[seat].hand:
         hand = ", ".join(card_name(c, numbers) for c in sorted(view.players[seat].hand))
         lines += _wrap(f"seat {seat}'s hand: {hand}")
