@@ -530,8 +530,8 @@ TEXT_WIDTH: Final = 100  # the widest line of a game's text (`render`), for term
 
 def wrap(text: str, width: int = TEXT_WIDTH, indent: str = "", more: str = "") -> list[str]:
     """`text` in lines of at most `width` characters, broken at spaces (a longer word keeps its own line), never
-    inside "seat N": the first line after `indent`, the others after `more`. textwrap's plain case, at a fraction of its cost (renders run once
-    per seat per move)."""
+    inside "seat N": the first line after `indent`, the others after `more`. textwrap's plain case, at a fraction
+    of its cost (renders run once per seat per move)."""
     lines: list[str] = []
     lead = indent
     room = width - len(indent)

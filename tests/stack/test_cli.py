@@ -241,3 +241,14 @@ def test_a_guest_comes_back_to_a_seat_taken_on_this_machine_only(stack: Stack, t
         "--gateway", stack.gateway_addresses[0], "join", table_id, env={"MANAFORGE_HOME": str(tmp_path / "x")}
     )
     assert f"every seat is taken: watch the game with `manaforge watch {table_id}`" in watcher.stderr
+
+
+@one_layout
+def test_rules_prints_how_to_play_a_game_as_text(stack: Stack) -> None:
+    out = run_cli(stack, "rules", "rnd")
+    assert out.startswith("HOW TO PLAY LOOK AT US, WE'RE R&D\n=================================\n")
+    assert "\nThis game is cooperative. Everyone works together" in out  # its first words, emphasis removed
+    assert "\nThe goal\n--------\n" in out and "\n  - the artist draws the art" in out
+    assert "**" not in out and "`" not in out and max(len(line) for line in out.splitlines()) <= 100
+    unknown = run("--gateway", stack.gateway_addresses[0], "rules", "chess")
+    assert unknown.returncode == 1 and "no game named 'chess'" in unknown.stderr
