@@ -77,7 +77,8 @@ def _results(view: RndState) -> list[str]:
     credits = list(view.header.outcome.scores)
     shared = sum(credits)
     each = ", ".join(f"seat {s} {credit:g}" for s, credit in enumerate(credits))
-    lines = [f"Shared credits: {shared:g} ({each}); an award credits the card's artist and its writer"]
+    said = f"Shared credits: {shared:g} ({each}); an award credits the card's artist and its writer"
+    lines = wrap(said, WIDTH, "", "  ")
     for result in view.results:
         won = [f"{design_title(view.designs[d], d)} ({d + 1})" for d in result.designs]
         winners = won[0] if len(won) == 1 else "tied, " + ", ".join(won[:-1]) + " and " + won[-1]
