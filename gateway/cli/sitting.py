@@ -126,7 +126,7 @@ class Sitting:
         ours = [e for e in acted if e.HasField("actor") and e.actor == me]
         if not ours and list(asked.pending.seats) != [me]:
             return  # another seat's move came first (a decision taken at the same time): the events say it
-        what = "; ".join(self.screen.say(e.text) for e in ours or acted)
+        what = "; ".join(self.screen.say(e.text, capital=False) for e in ours or acted)
         what = f": {what}" if what else ""
         if asked.pending.kind == DecisionKind.DECISION_KIND_RESPONSE:
             self.out(f"Your time to answer ran out, so the rules answered for you{what}.")

@@ -71,9 +71,10 @@ def seat_names(table: gw.Table) -> dict[int, str]:
     return names
 
 
-def in_names(text: str, names: Mapping[int, str], me: int = -1) -> str:
+def in_names(text: str, names: Mapping[int, str], me: int = -1, capital: bool = True) -> str:
     """`text` with every "seat N" said as the seat's name, "you" / "your" for `me` ("seat 0 is" -> "you are"); a
-    word of ours that starts a line or a sentence gets its capital ("You discarded Fireball")."""
+    word of ours that starts a line or a sentence gets its capital ("You discarded Fireball"), the text's own first
+    word too unless `capital` is False (a text said inside a sentence)."""
 
     def named(match: re.Match[str]) -> str:
         seat = int(match.group(2))
@@ -88,7 +89,8 @@ def in_names(text: str, names: Mapping[int, str], me: int = -1) -> str:
         else:
             return match.group(0)
         start = match.start()
-        if start == 0 or text[start - 1] == "\n" or text[max(0, start - 2) : start] in (". ", "! ", "? "):
+        before = text[max(0, start - 2) : start]
+        if (start == 0 and capital) or before.endswith("\n") or before in (". ", "! ", "? "):
             said = said[0].upper() + said[1:]
         return said
 
@@ -168,8 +170,8 @@ class Screen:
     _catalogue: dict[int, CardFacts] | None = None
     _guide: str | None = None
 
-    def say(self, text: str) -> str:
-        return in_names(text, self.names, self.me)
+    def say(self, text: str, capital: bool = True) -> str:
+        return in_names(text, self.names, self.me, capital)
 
     def who(self, seat: int) -> str:
         return "you" if seat == self.me else self.names.get(seat, f"seat {seat}")

@@ -296,7 +296,7 @@ def test_two_people_the_clock_of_one_runs_out_then_away_and_back(stack: Stack, t
     ann.expect(MOVE)
     ann.expect(TIMED_OUT, timeout=10)  # said while the question was on screen, without a key pressed
     played = ann.group(1)
-    assert re.fullmatch(r"You played \S+", played), played
+    assert re.fullmatch(r"you played \S+", played), played
     bob.expect(re.escape(f"* ann played {played.split()[-1]}"))  # what bob sees is what ann was told
     bob.expect(MOVE)
     bob_player.move()
