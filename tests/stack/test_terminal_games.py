@@ -30,7 +30,7 @@ ART = r"the art \(up to 8 lines of 32 characters\), one line at a time; an empty
 ART_LINE = r"  line \d \| "
 NAME = r"the card's name \(up to 30 characters; Enter keeps '[^']*'\): "
 FLAVOUR = r"the flavour text \(up to 160 characters; Enter keeps '[^']*'\): "
-RESULT = r"\r\n(You won|You lost|You shared the win|Nobody won)([^\r\n]*)\.\r\n"
+RESULT = r"\r\n(You won|You lost|You shared the win|You all won together|Nobody won)([^\r\n]*)\.\r\n"
 CHOICE = re.compile(r"^ +(\d+)\. (.*?)\r?$", re.MULTILINE)
 
 
@@ -159,7 +159,10 @@ def test_a_whole_game_in_the_terminal_against_bots(
         assert "the flavor text is at most 160 characters, not 161" in player.refusals[1]
     if game == "magicka":
         assert player.steps > 0  # a long list of exchanges was opened in steps
-    assert re.fullmatch(r"(You won|You lost: .+ won|You shared the win with .+|Nobody won)(, \d+ to \d+)?.*\.", result)
+    if game == "rnd":  # cooperative: the whole table wins
+        assert result.startswith("You all won together; scores: you "), result
+    said = r"(You won|You lost: .+ won|You shared the win with .+|You all won together|Nobody won)(, \d+ to \d+)?.*\."
+    assert re.fullmatch(said, result)
 
 
 def test_rnd_votes_name_the_cards_the_person_wrote(stack: Stack, tmp_path: Path) -> None:
