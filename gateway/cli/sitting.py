@@ -85,7 +85,7 @@ class Sitting:
         self.screen.me = updates[-1].view.seat
         for update in updates:
             for event in update.events:
-                self.out(f"  * {self.screen.say(event.text)}")
+                self.out(f"  * {self.screen.event(event.text)}")
             if self.asked is not None and update.view.version > self.asked.version:
                 self._decided_without_us(self.asked, update)
                 self.asked = None
@@ -207,7 +207,7 @@ class Sitting:
                         self.inbox.append(item.update)
                         self.out("")
                         raise Superseded
-                    said = (f"  * {self.screen.say(event.text)}" for event in item.update.events)
+                    said = (f"  * {self.screen.event(event.text)}" for event in item.update.events)
                     self._interject(*said)  # the same decision
                 elif isinstance(item, Said):
                     self._interject(item.text)
@@ -354,7 +354,7 @@ def watch(client: Client, table_id: str, console: Console | None = None, out: Ou
             if isinstance(item, Update):
                 latest = item.update.view
                 for event in item.update.events:
-                    out(f"  * {screen.say(event.text)}")
+                    out(f"  * {screen.event(event.text)}")
                 show(latest, out, screen)
             elif isinstance(item, Line):
                 if item.text.strip() and not command(item.text, latest, screen, out, WATCH_HELP):

@@ -173,6 +173,11 @@ class Screen:
     def say(self, text: str, capital: bool = True) -> str:
         return in_names(text, self.names, self.me, capital)
 
+    def event(self, text: str) -> str:
+        """An event's text as a line of its own: names, and a capital for "you" / "your" at its start."""
+        said = self.say(text)
+        return said[0].upper() + said[1:] if said.startswith(("you ", "your ")) else said
+
     def who(self, seat: int) -> str:
         return "you" if seat == self.me else self.names.get(seat, f"seat {seat}")
 

@@ -17,7 +17,7 @@ import pytest
 from manaforge.v1.common_pb2 import GameConfig
 
 from deploy.launcher import Stack
-from gateway.cli.words import in_names, seat_names
+from gateway.cli.words import Screen, seat_names
 from gateway.client import Client
 
 # A client's test: one storage layout is enough (the shared stack also runs on a Redis Cluster for the server's tests).
@@ -258,9 +258,10 @@ def test_a_game_goes_on_through_gateway_restarts_with_nothing_shown_twice_or_mis
     events = store.events(table_id, 1)
     with Client(stack.gateway_addresses[0]) as client:
         names = seat_names(client.table(table_id))  # each says every seat by name, ann's own as "you"
-    mine = [in_names(e.text, names, 0) for e in events if not e.HasField("audience") or e.audience == 0]
+    ann_sees, spectator_sees = Screen("cardbench", names, me=0), Screen("cardbench", names)
+    mine = [ann_sees.event(e.text) for e in events if not e.HasField("audience") or e.audience == 0]
     assert shown_events(ann) == mine
-    assert shown_events(spectator) == [in_names(e.text, names) for e in events if not e.HasField("audience")]
+    assert shown_events(spectator) == [spectator_sees.event(e.text) for e in events if not e.HasField("audience")]
     assert len(store.action_log(table_id)) == 100  # every move of ann's 50 landed once
 
 
