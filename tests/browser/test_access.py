@@ -39,7 +39,7 @@ def test_a_whole_game_with_the_keyboard_alone(page: Page, client: Client) -> Non
     page.keyboard.press("Enter")
     page.wait_for_url("**/#/table/*")
     table_id = page.url.rsplit("/", 1)[1]
-    expect(page.get_by_text("You are at seat 0.")).to_be_visible()
+    expect(page.locator("[data-seat='0']")).to_contain_text("You play as")
     made = 0
     while True:
         page.wait_for_selector(".result, .actions .choices button:enabled")

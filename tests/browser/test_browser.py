@@ -34,7 +34,7 @@ def client(web_stack: Stack) -> Client:
 @pytest.mark.parametrize(("game", "seats"), [("manufactory", 2), ("rnd", 3)])
 def test_a_whole_game_against_bots(page: Page, client: Client, game: str, seats: int) -> None:
     table_id = create_table(page, game, seats)
-    expect(page.get_by_text("You are at seat 0.")).to_be_visible()
+    expect(page.locator("[data-seat='0']")).to_contain_text("You play as")
     assert page.locator(".card").count() > 0, "the board draws its cards"
     made = play_to_the_end(page)
     table = client.table(table_id)
@@ -91,13 +91,13 @@ def test_a_player_takes_the_seat_again_after_a_reload(page: Page, client: Client
     assert decide(page)
     expect(page.locator(".error")).to_have_count(0)
     page.reload()  # the seat token kept by this browser
-    expect(page.get_by_text("You are at seat 0.")).to_be_visible()
+    expect(page.locator("[data-seat='0']")).to_contain_text("You play as")
     assert decide(page)
     expect(page.locator(".error")).to_have_count(0)
     # without the token (another browser of the same player): RejoinTable gives the seat again
     page.evaluate(f"localStorage.removeItem('manaforge.seat.{table_id}')")
     page.reload()
-    expect(page.get_by_text("You are at seat 0.")).to_be_visible()
+    expect(page.locator("[data-seat='0']")).to_contain_text("You play as")
     assert decide(page)
     expect(page.locator(".error")).to_have_count(0)  # each of the three moves was taken
     table = client.table(table_id)
@@ -112,7 +112,7 @@ def test_the_lobby_queues_and_joins_open_tables(page: Page, client: Client) -> N
     expect(page.get_by_role("status")).to_contain_text("waiting for Mishra's Manufactory")
     page.get_by_role("button", name="Fill with bots now").click()
     page.wait_for_url("**/#/table/*")
-    expect(page.get_by_text("You are at seat 0.")).to_be_visible()
+    expect(page.locator("[data-seat='0']")).to_contain_text("You play as")
     page.wait_for_selector(".actions .choices button")
     # a table someone opened, joined from the list
     opened = client.create_table("blueprints", 2, player_name="bob")
@@ -120,7 +120,7 @@ def test_the_lobby_queues_and_joins_open_tables(page: Page, client: Client) -> N
     waiting = page.locator(".tables li").filter(has_text="bob")
     waiting.get_by_role("button", name="Join").first.click()
     page.wait_for_url(f"**/#/table/{opened.table.table_id}")
-    expect(page.get_by_text("You are at seat 1.")).to_be_visible()
+    expect(page.locator("[data-seat='1']")).to_contain_text("You play as")
     assert client.table(opened.table.table_id).started
 
 

@@ -34,8 +34,8 @@ def other(browser: Browser, web_stack: Stack) -> Iterator[Page]:
 
 
 def seat_of(page: Page) -> int:
-    expect(page.get_by_text("You are at seat")).to_be_visible()
-    return int(page.get_by_text("You are at seat").inner_text().split("seat ")[1][0])
+    expect(page.get_by_text("You play as")).to_be_visible()
+    return int(page.locator("p[data-seat]").get_attribute("data-seat") or "-1")
 
 
 # ---------------------------------------------------------------------------------------------------- the queue
@@ -126,7 +126,7 @@ def test_a_made_up_table_link_says_so_and_stops(page: Page, web_stack: Stack) ->
     assert accessibility_faults(page) == []
     time.sleep(3)
     expect(page.get_by_text("reconnecting")).to_have_count(0)
-    expect(page.get_by_text("You are at seat")).to_have_count(0)
+    expect(page.get_by_text("You play as")).to_have_count(0)
     assert len(calls) <= 1, calls
 
 
@@ -160,7 +160,7 @@ def test_a_forged_seat_token_watches_instead(page: Page, web_stack: Stack, clien
     expect(page.get_by_text("You are watching (the public view).")).to_be_visible()
     page.wait_for_selector(".board")
     time.sleep(2)
-    expect(page.get_by_text("You are at seat")).to_have_count(0)
+    expect(page.get_by_text("You play as")).to_have_count(0)
     expect(page.locator(".actions")).to_have_count(0)
     assert len(calls) == 2, calls  # the refused one, then one as a spectator
     assert page.evaluate(f"localStorage.getItem('manaforge.seat.{table_id}')") is None

@@ -66,10 +66,10 @@ class Person:
 
     @property
     def seat(self) -> int:
-        return int(re.findall(r"You are at seat (\d+)", self.page.locator("main").inner_text())[0])
+        return int(self.page.locator("p[data-seat]").get_attribute("data-seat") or "-1")
 
     def at_the_table(self) -> bool:
-        return bool(self.page.get_by_text("You are at seat").count())
+        return self.seat >= 0 if self.page.locator("p[data-seat]").count() else False
 
     def status(self) -> str:
         found = self.page.get_by_role("status", name="In the queue")

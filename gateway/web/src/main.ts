@@ -834,7 +834,7 @@ class TablePage implements Page {
     return html`
       ${heading}
       ${game ? html`<p class="howto-line">${howToPlayLink(game)}</p>` : nothing}
-      <p class="muted">${mine >= 0 ? `You are at seat ${mine}.` : this.held ? "Taking your seat…" : "You are watching (the public view)."}
+      <p class="muted" data-seat=${mine}>${mine >= 0 ? `You play as ${names[mine]}.` : this.held ? "Taking your seat…" : "You are watching (the public view)."}
         ${this.table?.spectators ? `${this.table.spectators} watching.` : ""}</p>
       ${this.connection()}
       ${this.said ? html`<p class="error" role="alert">${this.said}</p>` : nothing}
