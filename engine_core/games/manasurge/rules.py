@@ -722,14 +722,19 @@ def collect_stones(
         on_cards[holder] += stones
     lost = on_cards[loser]
     if lost:
-        events.append(event("StonesReturned", f"the {lost} stones on seat {loser}'s cards went back to the supply"))
+        events.append(event("StonesReturned", f"{stones_on(lost)} on seat {loser}'s cards went back to the supply"))
     if lost and players[loser].role == Role.STONEWARDEN:
         own_player(state, loser).stones += 1
         events.append(event("StonesScored", f"Stonewarden: seat {loser} kept one of them"))
     for seat, gain in enumerate(on_cards):
         if gain and seat != loser:
             own_player(state, seat).stones += gain
-            events.append(event("StonesScored", f"seat {seat} scored the {gain} stones on their cards"))
+            events.append(event("StonesScored", f"seat {seat} scored {stones_on(gain)} on their cards"))
+
+
+def stones_on(count: int) -> str:
+    """'the stone' / 'the 3 stones'."""
+    return "the stone" if count == 1 else f"the {count} stones"
 
 
 def overflow_penalty(state: ManasurgeState, seat: int, events: list[Event]) -> None:
