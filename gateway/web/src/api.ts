@@ -1,3 +1,4 @@
+/// <reference types="vite/client" />
 // The Gateway service, called from the page with gRPC-Web through the web edge; who the player is, and the seat
 // tokens this browser holds (kept in localStorage, so a reload or a new tab takes the seat again).
 import { createClient, type Interceptor } from "@connectrpc/connect";
@@ -5,24 +6,15 @@ import { createGrpcWebTransport } from "@connectrpc/connect-web";
 import { createRegistry } from "@bufbuild/protobuf";
 import { Gateway } from "./gen/manaforge/v1/gateway_pb";
 import { RulesService } from "./gen/manaforge/v1/rules_pb";
-import { file_manaforge_v1_games_blueprints } from "./gen/manaforge/v1/games/blueprints_pb";
-import { file_manaforge_v1_games_cardbench } from "./gen/manaforge/v1/games/cardbench_pb";
-import { file_manaforge_v1_games_magicka } from "./gen/manaforge/v1/games/magicka_pb";
-import { file_manaforge_v1_games_mana_burn } from "./gen/manaforge/v1/games/mana_burn_pb";
-import { file_manaforge_v1_games_manasurge } from "./gen/manaforge/v1/games/manasurge_pb";
-import { file_manaforge_v1_games_manufactory } from "./gen/manaforge/v1/games/manufactory_pb";
-import { file_manaforge_v1_games_rnd } from "./gen/manaforge/v1/games/rnd_pb";
+import type { DescFile } from "@bufbuild/protobuf";
 
-/** Every game's messages: views and actions arrive as Any and are unpacked with it. */
-export const games = createRegistry(
-  file_manaforge_v1_games_blueprints,
-  file_manaforge_v1_games_cardbench,
-  file_manaforge_v1_games_magicka,
-  file_manaforge_v1_games_mana_burn,
-  file_manaforge_v1_games_manasurge,
-  file_manaforge_v1_games_manufactory,
-  file_manaforge_v1_games_rnd,
+/** Every game's messages: views and actions arrive as Any and are unpacked with it. Every generated file under
+ * gen/manaforge/v1/games/ is taken at build time, so a new game's schema needs no line here. */
+const gameModules = import.meta.glob<Record<string, unknown>>("./gen/manaforge/v1/games/*_pb.ts", { eager: true });
+const gameFiles = Object.values(gameModules).flatMap((module) =>
+  Object.entries(module).filter(([name]) => name.startsWith("file_manaforge_v1_games_")).map(([, file]) => file as DescFile),
 );
+export const games = createRegistry(...gameFiles);
 
 export interface Identity {
   name: string;
