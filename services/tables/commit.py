@@ -20,7 +20,7 @@ from engine_core.errors import RulesError
 from engine_core.game import visible_events
 from engine_core.registry import AnyGame
 from services.tables.errors import SeatTokenError, StaleVersionError, TableStateError
-from services.tables.followups import bank_clock, followups, takeover_after
+from services.tables.followups import commit_args
 from services.tables.lookup import Known, Lookup, no_table
 from services.tables.metrics import COMMITS
 from services.tables.rules import LocalRules, Moved, Rules
@@ -113,10 +113,8 @@ class Committer:
                 commit.SerializeToString(),
                 moved.finished,
                 [e.SerializeToString() for e in events],
-                followups(record, game, moved.state),
+                commit_args(record, game, moved.state),
                 record.config.game,
-                bank_clock(record),
-                takeover_after(record),
             )
             COMMITS.labels(record.config.game, result.status).inc()
             if result.status == "ok":

@@ -12,7 +12,6 @@ from manaforge.v1.gateway_pb2 import LoggedAction
 from redis.exceptions import ConnectionError, RedisError
 
 from services.tables import keys as k
-from services.tables.followups import FollowUp, script_args
 from services.tables.keys import channel
 from services.tables.store.base import LIVE_FIELDS, Live, StoreBase, pairs
 
@@ -70,12 +69,11 @@ class LiveStates(StoreBase):
         commit_message: bytes,
         finished: bool,
         events: list[bytes],
-        follow: list[tuple[FollowUp, float]],
+        follow_args: list[Any],
         game: str,
-        bank: str = "0,0",
-        takeover_after: int = 3,
     ) -> CommitResult:
-        """One move through commit.lua (`token_digest` "": a trusted caller's, a bot's or a timer's)."""
+        """One move through commit.lua. `token_digest`: the seat token's ("" for a trusted caller: a bot, a timer);
+        `follow_args`: the follow-ups as the script takes them (followups.commit_args)."""
         args: list[Any] = [
             expected_version,
             seat,
@@ -87,9 +85,7 @@ class LiveStates(StoreBase):
             commit_message,
             int(finished),
             table_id,
-            bank,
-            takeover_after,
-            *script_args(follow),
+            *follow_args,
             *events,
         ]
         names = k.commit_keys(table_id, game)
