@@ -71,6 +71,11 @@ class Trace:
         self._seen: set[int] = set()
         self._frames: list[FrameType] = []  # kept alive, so that no frame id is reused while tracing
 
+    @property
+    def token_hashes(self) -> int:
+        """How often the seat token was hashed."""
+        return sum(self.calls[name] for name in TOKEN_HASHES)
+
     def _in_move(self, frame: FrameType | None) -> bool:
         while frame is not None:
             if frame.f_code is self.root:
@@ -109,24 +114,43 @@ class Trace:
             self._note(self._nearest(frame.f_back))
 
 
+def collapsed(files: list[str]) -> list[str]:
+    """The files in the order execution moved between them (a file once per stay)."""
+    return [name for i, name in enumerate(files) if i == 0 or files[i - 1] != name]
+
+
+def returns(path: list[str]) -> int:
+    """The moves back into a file already left."""
+    return sum(1 for i, name in enumerate(path) if name in path[:i])
+
+
 def summary(title: str, files: list[str]) -> list[str]:
-    path = [name for i, name in enumerate(files) if i == 0 or files[i - 1] != name]
-    returns = sum(1 for i, name in enumerate(path) if name in path[:i])
+    path = collapsed(files)
     entered = Counter(path)
     return [
         f"{title}: {len(entered)} files crossed, {len(path) - 1} moves between files, "
-        f"{returns} returns to a file already left",
+        f"{returns(path)} returns to a file already left",
         "  " + " -> ".join(path),
         "  entered: " + ", ".join(f"{name} {count}" for name, count in entered.most_common()),
     ]
 
 
-async def one_move(tables: Tables) -> list[str]:
+def report(trace: Trace) -> list[str]:
+    return [
+        "one SubmitAction (cardbench, 2 seats, warm caches, rules in-process): "
+        f"the seat token hashed {trace.token_hashes} time(s)",
+        *summary("whole path", trace.path),
+        *summary("gateway/ and services/", [p for p in trace.path if not p.startswith("engine_core")]),
+    ]
+
+
+async def one_move(tables: Tables) -> Trace:
+    """Two moves at a new table of two guests; the second one traced."""
     servicer = GatewayServicer(tables)
     context = Context()
-    made, _, ann = await tables.create_table(GameConfig(game="cardbench", seats=2), [], player_name="ann")
-    _, _, bob = await tables.join_table(made.table_id, "bob")
-    seat_tokens = {0: ann, 1: bob}
+    made, _, first = await tables.create_table(GameConfig(game="cardbench", seats=2), [], player_name="first guest")
+    _, _, second = await tables.join_table(made.table_id, "second guest")
+    seat_tokens = {0: first, 1: second}
 
     async def request() -> SubmitActionRequest:
         seat = (await tables.table(made.table_id)).pending.seats[0]
@@ -151,12 +175,7 @@ async def one_move(tables: Tables) -> list[str]:
     finally:
         sys.setprofile(None)
     assert answer.version > 0 and not answer.duplicate
-    hashed = sum(trace.calls[name] for name in TOKEN_HASHES)
-    return [
-        f"one SubmitAction (cardbench, 2 seats, warm caches, rules in-process): the seat token hashed {hashed} time(s)",
-        *summary("whole path", trace.path),
-        *summary("gateway/ and services/", [p for p in trace.path if not p.startswith("engine_core")]),
-    ]
+    return trace
 
 
 async def main() -> None:
@@ -169,7 +188,7 @@ async def main() -> None:
             wait_for_redis(url)
             tables = Tables(RedisStore(aioredis.Redis.from_url(url), Multiplexed(url)))
             try:
-                print("\n".join(await one_move(tables)))
+                print("\n".join(report(await one_move(tables))))
             finally:
                 await tables.close()
         finally:
