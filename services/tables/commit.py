@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
-from typing import Any
 
 from google.protobuf.message import Message
 from manaforge.v1.common_pb2 import Event
@@ -57,10 +56,9 @@ class Committer:
         client_action_id: str = "",
         expected: int | None = None,
         token_digest: str = "",
-    ) -> tuple[Submitted, Any]:
+    ) -> Submitted:
         """Apply `action` for `seat` through the compare-and-set, retrying on conflict until it lands or is refused.
-        `token_digest`: the seat token's, checked by the script ("" for trusted callers: bots and timers). Returns
-        the answer and, when the move was stored now, the new state (None for a duplicate)."""
+        `token_digest`: the seat token's, checked by the script ("" for trusted callers: bots and timers)."""
         table_id = record.table_id
         trusted = not token_digest
         # Every commit is idempotent: without a client action id, one is made up, so a commit retried after a lost
@@ -70,7 +68,7 @@ class Committer:
         if known is None:
             confirmed = await self._confirm(table_id, game, seat, dedupe_id, trusted)
             if isinstance(confirmed, CommitResult):
-                return await self._stored_answer(table_id, seat, confirmed), None
+                return await self._stored_answer(table_id, seat, confirmed)
             known = confirmed
         for _ in range(MAX_RETRIES):
             try:
@@ -80,7 +78,7 @@ class Committer:
                     raise
                 confirmed = await self._confirm(table_id, game, seat, dedupe_id, trusted)
                 if isinstance(confirmed, CommitResult):
-                    return await self._stored_answer(table_id, seat, confirmed), None
+                    return await self._stored_answer(table_id, seat, confirmed)
                 known = confirmed
                 continue
             events = moved.events
@@ -121,9 +119,9 @@ class Committer:
                 self.lookup.remember(
                     table_id, Known(result.version, result.last_seq, moved.state, True, moved.finished)
                 )
-                return Submitted(result.version, visible_events(events, seat), False), moved.state
+                return Submitted(result.version, visible_events(events, seat), False)
             if result.status == "dup":
-                return await self._stored_answer(table_id, seat, result), None
+                return await self._stored_answer(table_id, seat, result)
             if result.status == "conflict" and result.live is not None:
                 known = self.lookup.learn(table_id, game, result.live, confirmed=True)
                 continue

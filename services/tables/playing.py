@@ -34,15 +34,14 @@ class Playing:
         game = find_game(record.config.game)
         parsed = game.action_from_any(action)
         parsed.DiscardUnknownFields()  # only what the game reads is stored and logged
-        done, _ = await self.committer.submit(record, game, seat, parsed, client_action_id, expected, token_digest)
-        return done
+        return await self.committer.submit(record, game, seat, parsed, client_action_id, expected, token_digest)
 
     async def act_for(
         self, record: TableRecord, game: AnyGame, seat: int, action: Any, action_id: str, version: int
     ) -> bool:
         """Submit a scheduled action (bot move, timeout) once, only at `version`. Returns whether it landed."""
         try:
-            done, _ = await self.committer.submit(record, game, seat, action, action_id, expected=version)
+            done = await self.committer.submit(record, game, seat, action, action_id, expected=version)
         except StaleVersionError:
             return False
         return not done.duplicate
