@@ -36,7 +36,7 @@ from engine_core.game import Game
 from engine_core.games.mana_burn.board import SQUARES, Square
 from engine_core.registry import find_game
 from engine_core.rng import new_rng
-from services.tables.service import bot_seed
+from services.tables.acting import bot_seed
 
 AnyGame = Game[Any, Any]
 GAMES = ("rnd", "mana_burn", "manasurge")

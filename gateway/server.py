@@ -49,8 +49,8 @@ from gateway.limits import (
 from gateway.metrics import ACTIONS, SUBMIT_SECONDS, WATCHERS
 from services import observability
 from services.grpc_status import aio_health_and_reflection, aio_streaming, aio_unary, message_of, register, status_of
-from services.tables.commit import Lru
 from services.tables.errors import SeatTokenError
+from services.tables.lookup import Lru
 from services.tables.matchmaking import MAX_WAIT, Matchmaker
 from services.tables.players import key_digest
 from services.tables.service import Tables

@@ -79,6 +79,25 @@ def listing(kind: str, game: str, shard: int) -> str:
     return f"{base}:{game}" if game else base
 
 
+def commit_keys(table_id: str, game: str) -> list[str]:
+    """The keys commit.lua touches, in the order it takes them: the table's, then its shard's."""
+    keys = table_keys(table_id)
+    shard = shard_of(table_id)
+    return [
+        keys["live"],
+        keys["log"],
+        keys["events"],
+        keys["done"],
+        keys["tokens"],
+        keys["armed"],
+        outbox(shard),
+        wake(shard),
+        live_tables(shard),
+        listing("playing", "", shard),
+        listing("playing", game, shard),
+    ]
+
+
 def queue_tag(game: str, seats: int, options_digest: str) -> str:
     return f"q.{game}.{seats}.{options_digest}"
 

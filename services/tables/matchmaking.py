@@ -196,7 +196,7 @@ class Matchmaker:
             seat = int(fields["seat"])
             try:
                 await self.tables.join_table(
-                    table_id, fields.get("name", "player"), seat, fields.get("player", ""), token=fields["token"]
+                    table_id, fields.get("name", "player"), seat, fields.get("player", ""), seat_token=fields["token"]
                 )
             except TableStateError:
                 if seat not in await self.store.occupants(table_id):

@@ -1,4 +1,4 @@
--- Matchmaking's handovers, shared by the queue scripts (store.py puts this before each of them).
+-- Matchmaking's handovers, shared by the queue scripts (store/base.py puts this before each of them).
 -- A match taken out of a queue is claimed: each of its tickets names the claim, and the claim (in a sorted set by
 -- deadline, and a hash: claim -> "<joiner>|<ticket>,<ticket>,...") is handed over to its table by
 -- queue_hand_over.lua before its deadline, or handed back by any queue script after it: its tickets wait in their

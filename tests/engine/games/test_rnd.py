@@ -344,7 +344,7 @@ def test_voting_is_simultaneous_and_secret_until_all_are_in() -> None:
         assert "seat 1 1 of 3" in shown and "most powerful:" not in shown
     secret = RndAction(vote=RndVote(award=MOST_POWERFUL, design=2))
     # The label names the design (the voter must tell the choices apart); it reaches only the voter's own legal
-    # actions, and the action log, which is published once the game is finished (services/tables/service.py `log`).
+    # actions, and the action log, which is published once the game is finished (services/tables/watching.py `log`).
     assert GAME.describe(state, secret).startswith("vote in secret for card 3, ")
 
 

@@ -1,0 +1,161 @@
+"""Seating: a table made (its bots seated, its clock checked), a seat taken by a player or a guest under a seat
+token, and a fresh seat token for a registered player's own seat."""
+
+from __future__ import annotations
+
+import secrets
+import time
+from dataclasses import dataclass
+
+from manaforge.v1.common_pb2 import GameConfig
+from manaforge.v1.gateway_pb2 import SeatRequest, Table, TimeControl
+from manaforge.v1.storage_pb2 import TableRecord
+
+from engine_core import find_game
+from engine_core.bots import check_level
+from engine_core.errors import InvalidConfigError
+from services.tables.commit import state_bytes
+from services.tables.directory import Directory
+from services.tables.errors import TableStateError
+from services.tables.followups import TAKEOVER_LEVEL, FollowUp, bank_clock, followups
+from services.tables.lookup import Lookup, hash_seat_token, no_table
+from services.tables.players import GUEST_NAME, Players
+from services.tables.retention import Retention
+from services.tables.seats import seats_of
+
+MAX_DECISION_SECONDS = 7 * 24 * 3600.0
+
+
+@dataclass(frozen=True)
+class TableDefaults:
+    """What a table plays with when its maker asks for nothing else."""
+
+    response_timeout: float = 30.0  # seconds a seat may take to answer a response window
+    bot_delay: float = 0.0  # seconds before a bot moves
+    decision_seconds: float = 120.0  # the clock of a table that asks for none
+
+
+class Seating:
+    def __init__(
+        self, lookup: Lookup, players: Players, directory: Directory, defaults: TableDefaults, retention: Retention
+    ) -> None:
+        self.lookup = lookup
+        self.store = lookup.store
+        self.players = players
+        self.directory = directory
+        self.defaults = defaults
+        self.retention = retention
+
+    async def create_table(
+        self,
+        config: GameConfig,
+        seats: list[SeatRequest],
+        player_name: str = "",
+        player_id: str = "",
+        response_timeout: float | None = None,
+        bot_delay: float | None = None,
+        listed: bool = True,
+        time_control: TimeControl | None = None,
+    ) -> tuple[Table, int, str]:
+        """A new table. `listed`: shown by ListTables while a seat is open (a matchmaking table is not: its seats
+        are kept for the matched players)."""
+        game = find_game(config.game)
+        checked = game.check_config(config)
+        if seats and len(seats) != checked.seats:
+            raise InvalidConfigError("seats", f"{len(seats)} seat requests for a {checked.seats}-seat table")
+        requests = list(seats) or [SeatRequest() for _ in range(checked.seats)]
+        occupants = {i: f"bot:{check_level(r.bot_level)}" for i, r in enumerate(requests) if r.bot}
+        seed = secrets.randbits(63)
+        state = game.new_game(checked, seed)
+        record = TableRecord(
+            table_id=secrets.token_hex(8),
+            config=checked,
+            seed=seed,
+            response_timeout_seconds=self.defaults.response_timeout if response_timeout is None else response_timeout,
+            bot_delay_seconds=self.defaults.bot_delay if bot_delay is None else bot_delay,
+            created_at=time.time(),
+            seats=seats_of(occupants, checked.seats, only_taken=True),  # the bots: fixed at creation
+            time_control=self._time_control(time_control),
+        )
+        open_seats = checked.seats - len(occupants)
+        first = followups(record, game, state)
+        await self.store.create_table(record, state_bytes(state), occupants, listed and open_seats > 0, first)
+        self.lookup.records.put(record.table_id, record)
+        if open_seats:  # a table nobody comes to is removed after a while
+            await self.store.arm(FollowUp("abandon", record.table_id, 0), self.retention.open_table_seconds)
+        seat, seat_token = -1, ""
+        if (player_name or player_id) and open_seats:
+            _, seat, seat_token = await self.join_table(record.table_id, player_name, player_id=player_id)
+        return await self.directory.table(record.table_id), seat, seat_token
+
+    def _time_control(self, asked: TimeControl | None) -> TimeControl:
+        """The clock a table plays with: what was asked, within bounds, else the platform's default."""
+        if asked is None or not asked.ByteSize():
+            return TimeControl(decision_seconds=self.defaults.decision_seconds)
+        limits = (
+            0 <= asked.decision_seconds <= MAX_DECISION_SECONDS
+            and 0 <= asked.bank_seconds <= MAX_DECISION_SECONDS
+            and 0 <= asked.increment_seconds <= 3600
+            and 0 <= asked.takeover_after <= 100
+        )
+        if not limits:
+            raise InvalidConfigError(
+                "time control",
+                f"decision_seconds and bank_seconds 0-{MAX_DECISION_SECONDS:g}, increment_seconds 0-3600,"
+                " takeover_after 0-100",
+            )
+        checked = TimeControl()
+        checked.CopyFrom(asked)
+        checked.takeover_level = check_level(asked.takeover_level or TAKEOVER_LEVEL)
+        return checked
+
+    async def join_table(
+        self, table_id: str, player_name: str, seat: int | None = None, player_id: str = "", seat_token: str = ""
+    ) -> tuple[Table, int, str]:
+        """Take a seat: as a registered player (`player_id`, already authenticated; the seat is theirs for good), or
+        as a guest under `player_name` (not a registered player's name, nor a bot's). `seat_token`: the seat token,
+        when the caller chose it (matchmaking's, so any process can finish a handover); else a new one."""
+        record = await self.lookup.record(table_id)
+        name = _clean_name(player_name)
+        if not player_id and (refusal := await self.players.guest_refusal(name)):
+            raise TableStateError(refusal)
+        seat_token = seat_token or secrets.token_urlsafe(24)
+        wanted = -1 if seat is None else seat
+        if not -1 <= wanted < record.config.seats:
+            raise InvalidConfigError("seat", f"seat {wanted} does not exist at a {record.config.seats}-seat table")
+        token_digest = hash_seat_token(seat_token)
+        live = await self.store.live(table_id)
+        if live is None:
+            raise no_table(table_id)
+        game = find_game(record.config.game)
+        first = followups(record, game, game.state_from_bytes(live.state))  # armed if this seat starts play
+        occupant = f"player:{player_id}:{name}" if player_id else f"human:{name}"
+        status, taken = await self.store.claim_seat(
+            table_id, record.config.seats, wanted, occupant, token_digest, first, bank_clock(record)
+        )
+        if status == "taken":
+            raise TableStateError(f"seat taken: seat {taken} is already occupied")
+        if status == "full":
+            raise TableStateError("table full: every seat is taken")
+        self.lookup.seats.put((table_id, token_digest), taken)
+        self.lookup.forget(table_id)  # the table may have started: read its live state afresh next time
+        if player_id:
+            await self.players.sat_at(player_id, table_id, record.created_at)
+        return await self.directory.table(table_id), taken, seat_token
+
+    async def rejoin(self, table_id: str, player_id: str) -> tuple[Table, int, str]:
+        """A fresh seat token for the calling player's own seat (from any client; earlier tokens stay valid)."""
+        occupants = await self.store.occupants(table_id)
+        mine = [seat for seat, occupant in occupants.items() if occupant.startswith(f"player:{player_id}:")]
+        if not mine:
+            await self.lookup.record(table_id)
+            raise TableStateError("rejoin: you hold no seat at this table")
+        seat_token = secrets.token_urlsafe(24)
+        await self.store.add_token(table_id, hash_seat_token(seat_token), mine[0])
+        await self.store.present(table_id, mine[0], (await self.lookup.record(table_id)).time_control.decision_seconds)
+        return await self.directory.table(table_id), mine[0], seat_token
+
+
+def _clean_name(name: str) -> str:
+    cleaned = "".join(ch for ch in name if ch.isprintable()).strip()[:40]
+    return cleaned or GUEST_NAME

@@ -1,0 +1,49 @@
+"""How a table's seats are held: each taken seat by an occupant string ("bot:<level>", "player:<id>:<name>" or
+"human:<name>"), and the Seat messages the clients see."""
+
+from __future__ import annotations
+
+from manaforge.v1.gateway_pb2 import Seat, SeatKind
+
+
+def occupant_of(seat: Seat) -> str:
+    """How the seats hash names a seat's occupant ("bot:<level>", "player:<id>:<name>" or "human:<name>")."""
+    if seat.kind == SeatKind.SEAT_KIND_BOT:
+        return f"bot:{seat.bot_level}"
+    return f"player:{seat.player_id}:{seat.name}" if seat.player_id else f"human:{seat.name}"
+
+
+def seats_of(
+    occupants: dict[int, str], count: int, away: list[bool] | None = None, only_taken: bool = False
+) -> list[Seat]:
+    """The seats of a table as its occupants hold them. Bots are told apart by number when there are several:
+    "bot 1 (heuristic)", "bot 2 (heuristic)", in seat order (bots are seated when the table is made, so a bot's name
+    never changes)."""
+    bots = [seat for seat in range(count) if occupants.get(seat, "").startswith("bot:")]
+    numbers = {seat: number for number, seat in enumerate(bots, start=1)} if len(bots) > 1 else {}
+    return [
+        _seat(seat, occupants.get(seat), bool(away and away[seat]), numbers.get(seat))
+        for seat in range(count)
+        if seat in occupants or not only_taken
+    ]
+
+
+def _seat(seat: int, occupant: str | None, away: bool = False, number: int | None = None) -> Seat:
+    if occupant is None:
+        return Seat(seat=seat, kind=SeatKind.SEAT_KIND_OPEN)
+    kind, _, rest = occupant.partition(":")
+    if kind == "bot":
+        name = f"bot {number} ({rest})" if number else f"bot ({rest})"
+        return Seat(seat=seat, kind=SeatKind.SEAT_KIND_BOT, name=name, bot_level=rest)
+    if kind == "player":
+        player_id, _, name = rest.partition(":")
+        return Seat(seat=seat, kind=SeatKind.SEAT_KIND_HUMAN, name=name, player_id=player_id, away=away)
+    return Seat(seat=seat, kind=SeatKind.SEAT_KIND_HUMAN, name=rest, away=away)
+
+
+def rated_as(occupant: str) -> str:
+    """A seat's identity for ratings: a player's id, "bot:<level>", or "" for a guest."""
+    kind, _, rest = occupant.partition(":")
+    if kind == "player":
+        return rest.partition(":")[0]
+    return occupant if kind == "bot" else ""
