@@ -195,7 +195,7 @@ class Sitting:
                 item = self.console.next(self._until_reminder())
                 if item is None:
                     self.remind_at = None
-                    self._interject(f"  {REMIND:g} s left on your clock, then the decision is made for it")
+                    self._interject(f"  {REMIND:g} s left on your clock, then the clock decides for you")
                 elif isinstance(item, Line):
                     return item.text
                 elif isinstance(item, EndOfInput):

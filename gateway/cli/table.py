@@ -132,8 +132,9 @@ def show(view: SeatView, out: Out = print, screen: Screen | None = None, since: 
             out(f"\nWaiting for {_listed(others)}: {prompt}")
     for deadline in view.deadlines:
         left = max(0, round(deadline.at - time.time()))
-        whose = "your" if deadline.seat == view.seat else f"{screen.who(deadline.seat)}'s"
-        out(f"  {whose} clock: {left} s left, then the decision is made for it")
+        mine = deadline.seat == view.seat
+        whose = "your" if mine else f"{screen.who(deadline.seat)}'s"
+        out(f"  {whose} clock: {left} s left, then the clock decides for {'you' if mine else 'them'}")
     return lines
 
 

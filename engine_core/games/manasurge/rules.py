@@ -561,7 +561,7 @@ def shadow_mirror(state: ManasurgeState, seat: int, played: Played, events: list
 def hex_next(state: ManasurgeState, seat: int, events: list[Event]) -> None:
     victim = next_seat(state, seat)
     came = draw_into(state, own_player(state, victim).penalty, HEX_PENALTY, events)
-    events.append(event("PenaltyTaken", f"Hex: seat {victim} took {came} penalty cards face down"))
+    events.append(event("PenaltyTaken", f"Hex: seat {victim} took {penalty_cards(came)} face down"))
 
 
 def resonance(state: ManasurgeState, seat: int, events: list[Event]) -> None:
@@ -696,7 +696,7 @@ def penalise(state: ManasurgeState, loser: int, events: list[Event], stones: int
     down."""
     count = penalty_count(state, loser, stones)
     came = draw_into(state, own_player(state, loser).penalty, count, events)
-    events.append(event("PenaltyTaken", f"seat {loser} took {came} penalty cards face down", actor=loser))
+    events.append(event("PenaltyTaken", f"seat {loser} took {penalty_cards(came)} face down", actor=loser))
 
 
 def earthquake(state: ManasurgeState, events: list[Event]) -> None:
@@ -730,6 +730,11 @@ def collect_stones(
         if gain and seat != loser:
             own_player(state, seat).stones += gain
             events.append(event("StonesScored", f"seat {seat} scored {stones_on(gain)} on their cards"))
+
+
+def penalty_cards(count: int) -> str:
+    """'1 penalty card' / '3 penalty cards'."""
+    return f"{count} penalty card{'' if count == 1 else 's'}"
 
 
 def stones_on(count: int) -> str:
