@@ -30,6 +30,10 @@ MANAFORGE = "localhost/manaforge:0.1.0"
 HOST_CA_BUNDLE = Path("/etc/ssl/certs/ca-certificates.crt")
 
 
+# An imported root has no environment: the PATH Debian's own base images set.
+DEBIAN_PATH = "ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+
 @dataclass(frozen=True)
 class Base:
     """An image that is the official one where it can be pulled, else made from Debian's packages."""
@@ -97,7 +101,7 @@ def debian_image(base: Base) -> None:
             command.append(f"--customize-hook={base.hook}")
         if subprocess.run([*command, "bookworm", str(tar)], check=False).returncode != 0:
             raise ImageError(f"mmdebstrap failed for {base.local}")
-        changes = [arg for change in base.changes for arg in ("--change", change)]
+        changes = [arg for change in (DEBIAN_PATH, *base.changes) for arg in ("--change", change)]
         podman("import", "--quiet", *changes, str(tar), base.local, quiet=True)
 
 
