@@ -542,3 +542,29 @@ def seats_text(seats: Iterable[int]) -> str:
     and seat 2"; empty for none."""
     named = [f"seat {seat}" for seat in seats]
     return " and ".join(named) if len(named) < 3 else ", ".join(named[:-1]) + " and " + named[-1]
+
+
+TEXT_WIDTH: Final = 100  # the widest line of a game's text (`render`), for terminals
+
+
+def wrap(text: str, width: int = TEXT_WIDTH, indent: str = "", more: str = "") -> list[str]:
+    """`text` in lines of at most `width` characters, broken at spaces (a longer word keeps its own line), never
+    inside "seat N": the first line after `indent`, the others after `more`. textwrap's plain case, at a fraction
+    of its cost (renders run once per seat per move)."""
+    lines: list[str] = []
+    lead = indent
+    room = width - len(indent)
+    while len(text) > room:
+        cut = text.rfind(" ", 0, room + 1)
+        if cut >= 4 and text.endswith("seat", 0, cut) and (cut == 4 or not text[cut - 5].isalnum()):
+            cut = text.rfind(" ", 0, cut - 4)  # never between "seat" and its number (clients put a name there)
+        if cut <= 0:  # a word longer than the line: it keeps a line of its own
+            cut = text.find(" ", max(room, 1))
+            if cut < 0:
+                break
+        lines.append(lead + text[:cut])
+        text = text[cut + 1 :]
+        lead = more
+        room = width - len(more)
+    lines.append(lead + text)
+    return lines

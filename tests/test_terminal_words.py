@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import random
 
+from manaforge.v1 import gateway_pb2 as gw
 from manaforge.v1.common_pb2 import GameConfig, Outcome
 
-from engine_core import find_game
+from engine_core import GAMES, find_game
 from gateway.cli.table import MENU_SIZE, _kind, as_sentence, menu, result_in_words
+from gateway.cli.words import in_names, plain_markdown, seat_names
 
 
 def test_results_in_words_for_each_seat_and_a_spectator() -> None:
@@ -38,7 +40,8 @@ def first_long_turn(game_name: str, seats: int) -> list[tuple[int, str, object]]
 
 
 def test_long_lists_come_in_steps_that_reach_every_action_once() -> None:
-    for game, seats in (("magicka", 2), ("mana_burn", 3), ("manasurge", 5)):
+    # ManaSurge lists one choice per set of identical cards: a long list comes with a hand grown past five (two seats)
+    for game, seats in (("magicka", 2), ("mana_burn", 3), ("manasurge", 2), ("manufactory", 2)):
         items = first_long_turn(game, seats)
         reached: list[int] = []
         steps = 0
@@ -56,3 +59,47 @@ def test_long_lists_come_in_steps_that_reach_every_action_once() -> None:
                     pending.append(menu([item for item in items if item[0] in choice.actions]))
         assert sorted(reached) == [i for i, _, _ in items], game  # each legal action exactly once
         assert steps > 1, game
+
+
+def test_every_seat_is_said_by_its_players_name_and_your_own_as_you() -> None:
+    seats = [
+        gw.Seat(seat=0, kind=gw.SEAT_KIND_HUMAN, name="ann"),
+        gw.Seat(seat=1, kind=gw.SEAT_KIND_BOT, name="bot 1 (heuristic)", bot_level="heuristic"),
+        gw.Seat(seat=2, kind=gw.SEAT_KIND_BOT, name="bot 2 (random)", bot_level="random"),
+        gw.Seat(seat=3, kind=gw.SEAT_KIND_HUMAN, name="player"),
+        gw.Seat(seat=4, kind=gw.SEAT_KIND_HUMAN, name="player"),
+        gw.Seat(seat=5, kind=gw.SEAT_KIND_OPEN),
+    ]
+    names = seat_names(gw.Table(seats=seats))
+    assert names == {0: "ann", 1: "bot 1", 2: "bot 2", 3: "player (seat 3)", 4: "player (seat 4)", 5: "seat 5"}
+    assert seat_names(gw.Table(seats=[seats[0], gw.Seat(seat=1, kind=gw.SEAT_KIND_BOT, name="bot (random)")])) == {
+        0: "ann",
+        1: "the bot",
+    }
+    # "seat N" in any engine text: the name; the person's own seat "you" / "your", its verb agreeing
+    assert in_names("seat 0 discarded Fireball. seat 1 is next", names, me=0) == "You discarded Fireball. Bot 1 is next"
+    assert in_names("seat 0 is wet; seat 2's turn", names, me=0) == "You are wet; bot 2's turn"
+    assert in_names("art: seat 0, words: seat 1", names, me=1) == "art: ann, words: you"
+    assert in_names("seat 0 has 3 cards", names) == "ann has 3 cards"  # a spectator: names only, as written
+    assert in_names("seat 9 left; seats 1-2", names) == "seat 9 left; seats 1-2"  # no such seat: left as it is
+
+
+def test_a_how_to_play_page_reads_as_plain_text() -> None:
+    page = (
+        "# How to play X\n\n## The goal\nHold **one of each** of the\n`ten` cards.\n\n- a *first* point\n- a second\n"
+    )
+    assert plain_markdown(page, 40) == [
+        "HOW TO PLAY X",
+        "=============",
+        "",
+        "The goal",
+        "--------",
+        "Hold one of each of the ten cards.",
+        "",
+        "  - a first point",
+        "  - a second",
+    ]
+    for game in GAMES:  # every game's page: headings set apart, no markdown marks left, lines that fit
+        lines = plain_markdown(game.how_to_play(), 80)
+        assert lines[0] == f"HOW TO PLAY {game.info.title.upper()}", lines[0]
+        assert all(len(line) <= 80 and "**" not in line and "`" not in line for line in lines), game.info.name

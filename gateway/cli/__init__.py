@@ -1,6 +1,7 @@
 """manaforge: the terminal client of a Manaforge gateway.
 
   manaforge games                          the games, their player counts and options
+  manaforge rules GAME                     how to play a game (at a table: r)
   manaforge play GAME [--seats N] [--bot LEVEL] [--option NAME=VALUE] [--open] [--clock SECONDS]
                                            a new table: you take seat 0, bots the others (--open: left for humans)
   manaforge tables [--game GAME] [--playing]
@@ -41,8 +42,9 @@ from manaforge.v1.common_pb2 import GameConfig
 from engine_core import find_game
 from engine_core.bots import bot_levels
 from gateway.cli.reconnect import GatewayLost, Reconnector
-from gateway.cli.sitting import play
-from gateway.cli.table import as_sentence, result_in_words, seat_names, show, show_verdict
+from gateway.cli.sitting import play, watch
+from gateway.cli.table import as_sentence, result_in_words
+from gateway.cli.words import in_names, plain_markdown, seat_names, width
 from gateway.client import Client
 
 DEFAULT_PORT = 50051
@@ -75,6 +77,15 @@ def cmd_games(client: Client, args: argparse.Namespace) -> None:
         for option in info.options:
             choices = f" ({'|'.join(option.choices)})" if option.choices else ""
             print(f"{'':16}--option {option.name}={option.default_value}{choices}  {option.description}")
+
+
+def cmd_rules(client: Client, args: argparse.Namespace) -> None:
+    info = next((g for g in client.games() if g.name == args.game), None)
+    if info is None:
+        sys.exit(f"manaforge: no game named {args.game!r}: `manaforge games` lists them")
+    if not info.how_to_play:
+        sys.exit(f"manaforge: {info.title} has no how-to-play page on this server")
+    print("\n".join(plain_markdown(info.how_to_play, width())))
 
 
 def cmd_play(client: Client, args: argparse.Namespace) -> None:
@@ -273,13 +284,7 @@ def leave_queue(client: Client, args: argparse.Namespace, ticket_id: str) -> Non
 
 
 def cmd_watch(client: Client, args: argparse.Namespace) -> None:
-    names = seat_names(client.table(args.table))
-    link = Reconnector(client, print)
-    for update in link.follow(args.table):
-        for event in update.events:
-            print(f"  * {event.text}")
-        show(update.view, names=names)
-    show_verdict(client, args.table, print, link)
+    watch(client, args.table)
 
 
 def cmd_replay(client: Client, args: argparse.Namespace) -> None:
@@ -289,12 +294,13 @@ def cmd_replay(client: Client, args: argparse.Namespace) -> None:
     events_by_version: dict[int, list[str]] = {}
     for event in log.events:
         events_by_version.setdefault(event.version, []).append(event.text)
+    names = seat_names(log.table)
     for logged in log.actions:
-        print(f"v{logged.version:<4} seat {logged.seat}: {logged.text}")
+        print(f"v{logged.version:<4} {in_names(f'seat {logged.seat}', names)}: {in_names(logged.text, names)}")
         for text in events_by_version.get(logged.version, []):
-            print(f"        {text}")
+            print(f"        {in_names(text, names)}")
     if log.table.outcome.finished:
-        print(as_sentence(result_in_words(log.table.outcome, names=seat_names(log.table))))
+        print(as_sentence(result_in_words(log.table.outcome, names=names)))
     else:
         print("the game is not finished")
     print(f"replay validation: {log.table.replay_verdict or 'pending'}")
@@ -340,6 +346,8 @@ def parser() -> argparse.ArgumentParser:
         )
 
     command("games", cmd_games, "the games, their player counts and variant options")
+    p = command("rules", cmd_rules, "how to play a game: its goal, a turn, the cards, the end")
+    p.add_argument("game", help="the game's name, as `manaforge games` lists it")
     p = command("play", cmd_play, "start a table and play it: you at seat 0, bots (or open seats) in the others")
     p.add_argument("game", help="the game's name, as `manaforge games` lists it")
     p.add_argument("--seats", type=int, default=0, metavar="N", help="how many players (default: the game's fewest)")

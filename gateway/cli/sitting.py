@@ -17,7 +17,8 @@ from manaforge.v1.gateway_pb2 import SeatView
 
 from gateway.cli.console import Console, Ended, EndOfInput, Item, Line, Said, Update
 from gateway.cli.reconnect import PATIENCE, Reconnector
-from gateway.cli.table import HELP, Leave, Out, choose, seat_names, show, show_verdict
+from gateway.cli.table import WATCH_HELP, Leave, Out, choose, command, show, show_verdict
+from gateway.cli.words import Screen, seat_names
 from gateway.client import Client, pack
 
 REMIND = 10.0  # seconds left on the seat's clock when the person is reminded (when more than twice this was left)
@@ -49,7 +50,7 @@ class Sitting:
         self.link = Reconnector(client, out, patience, hint=hint)  # the calls this thread makes
         self.stream = Reconnector(client, console.say, patience, hint=hint)  # the updates, read on their own thread
         self.table = self.link.call(lambda: client.table(table_id))
-        self.names = seat_names(self.table)
+        self.screen = screen_of(client, self.table, self.link)
         self.bots = {s.seat for s in self.table.seats if s.kind == gw.SEAT_KIND_BOT}
         self.inbox: deque[gw.WatchUpdate] = deque()  # updates received, not yet taken in
         self.typed: deque[str] = deque()  # lines typed ahead of the question they answer
@@ -61,6 +62,8 @@ class Sitting:
         self.away = False  # the seat's clock ran out `takeover_after` times in a row: a bot plays it at once
         self.shown = -1  # the version last shown while another person decides
         self.ended = False  # the updates ended (the game is over)
+        self.latest: SeatView | None = None  # the latest view taken in (what `v` and `i` look at)
+        self.lines: list[str] = []  # the table's lines as last shown (an answer window shows only what changed)
 
     # -- the game, update by update -------------------------------------------------------------------------------
 
@@ -79,9 +82,10 @@ class Sitting:
 
     def _take(self, updates: list[gw.WatchUpdate]) -> bool:
         """Show what the updates say and act on the latest view; True when the game is over."""
+        self.screen.me = updates[-1].view.seat
         for update in updates:
             for event in update.events:
-                self.out(f"  * {event.text}")
+                self.out(f"  * {self.screen.event(event.text)}")
             if self.asked is not None and update.view.version > self.asked.version:
                 self._decided_without_us(self.asked, update)
                 self.asked = None
@@ -89,10 +93,12 @@ class Sitting:
         if view.version < self.known:
             return False  # older than the game is known to be (our move landed since): only its events were new
         self.known = view.version
+        self.latest = view
         if not self.table.started and view.version > 0:  # the game has begun: every seat is taken, names known
             self._look_at_table()
         if view.outcome.finished:
-            show(view, self.out, seat_names(self.link.call(lambda: self.client.table(self.table_id))))
+            self._look_at_table()
+            show(view, self.out, self.screen)
             return True
         if self.away:
             return False
@@ -100,16 +106,17 @@ class Sitting:
             humans = [s for s in view.pending.seats if s not in self.bots and s != view.seat]
             if humans and view.version != self.shown:  # another human decides: show what they are looking at
                 self.shown = view.version
-                show(view, self.out, self.names)
+                self.lines = show(view, self.out, self.screen)
             return False
         self.shown = view.version
-        show(view, self.out, self.names)
+        answering = view.pending.kind == DecisionKind.DECISION_KIND_RESPONSE and not view.outcome.finished
+        self.lines = show(view, self.out, self.screen, since=self.lines if answering else ())
         self._decide(view)
         return False
 
     def _look_at_table(self) -> None:
         self.table = self.link.call(lambda: self.client.table(self.table_id))
-        self.names = seat_names(self.table)
+        self.screen.names = seat_names(self.table)
 
     def _decided_without_us(self, asked: SeatView, update: gw.WatchUpdate) -> None:
         """The decision at `asked` was made before our move (`update` is the first to show it): when it was made for
@@ -119,7 +126,7 @@ class Sitting:
         ours = [e for e in acted if e.HasField("actor") and e.actor == me]
         if not ours and list(asked.pending.seats) != [me]:
             return  # another seat's move came first (a decision taken at the same time): the events say it
-        what = "; ".join(e.text for e in ours or acted)
+        what = "; ".join(self.screen.say(e.text, capital=False) for e in ours or acted)
         what = f": {what}" if what else ""
         if asked.pending.kind == DecisionKind.DECISION_KIND_RESPONSE:
             self.out(f"Your time to answer ran out, so the rules answered for you{what}.")
@@ -148,7 +155,7 @@ class Sitting:
         self.remind_at = mine[0] - REMIND if mine and mine[0] - time.time() > 2 * REMIND else None
         while True:
             try:
-                action = choose(view, self._ask, self.out, self.names)
+                action = choose(view, self._ask, self.out, self.screen)
             except Superseded:
                 return
             request = gw.SubmitActionRequest(
@@ -200,7 +207,8 @@ class Sitting:
                         self.inbox.append(item.update)
                         self.out("")
                         raise Superseded
-                    self._interject(*(f"  * {event.text}" for event in item.update.events))  # the same decision
+                    said = (f"  * {self.screen.event(event.text)}" for event in item.update.events)
+                    self._interject(*said)  # the same decision
                 elif isinstance(item, Said):
                     self._interject(item.text)
                 else:
@@ -257,15 +265,15 @@ class Sitting:
         self.ended = True
 
     def _typed(self, text: str) -> None:
-        """A line typed while no question is asked: it brings an away seat back (q leaves); otherwise it waits for
-        the next question."""
+        """A line typed while no question is asked: a line that asks the terminal something (h, v, i, r) is
+        answered at once; it brings an away seat back (q leaves); any other line waits for the next question."""
+        asked = command(text, self.latest, self.screen, self.out)
         if not self.away:
-            self.typed.append(text)
+            if not asked:
+                self.typed.append(text)
             return
         if text.strip().lower() == "q":
             raise Leave
-        if text.strip().lower() == "h":
-            self.out(HELP)
         # any call with the seat's token brings the seat back, its clock in full again
         view = self.link.call(lambda: self.client.view(self.table_id, self.token))
         self.away = False
@@ -279,7 +287,7 @@ class Sitting:
         """Say what leaving means now: the game is over, or it goes on without the person, and how to come back."""
         came = [item.update.view for item in iter(partial(self.console.next, 0), None) if isinstance(item, Update)]
         if any(view.outcome.finished for view in came):  # it ended as the person left
-            show(next(view for view in came if view.outcome.finished), self.out, self.names)
+            show(next(view for view in came if view.outcome.finished), self.out, self.screen)
             self.out(f"\nyou left table {self.table_id}; the game is over.")
             return
         clock = clock_of(self.table)
@@ -314,3 +322,49 @@ def play(
         sitting.leave()
         return
     show_verdict(client, table_id, out, sitting.link)
+
+
+def screen_of(client: Client, table: gw.Table, link: Reconnector) -> Screen:
+    """What the terminal shows of `table`: its seats by name; its cards' facts (GetCatalogue) and its game's
+    how-to-play page (ListGames), each asked once, when first needed."""
+
+    def guide() -> str:
+        games = link.call(client.games)
+        return next((info.how_to_play for info in games if info.name == table.config.game), "")
+
+    return Screen(
+        game=table.config.game,
+        names=seat_names(table),
+        catalogue=lambda: link.call(lambda: client.catalogue(table.config)),
+        guide=guide,
+    )
+
+
+def watch(client: Client, table_id: str, console: Console | None = None, out: Out = print) -> None:
+    """Follow a game as a spectator (the public view) to its end, answering h, v, i and r as they are typed."""
+    console = console or Console()
+    link = Reconnector(client, out)
+    screen = screen_of(client, link.call(lambda: client.table(table_id)), link)
+    stream = Reconnector(client, console.say)
+    console.follow(stream.follow(table_id))
+    latest: SeatView | None = None
+    try:
+        while True:
+            item = console.next()
+            if isinstance(item, Update):
+                latest = item.update.view
+                for event in item.update.events:
+                    out(f"  * {screen.event(event.text)}")
+                show(latest, out, screen)
+            elif isinstance(item, Line):
+                if item.text.strip() and not command(item.text, latest, screen, out, WATCH_HELP):
+                    out("h: what you can type while watching")
+            elif isinstance(item, Said):
+                out(item.text)
+            elif isinstance(item, Ended):
+                if item.error is not None:
+                    raise item.error
+                break
+    finally:
+        stream.stop()
+    show_verdict(client, table_id, out, link)

@@ -9,7 +9,6 @@ from dataclasses import dataclass
 
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
-from manaforge.v1 import gateway_pb2 as gw
 from manaforge.v1.common_pb2 import Outcome
 from manaforge.v1.games.rnd_pb2 import RndAction, RndState
 from manaforge.v1.gateway_pb2 import SeatView
@@ -29,6 +28,7 @@ from engine_core.games.rnd.design import (
 )
 from engine_core.registry import AnyGame
 from gateway.cli.reconnect import Reconnector
+from gateway.cli.words import Screen, in_names
 from gateway.client import Client
 
 Read = Callable[[str], str]
@@ -37,11 +37,16 @@ Out = Callable[[str], None]
 MENU_SIZE = 12  # more legal actions than this are chosen in steps: first the kind, then the cards
 LABEL_HINT = 48  # characters of a group's line that show what its choices differ in
 
-HELP = """At your turn, type the number of a choice.
-  b  back to the previous choices   v  show the table again   h  this help
-  q  leave the table (the game goes on; come back with `manaforge rejoin TABLE`)
+HELP = """At your turn, type the number of a choice. At any time:
+  i       what the cards in view do        i NAME  one card: what it does, when, and why you cannot use it now
+  r       the rules: how to play           v       the table again       h  this help
+  b       back to the previous choices     q       leave the table (the game goes on; `manaforge rejoin TABLE`)
 A choice that ends in "(N choices)" opens a shorter list. Actions that carry text (a card's name, its flavour,
 its art) ask for each text after you pick them, with its limits; Enter keeps the example shown."""
+WATCH_HELP = """Watching: the table is shown after every move. Type, then Enter:
+  i       what the cards in view do        i NAME  one card
+  r       the rules: how to play           v       the table again       h  this help
+Ctrl-C stops watching."""
 
 
 class Leave(Exception):
@@ -49,14 +54,6 @@ class Leave(Exception):
 
 
 # -- the result and the table, in words ---------------------------------------------------------------------------
-
-
-def seat_names(table: gw.Table) -> dict[int, str]:
-    """What to call each seat: a human by name, a bot as a bot."""
-    return {
-        s.seat: f"{s.name} (seat {s.seat})" if s.kind == gw.SEAT_KIND_HUMAN and s.name else f"seat {s.seat}"
-        for s in table.seats
-    }
 
 
 def _who(seat: int, me: int, names: Mapping[int, str]) -> str:
@@ -75,7 +72,9 @@ def result_in_words(outcome: Outcome, me: int = -1, names: Mapping[int, str] | N
     """e.g. "you won, 24 to 6 (the deck ran out)"; `me` is -1 for a spectator."""
     names = names or {}
     winners = list(outcome.winners)
-    if me in winners:
+    if len(winners) > 2 and len(winners) == len(outcome.scores):  # a cooperative game: the whole table won
+        said = "you all won together" if me in winners else "everyone won together"
+    elif me in winners:
         others = [_who(w, me, names) for w in winners if w != me]
         said = f"you shared the win with {_listed(others)}" if others else "you won"
     elif winners:
@@ -89,32 +88,85 @@ def result_in_words(outcome: Outcome, me: int = -1, names: Mapping[int, str] | N
         said += f", {_points(scores[first])} to {_points(scores[1 - first])}"
     elif any(scores):
         said += "; scores: " + ", ".join(f"{_who(s, me, names)} {_points(v)}" for s, v in enumerate(scores))
-    return f"{said} ({outcome.reason})" if outcome.reason else said
+    return f"{said} ({in_names(outcome.reason, names, me)})" if outcome.reason else said
 
 
 def as_sentence(words: str) -> str:
     """A capital for our own first word ("You won", "Seat 1 won"), never for a player's name; a full stop."""
     first = words.split(" ", 1)[0]
-    return f"{first.capitalize() if first in ('you', 'seat', 'nobody') else first}{words[len(first) :]}."
+    ours = first in ("you", "seat", "nobody", "the", "bot", "everyone")
+    return f"{first.capitalize() if ours else first}{words[len(first) :]}."
 
 
-def show(view: SeatView, out: Out = print, names: Mapping[int, str] | None = None) -> None:
-    names = names or {}
+def show(view: SeatView, out: Out = print, screen: Screen | None = None, since: Sequence[str] = ()) -> list[str]:
+    """The table as the person at `view`'s seat sees it: the game's own text, the held cards that cannot be used
+    now (and why), whose decision it is and the clocks, every seat by name. With `since` (the table's lines as last
+    shown), only the lines that changed are shown. Returns the table's lines, for the next `since`."""
+    screen = screen or Screen(game="")
+    screen.me = view.seat
+    say = screen.say
+    table = say(view.text).split("\n")
+    notes = screen.unusable(view) if screen.game else []
+    lines = [*table, *notes]
     out("")
-    out(view.text)
+    if since:
+        before = set(since)
+        changed = [line for line in table if line not in before]
+        if notes != since[len(since) - len(notes) :]:
+            changed += notes
+        for line in changed:
+            out(line)
+        out(f"({'the rest of ' if changed else ''}the table as before: v shows it all)")
+    else:
+        for line in lines:
+            out(line)
     if view.outcome.finished:
-        out(f"\n{as_sentence(result_in_words(view.outcome, view.seat, names))}")
+        out(f"\n{as_sentence(result_in_words(view.outcome, view.seat, screen.names))}")
     elif view.pending.seats:
-        others = [_who(s, view.seat, names) for s in view.pending.seats if s != view.seat]
+        others = [screen.who(s) for s in view.pending.seats if s != view.seat]
+        prompt = say(_unaddressed(view.pending.prompt, view.pending.seats))
         if view.seat in view.pending.seats:
             also = f" (at the same time as {_listed(others)})" if others else ""
-            out(f"\nYour turn{also}: {view.pending.prompt}")
+            out(f"\nYour turn{also}: {prompt}")
         else:
-            out(f"\nWaiting for {_listed(others)}: {view.pending.prompt}")
+            out(f"\nWaiting for {_listed(others)}: {prompt}")
     for deadline in view.deadlines:
         left = max(0, round(deadline.at - time.time()))
-        whose = "your" if deadline.seat == view.seat else f"{_who(deadline.seat, view.seat, names)}'s"
+        whose = "your" if deadline.seat == view.seat else f"{screen.who(deadline.seat)}'s"
         out(f"  {whose} clock: {left} s left, then the decision is made for it")
+    return lines
+
+
+def _unaddressed(prompt: str, seats: Sequence[int]) -> str:
+    """A prompt without the seat it is addressed to ("seat 0: discard a card"): the line says whose turn it is."""
+    for seat in seats:
+        if prompt.startswith(f"seat {seat}: "):
+            return prompt[len(f"seat {seat}: ") :]
+    return prompt
+
+
+def command(line: str, view: SeatView | None, screen: Screen, out: Out, help_text: str = HELP) -> bool:
+    """Answer a line that asks the terminal something (h, v, i, i NAME, r) rather than answering a question; True
+    when it was one."""
+    word, _, rest = line.strip().partition(" ")
+    word = word.lower()
+    if word in ("h", "help", "?"):
+        out(help_text)
+    elif word == "v" and not rest and view is not None:
+        show(view, out, screen)
+    elif word in ("i", "info"):
+        if view is None:
+            out("nothing is on the table yet")
+        else:
+            for said in screen.info(view, rest):
+                out(screen.say(said))
+    elif word in ("r", "rules") and not rest:
+        out("")
+        for said in screen.rules():
+            out(said)
+    else:
+        return False
+    return True
 
 
 # -- choosing an action ---------------------------------------------------------------------------------------------
@@ -217,12 +269,14 @@ def _label(action: Message, text: str, view: SeatView) -> str:
     return _rnd_label(action, text, view) if isinstance(action, RndAction) else text
 
 
-def choose(view: SeatView, read: Read, out: Out, names: Mapping[int, str] | None = None) -> Message:
-    """Ask for one of the legal actions (raises Leave when the player leaves)."""
+def choose(view: SeatView, read: Read, out: Out, screen: Screen | None = None) -> Message:
+    """Ask for one of the legal actions (raises Leave when the player leaves); the lines that ask the terminal
+    something (`command`) are answered on the way."""
     game = game_of_action(view.legal_actions[0].action.TypeName())
+    screen = screen or Screen(game=game.info.name, me=view.seat)
     actions: list[Message] = [game.action_from_any(legal.action) for legal in view.legal_actions]
     items = [
-        (i, _label(action, legal.text, view), _kind(action))
+        (i, screen.say(_label(action, legal.text, view)), _kind(action))
         for i, (action, legal) in enumerate(zip(actions, view.legal_actions, strict=True))
     ]
     trail: list[list[Choice]] = [menu(items)]
@@ -231,14 +285,12 @@ def choose(view: SeatView, read: Read, out: Out, names: Mapping[int, str] | None
         out("")
         for number, choice in enumerate(choices, start=1):
             out(f"  {number:>3}. {choice.label}")
-        answer = _ask(read, "your move> " if len(trail) == 1 else "your move (b: back)> ").lower()
-        if answer == "q":
+        answer = _ask(read, "your move> " if len(trail) == 1 else "your move (b: back)> ")
+        if answer.lower() == "q":
             raise Leave
-        if answer == "h":
-            out(HELP)
-        elif answer == "v":
-            show(view, out, names)
-        elif answer == "b" and len(trail) > 1:
+        if command(answer, view, screen, out):
+            continue
+        if answer.lower() == "b" and len(trail) > 1:
             trail.pop()
         elif answer.isdigit() and 1 <= int(answer) <= len(choices):
             picked = choices[int(answer) - 1]
@@ -251,7 +303,7 @@ def choose(view: SeatView, read: Read, out: Out, names: Mapping[int, str] | None
             return action
         else:
             back = ", b to go back" if len(trail) > 1 else ""
-            out(f"type a number from 1 to {len(choices)}{back}, or h for help")
+            out(f"type a number from 1 to {len(choices)}{back}; i: the cards, r: the rules, h: help")
 
 
 def _ask(read: Read, prompt: str) -> str:

@@ -67,6 +67,6 @@ def test_python_m_envs_describes_the_spaces_of_a_game() -> None:
     from envs.__main__ import describe
 
     lines = describe("manasurge", 3)
-    assert lines[0] == "manasurge, 3 seats: 365 actions, an observation of 1,072 values"
+    assert lines[0] == "manasurge, 3 seats: 365 actions, an observation of 1,073 values"
     assert any(line.split()[:3] == ["target", "360", "3"] for line in lines)  # seats 0-2 at 360-362
     assert any(line.split()[:3] == ["table", "618", "432"] for line in lines)  # a slot per card of the 72

@@ -50,22 +50,22 @@ def test_play_a_whole_game_against_a_bot_from_the_terminal(stack: Stack) -> None
     assert "you are seat 0" in out
     assert "type a number from 1 to 5" in out  # a wrong answer is explained, not fatal
     assert "At your turn, type the number of a choice." in out  # help
-    assert "seat 0: score" in out and "seat 1: score 0; hand 5 hidden cards" in out  # the bot's hand stays hidden
-    assert "Your turn: " in out and "Waiting for seat 0" not in out  # at your own turn, it says so
+    assert "\nYou: score" in out and "\nThe bot: score 0; hand 5 hidden cards" in out  # the bot's hand stays hidden
+    assert "Your turn: " in out and "Waiting for you" not in out  # at your own turn, it says so
     said = re.search(
-        r"\n(You won|You lost: seat 1 won|You shared the win with seat 1|Nobody won), (\d+) to (\d+) \(.+\)\.\n", out
+        r"\n(You won|You lost: the bot won|You shared the win with the bot|Nobody won), (\d+) to (\d+) \(.+\)\.\n", out
     )
     assert said, out[-600:]
     table_id = out.split("table ", 1)[1].split(":", 1)[0]
     assert "replay validation: valid: 100 actions" in out
     replay = run_cli(stack, "replay", table_id)
-    assert replay.count(" seat 0: play ") == 50 and "replay validation: valid" in replay
+    assert replay.count(" ann: play ") == 50 and "replay validation: valid" in replay  # seats by name
     mine, theirs = int(said.group(2)), int(said.group(3))
     # the spectator's words give the winner's score first, and agree with the player's
     if said.group(1) == "You won":
-        assert f"\nann (seat 0) won, {mine} to {theirs}" in replay  # a player's name keeps its spelling
+        assert f"\nann won, {mine} to {theirs}" in replay  # a player's name keeps its spelling
     elif said.group(1).startswith("You lost"):
-        assert f"\nSeat 1 won, {theirs} to {mine}" in replay
+        assert f"\nThe bot won, {theirs} to {mine}" in replay
     elif said.group(1).startswith("You shared"):  # a tie: both won, and the spectator names seat 0 first
         assert mine == theirs and f" won, {mine} to {theirs}" in replay
 
@@ -241,3 +241,14 @@ def test_a_guest_comes_back_to_a_seat_taken_on_this_machine_only(stack: Stack, t
         "--gateway", stack.gateway_addresses[0], "join", table_id, env={"MANAFORGE_HOME": str(tmp_path / "x")}
     )
     assert f"every seat is taken: watch the game with `manaforge watch {table_id}`" in watcher.stderr
+
+
+@one_layout
+def test_rules_prints_how_to_play_a_game_as_text(stack: Stack) -> None:
+    out = run_cli(stack, "rules", "rnd")
+    assert out.startswith("HOW TO PLAY LOOK AT US, WE'RE R&D\n=================================\n")
+    assert "\nThis game is cooperative. Everyone works together" in out  # its first words, emphasis removed
+    assert "\nThe goal\n--------\n" in out and "\n  - the artist draws the art" in out
+    assert "**" not in out and "`" not in out and max(len(line) for line in out.splitlines()) <= 100
+    unknown = run("--gateway", stack.gateway_addresses[0], "rules", "chess")
+    assert unknown.returncode == 1 and "no game named 'chess'" in unknown.stderr

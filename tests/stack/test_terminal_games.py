@@ -14,8 +14,11 @@ from typing import Any
 
 import pexpect
 import pytest
+from manaforge.v1.common_pb2 import GameConfig
 
 from deploy.launcher import Stack
+from gateway.cli.words import Screen, seat_names
+from gateway.client import Client
 
 # A client's test: one storage layout is enough (the shared stack also runs on a Redis Cluster for the server's tests).
 pytestmark = pytest.mark.parametrize("stack", ["redis"], indirect=True)
@@ -27,7 +30,7 @@ ART = r"the art \(up to 8 lines of 32 characters\), one line at a time; an empty
 ART_LINE = r"  line \d \| "
 NAME = r"the card's name \(up to 30 characters; Enter keeps '[^']*'\): "
 FLAVOUR = r"the flavour text \(up to 160 characters; Enter keeps '[^']*'\): "
-RESULT = r"\r\n(You won|You lost|You shared the win|Nobody won)([^\r\n]*)\.\r\n"
+RESULT = r"\r\n(You won|You lost|You shared the win|You all won together|Nobody won)([^\r\n]*)\.\r\n"
 CHOICE = re.compile(r"^ +(\d+)\. (.*?)\r?$", re.MULTILINE)
 
 
@@ -156,7 +159,10 @@ def test_a_whole_game_in_the_terminal_against_bots(
         assert "the flavor text is at most 160 characters, not 161" in player.refusals[1]
     if game == "magicka":
         assert player.steps > 0  # a long list of exchanges was opened in steps
-    assert re.fullmatch(r"(You won|You lost: .+ won|You shared the win with .+|Nobody won)(, \d+ to \d+)?.*\.", result)
+    if game == "rnd":  # cooperative: the whole table wins
+        assert result.startswith("You all won together; scores: you "), result
+    said = r"(You won|You lost: .+ won|You shared the win with .+|You all won together|Nobody won)(, \d+ to \d+)?.*\."
+    assert re.fullmatch(said, result)
 
 
 def test_rnd_votes_name_the_cards_the_person_wrote(stack: Stack, tmp_path: Path) -> None:
@@ -191,7 +197,7 @@ def test_two_people_at_one_table_see_it_while_the_other_decides(stack: Stack, tm
     ann.expect("waiting for 1 more player")
     bob = spawn(stack, tmp_path / "bob", "join", table_id, "--name", "bob")
     bob.expect("you are seat 1")
-    bob.expect(r"Waiting for ann \(seat 0\): ")  # bob is shown the table while ann decides
+    bob.expect(r"Waiting for ann: ")  # bob is shown the table while ann decides
     ann.expect(r"Your turn: ")
     players = [Player(ann, random.Random(1), name="ann"), Player(bob, random.Random(2), name="bob")]
     with ThreadPoolExecutor(2) as pool:  # both people answer their prompts at once
@@ -200,9 +206,9 @@ def test_two_people_at_one_table_see_it_while_the_other_decides(stack: Stack, tm
     assert results["ann"][1].startswith("valid") and results["bob"][1].startswith("valid")
     said = {name: line for name, (line, _) in results.items()}
     if said["ann"].startswith("You won"):
-        assert said["bob"].startswith("You lost: ann (seat 0) won")
+        assert said["bob"].startswith("You lost: ann won")
     elif said["bob"].startswith("You won"):
-        assert said["ann"].startswith("You lost: bob (seat 1) won")
+        assert said["ann"].startswith("You lost: bob won")
     scores = [re.search(r", (\d+) to (\d+)", said[n]) for n in ("ann", "bob")]
     if scores[0] and scores[1]:
         assert scores[0].groups() == tuple(reversed(scores[1].groups()))  # each sees its own score first
@@ -225,7 +231,7 @@ def test_a_game_goes_on_through_gateway_restarts_with_nothing_shown_twice_or_mis
     ann.expect(MOVE)
     ann.sendline("1")
     ann.expect(MOVE)
-    spectator.expect(r"Waiting for ann \(seat 0\)")  # following the game
+    spectator.expect(r"Waiting for ann: ")  # following the game
     # a graceful restart (SIGTERM: the gateway drains its streams) while ann looks at her choices: her client
     # follows the table meanwhile, so it says so at once, then asks again
     stack.restart("gateway-0")
@@ -250,8 +256,12 @@ def test_a_game_goes_on_through_gateway_restarts_with_nothing_shown_twice_or_mis
     assert spectator.finish() == 0
     # every event each of them may see was shown once, in order, across both restarts
     events = store.events(table_id, 1)
-    assert shown_events(ann) == [e.text for e in events if not e.HasField("audience") or e.audience == 0]
-    assert shown_events(spectator) == [e.text for e in events if not e.HasField("audience")]
+    with Client(stack.gateway_addresses[0]) as client:
+        names = seat_names(client.table(table_id))  # each says every seat by name, ann's own as "you"
+    ann_sees, spectator_sees = Screen("cardbench", names, me=0), Screen("cardbench", names)
+    mine = [ann_sees.event(e.text) for e in events if not e.HasField("audience") or e.audience == 0]
+    assert shown_events(ann) == mine
+    assert shown_events(spectator) == [spectator_sees.event(e.text) for e in events if not e.HasField("audience")]
     assert len(store.action_log(table_id)) == 100  # every move of ann's 50 landed once
 
 
@@ -290,14 +300,14 @@ def test_two_people_the_clock_of_one_runs_out_then_away_and_back(stack: Stack, t
     ann.expect(MOVE)
     ann.expect(TIMED_OUT, timeout=10)  # said while the question was on screen, without a key pressed
     played = ann.group(1)
-    assert re.fullmatch(r"seat 0 played \S+", played), played
-    bob.expect(re.escape(f"* {played}"))  # what bob sees is what ann was told
+    assert re.fullmatch(r"you played \S+", played), played
+    bob.expect(re.escape(f"* ann played {played.split()[-1]}"))  # what bob sees is what ann was told
     bob.expect(MOVE)
     bob_player.move()
     ann.expect(r"your clock: \d s left")  # the live decision, its clock from the server's deadline
     ann.expect(MOVE)
     ann.sendline("1")
-    bob.expect(r"\* seat 0 played ")  # her answer to the live question landed
+    bob.expect(r"\* ann played ")  # her answer to the live question landed
     for _ in range(3):  # three in a row: away
         bob.expect(MOVE)
         bob_player.move()
@@ -312,7 +322,7 @@ def test_two_people_the_clock_of_one_runs_out_then_away_and_back(stack: Stack, t
     ann.expect(r"your clock: \d s left")  # her own decision again, on her clock
     ann.expect(MOVE)
     ann.sendline("1")
-    bob.expect(r"\* seat 0 played ")
+    bob.expect(r"\* ann played ")
     for person in (ann, bob):
         person.expect(MOVE)
         person.sendline("q")
@@ -368,3 +378,63 @@ def test_a_person_who_leaves_the_queue_is_matched_with_nobody(stack: Stack, tmp_
     bob.expect("you left the queue")
     assert bob.finish() == 0
     assert "table" not in bob.seen.getvalue()
+
+
+NOTE = re.compile(r"Not usable now:\r\n  ([^:\r\n]+): ([^\r\n]+)\r\n")
+
+
+def test_info_says_what_a_card_does_and_why_a_held_card_cannot_be_used_now(stack: Stack, tmp_path: Path) -> None:
+    child = spawn(stack, tmp_path, "play", "mana_burn", "--seats", "2", "--name", "ann", "--option", "turn_limit=15")
+    for _ in range(60):  # answer until the table shows a held card that cannot be used now, and why
+        child.expect(MOVE)
+        noted = NOTE.search(child.before)
+        if noted:
+            break
+        child.sendline(CHOICE.findall(child.before)[0][0])
+    assert noted, "no held card was ever shown as not usable"
+    card, note = noted.group(1).split(", ")[0], noted.group(2)
+    with Client(stack.gateway_addresses[0]) as client:
+        facts = next(f for f in client.catalogue(GameConfig(game="mana_burn")) if f.name == card)
+    child.sendline("i")  # the cards in view: the engine's own facts, and the seat's note on its card
+    child.expect("What the cards in view do")
+    child.expect(MOVE)
+    listed = " ".join(child.before.split())  # lines wrapped to the terminal
+    assert f"{card} ({facts.kind}): {facts.effect}" in listed and f"cannot use {card} now: {note}" in listed
+    child.sendline(f"i {card.lower()}")  # one card, by its name in any case
+    child.expect(MOVE)
+    one = " ".join(child.before.split())
+    assert f"{card} — {facts.kind} {facts.effect} when: {facts.timing}" in one
+    assert f"{card} — cannot use now: {note}" in one
+    child.sendline("i Lotus")
+    child.expect(MOVE)
+    assert "no card called 'Lotus' at this table" in child.before
+    child.sendline("r")  # the rules, from the table
+    child.expect("HOW TO PLAY MANA BURN\r\n=====")
+    child.expect("The goal\r\n--------\r\n")
+    child.expect(MOVE)
+    child.sendline("q")
+    child.expect("you left table")
+    assert child.finish() == 0
+    # every seat by its name in everything the client printed after it said which seat is yours: the table, the
+    # events, the choices, the notes, the prompts
+    said = child.seen.getvalue().split("you are seat 0", 1)[1]
+    assert not re.search(r"\b[Ss]eat \d", said), re.search(r".*\b[Ss]eat \d.*", said)
+    assert "@A you · " in said and "@B the bot · " in said and "     your hand: " in said
+
+
+def test_a_spectator_asks_about_cards_and_rules_while_watching(stack: Stack, tmp_path: Path) -> None:
+    with Client(stack.gateway_addresses[0]) as client:
+        created = client.create_table("magicka", 2, bots={1: "random"}, player_name="ann")  # ann never moves
+        table_id = created.table.table_id
+        spectator = spawn(stack, tmp_path, "watch", table_id)
+        spectator.expect(r"Waiting for ann: ")
+        spectator.sendline("i Fireball")
+        spectator.expect(r"Fireball — Spell, costs Fire, Fire and Earth\r\n")
+        spectator.sendline("r")
+        spectator.expect("HOW TO PLAY MAGICKA MAYHEM")
+        spectator.sendline("hello")
+        spectator.expect("h: what you can type while watching")
+        spectator.sendline("h")
+        spectator.expect("Watching: the table is shown after every move")
+        spectator.child.sendintr()  # Ctrl-C stops watching
+        assert spectator.finish() == 0

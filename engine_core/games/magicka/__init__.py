@@ -32,7 +32,7 @@ from engine_core import rng
 from engine_core.bots.budget import Budget, by_seats
 from engine_core.errors import IllegalActionError, MalformedActionError
 from engine_core.game import RESPONSE, TURN, Game, GameInfo, Option, event, finish, options
-from engine_core.games.magicka import bot, spells
+from engine_core.games.magicka import bot, spells, text
 from engine_core.games.magicka.cards import (
     ANSWER,
     ARCANE,
@@ -1086,7 +1086,7 @@ class Magicka(Game[MagickaState, MagickaAction]):
         return describe_action(state, action)
 
     def render(self, view: MagickaState, seat: int | None) -> str:
-        return render_view(view, seat)
+        return text.render(view, seat, HAND_LIMIT)
 
     # ----- bots -------------------------------------------------------------------------------------------------
 
@@ -1163,49 +1163,6 @@ def describe_action(state: MagickaState, action: MagickaAction) -> str:
     if t == PASS:
         return "pass (let the spell through)"
     return "end the turn" if t == END_TURN else "?"
-
-
-def render_view(view: MagickaState, seat: int | None) -> str:
-    lines = [
-        f"turn {view.turns_taken}: seat {view.turn} to play ({MagickaPhase.Name(view.phase).split('_')[-1].lower()})"
-        f"; decks: {view.element_deck_size} Element, {view.spell_deck_size} Spell, {view.mayhem_deck_size} Mayhem"
-    ]
-    for s, wizard in enumerate(view.wizards):
-        status = "DEAD" if wizard.dead else f"{wizard.health} health"
-        status += "".join(f", {flag}" for flag, on in (("wet", wizard.wet), ("frozen", wizard.frozen)) if on)
-        if wizard.barrier:
-            status += f", barrier {wizard.barrier}/{wizard.barrier_max}"
-        if wizard.elements or wizard.spells:
-            hand = "; ".join(
-                [
-                    ", ".join(card_name(c) for c in sorted(wizard.elements)),
-                    ", ".join(card_name(c) for c in wizard.spells),
-                ]
-            )
-        else:
-            hand = f"{wizard.element_count} Element + {wizard.spell_count} Spell cards"
-        lines.append(f"seat {s}{' (you)' if s == seat else ''}: {status}; hand: {hand}")
-    for c in view.creatures:
-        flags = "".join(f", {f}" for f, on in (("wet", c.wet), ("frozen", c.frozen), ("ready", c.ready)) if on)
-        barrier = f", barrier {c.barrier}/{c.barrier_max}" if c.barrier else ""
-        lines.append(
-            f"  {target_name(view, spells.creature_target(c))} of seat {c.controller}: attack {c.attack}, "
-            f"health {c.health}/{c.max_health}{barrier}{flags}"
-        )
-    for b in view.beams:
-        lines.append(
-            f"  beam {SPELL_BY_KIND[b.spell].name} from seat {b.caster} at {target_name(view, b.target)}: "
-            f"{b.damage} a turn, {b.turns_left} more turn(s)"
-        )
-    if view.HasField("cast"):
-        flying = view.cast
-        lines.append(
-            f"in flight: {SPELL_BY_KIND[flying.spell].name} from seat {flying.caster} at "
-            f"{target_name(view, flying.target)}{' (reflected)' if flying.reflected else ''}"
-        )
-    if view.exchange_open and (view.owed_elements or view.owed_spells):
-        lines.append(f"exchange owes {view.owed_elements} Element and {view.owed_spells} Spell cards")
-    return "\n".join(lines)
 
 
 # ----- the rules' steps ----------------------------------------------------------------------------------------

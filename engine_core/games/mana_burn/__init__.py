@@ -21,8 +21,8 @@ from mypy_extensions import mypyc_attr
 from engine_core import rng
 from engine_core.bots.budget import Budget, by_seats
 from engine_core.errors import IllegalActionError, MalformedActionError
-from engine_core.game import Game, GameInfo, Option, seat_count, seats_text
-from engine_core.games.mana_burn import board, rules
+from engine_core.game import Game, GameInfo, Option
+from engine_core.games.mana_burn import board, rules, text
 from engine_core.games.mana_burn.bots import heuristic, is_hidden, ratings
 from engine_core.games.mana_burn.cards import (
     CREATURE_COPIES,
@@ -37,7 +37,6 @@ from engine_core.games.mana_burn.cards import (
     distinct,
     kind,
     name,
-    names,
 )
 from engine_core.games.mana_burn.cow import step_copy
 from engine_core.games.mana_burn.rules import PASS, Move, Phase
@@ -213,7 +212,7 @@ class ManaBurn(Game[ManaBurnState, ManaBurnAction]):
         return describe_action(state, action)
 
     def render(self, view: ManaBurnState, seat: int | None) -> str:
-        return render_view(view, seat)
+        return text.render(view, seat)
 
     # ----- what the cards do -----------------------------------------------------------------------------------------
 
@@ -329,7 +328,9 @@ def describe_action(state: ManaBurnState, action: ManaBurnAction) -> str:
     if move == Move.MANA_BURN_MOVE_HERO:
         return f"Benalish Hero: +2 to seat {state.rolls[action.roll].seat}'s Ante roll"
     if move == Move.MANA_BURN_MOVE_PATH:
-        return f"take the path of {board.PATH_NAMES[action.path]}"
+        player = state.players[state.active]
+        to = f" to {text.landing(player.square, action.path, state.steps)}" if state.steps > 0 else ""
+        return f"take the path of {board.PATH_NAMES[action.path]}{to}"
     if move == Move.MANA_BURN_MOVE_YES:
         return "yes"
     if move == Move.MANA_BURN_MOVE_CARD:
@@ -403,62 +404,6 @@ def _is_fishing(state: ManaBurnState) -> bool:
 
 def _is_vesuvan(state: ManaBurnState) -> bool:
     return board.SQUARES[state.square].effect == board.Effect.VESUVAN_SHIFT
-
-
-def render_view(view: ManaBurnState, seat: int | None) -> str:
-    n = seat_count(view)
-    pawns: dict[int, list[int]] = {}
-    for s, player in enumerate(view.players):
-        pawns.setdefault(player.square, []).append(s)
-    way = "left (seat +1)" if view.direction == 1 else "right (seat -1)"
-    top = names([view.graveyard[-1]]) if view.graveyard else "empty"
-    lines = [
-        f"MANA BURN - turn {view.turns}, round limit {view.header.config.options['turn_limit']}, "
-        f"seat {view.active} active, turns pass to the {way}",
-        *board.diagram(pawns),
-        f"Library: {view.library_size} cards | Graveyard: {len(view.graveyard)} cards, top {top} | "
-        f"Mana Burn pile: {view.mana_burn_size} face down",
-    ]
-    for s in range(n):
-        lines.append(_player_line(view, s, seat))
-    if view.rolls:
-        lines.append("Rolls: " + ", ".join(f"seat {r.seat}: {r.value}" for r in view.rolls))
-    if view.stack:
-        items = [f"{name(i.card)} (seat {i.seat}{', countered' if i.countered else ''})" for i in view.stack]
-        lines.append("Stack (newest last): " + "; ".join(items))
-    if view.auction:
-        lines.append(f"Up for auction: {names(list(view.auction))}; last bidder: {_seat_or_none(view.last_bidder)}")
-    pending = view.header.pending
-    if view.header.outcome.finished:
-        outcome = view.header.outcome
-        lines.append(f"Game over: {seats_text(outcome.winners) or 'nobody'} won ({outcome.reason})")
-    elif pending.seats:
-        lines.append(f"Waiting for {seats_text(pending.seats)}: {pending.prompt}")
-    return "\n".join(lines)
-
-
-def _seat_or_none(seat: int) -> str:
-    return "none" if seat < 0 else f"seat {seat}"
-
-
-def _player_line(view: ManaBurnState, s: int, seat: int | None) -> str:
-    player = view.players[s]
-    hand = names(sorted(player.hand)) if s == seat else f"{player.hand_size} cards"
-    creatures = [
-        name(c.card)
-        + (f" +{len(c.armor)} Holy Armor" if c.armor else "")
-        + (f" (seat {c.owner}'s card)" if c.owner != s else "")
-        for c in player.creatures
-    ]
-    extras = []
-    if player.offer_size:
-        extras.append(f"{player.offer_size} face down")
-    if player.skip_turns:
-        extras.append("skips next turn")
-    tail = f" [{', '.join(extras)}]" if extras else ""
-    where = board.square_name(player.square)
-    play = ", ".join(creatures) or "no creatures"
-    return f"seat {s} @{s} on {where} ({board.PATH_NAMES[player.path]}): hand {hand}; in play {play}{tail}"
 
 
 GAME: Final = ManaBurn()

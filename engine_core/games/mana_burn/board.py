@@ -224,19 +224,3 @@ def is_hub(square: int) -> bool:
 
 def square_name(square: int) -> str:
     return SQUARES[square].name
-
-
-def diagram(pawns: dict[int, list[int]]) -> list[str]:
-    """The board as text lines, each pawn drawn as @seat on its square."""
-
-    def cell(square: int) -> str:
-        marks = "".join(f" @{s}" for s in pawns.get(square, []))
-        return f"[{SQUARES[square].name}{marks}]"
-
-    lines = [f"{cell(LIBRARY)}  (all paths start and end here)"]
-    for p, name in enumerate(PATH_NAMES):
-        lines.append(f"  {name.upper()}")
-        lines.append("    out : LIBRARY > " + " > ".join(cell(s) for s in OUTS[p]) + " > GRAVEYARD")
-        lines.append("    back: GRAVEYARD > " + " > ".join(cell(s) for s in BACKS[p]) + " > LIBRARY")
-    lines.append(f"{cell(GRAVEYARD)}  (all paths cross here)")
-    return lines

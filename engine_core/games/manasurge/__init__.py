@@ -28,20 +28,16 @@ from mypy_extensions import mypyc_attr
 from engine_core.bots.budget import Budget, by_seats
 from engine_core.errors import IllegalActionError, MalformedActionError
 from engine_core.game import Game, GameInfo, Option
-from engine_core.games.manasurge import bots, rules
+from engine_core.games.manasurge import bots, rules, text
 from engine_core.games.manasurge.cards import (
     DECK_SIZE,
-    MAGIC_NAMES,
     NUMBERS,
-    ROLE_NAMES,
-    Magic,
     Role,
     Spell,
     card_facts,
     card_name,
     is_magic,
     spell_name,
-    stones_text,
 )
 from engine_core.games.manasurge.rules import CARD_MOVES, MAX_ROUNDS, Move, numbers_of
 from engine_core.spaces import ActionSpace, Spaces
@@ -210,33 +206,7 @@ class Manasurge(Game[ManasurgeState, ManasurgeAction]):
         return "an unknown move"
 
     def render(self, view: ManasurgeState, seat: int | None) -> str:
-        numbers = numbers_of(view)
-        target = rules.winning_stones(view)
-        lines = [
-            f"ManaSurge round {view.round}: first to {target} stones; draw pile {view.deck_size}, "
-            f"discard {len(view.discard)}"
-        ]
-        if view.table:
-            rule = spell_name(view.caster_spell, view.caster_number)
-            way = "descending" if view.caster_spell == Spell.FLYING_DAGGER else "rising"
-            direction = "clockwise" if view.clockwise else "counter-clockwise"
-            lines.append(
-                f"Caster seat {view.caster}, spell rule {rule} ({way}); direction {direction}, "
-                f"reversals {view.reversals}/{rules.REVERSAL_LIMIT}; top {spell_name(view.top_spell, view.top_number)}"
-            )
-            lines.append("table: " + ", ".join(played_text(p, numbers) for p in view.table))
-        else:
-            lines.append(f"Caster seat {view.caster}; no card on the table")
-        for s, player in enumerate(view.players):
-            hand = ", ".join(card_name(c, numbers) for c in player.hand) if player.hand else f"{player.hand_size} cards"
-            role = f"; role {ROLE_NAMES[Role(player.role)]}" if player.role else ""
-            lines.append(
-                f"seat {s}: stones {stones_text(player.stones)}; hand {hand}; "
-                f"penalty {player.penalty_size} face down{role}"
-            )
-        if view.header.pending.seats:
-            lines.append(f"to act: seat {view.header.pending.seats[0]} ({view.header.pending.prompt})")
-        return "\n".join(lines)
+        return text.render(view, seat)
 
     def cards(self, state: ManasurgeState) -> list[int]:
         held = [c for p in state.players for c in (*p.hand, *p.penalty)]
@@ -267,16 +237,6 @@ class Manasurge(Game[ManasurgeState, ManasurgeAction]):
     def evaluate(self, state: ManasurgeState) -> list[float]:
         """Stones scored against the goal: a lead of a sixth of the goal is worth about e to 1."""
         return self.win_chances([player.stones for player in state.players], rules.winning_stones(state) / 6)
-
-
-def played_text(played: rules.Played, numbers: str) -> str:
-    name = card_name(played.id, numbers)
-    if is_magic(played.id) and played.spell:
-        name += f" as {spell_name(played.spell, played.number)}"
-    elif is_magic(played.id) and played.magic != Magic.SHADOW_MIRROR and name != MAGIC_NAMES[Magic(played.magic)]:
-        name += f" as {MAGIC_NAMES[Magic(played.magic)]}"
-    stones = f" [{played.stones}]" if played.stones else ""
-    return f"{name} (seat {played.seat}){stones}"
 
 
 def refusal(state: ManasurgeState, seat: int, action: ManasurgeAction) -> IllegalActionError | MalformedActionError:

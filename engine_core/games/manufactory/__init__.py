@@ -37,7 +37,18 @@ from engine_core.cards import (
 )
 from engine_core.cards.booster import draw_faces, shared_cards
 from engine_core.errors import IllegalActionError, MalformedActionError
-from engine_core.game import Game, GameInfo, Option, event, finish, options, seat_count, set_pending
+from engine_core.game import (
+    Game,
+    GameInfo,
+    Option,
+    event,
+    finish,
+    options,
+    seat_count,
+    seats_text,
+    set_pending,
+    wrap,
+)
 from engine_core.games.manufactory.scoring import (
     GROUPS,
     SECOND_STILL_SCORES,
@@ -46,6 +57,7 @@ from engine_core.games.manufactory.scoring import (
     color_points,
     final_points,
     group_bonus,
+    group_count,
     winners,
 )
 from engine_core.games.manufactory.sharing import (
@@ -547,7 +559,8 @@ class Manufactory(Game[ManufactoryState, ManufactoryAction]):
         won = winners(totals, counts, options(state)[WIN_TIE_OPTION.name])
         summary = ", ".join(f"seat {seat} {total}" for seat, total in enumerate(totals))
         finish(state, won, [float(total) for total in totals], f"all cards collected: {summary}")
-        return event("GameEnded", f"all cards have been collected; points: {summary}; won: {won}")
+        said = f"{seats_text(won)} {'wins' if len(won) == 1 else 'share the win'}"
+        return event("GameEnded", f"all cards have been collected; points: {summary}; {said}")
 
     # ----- views ----------------------------------------------------------------------------------------------
 
@@ -586,23 +599,7 @@ class Manufactory(Game[ManufactoryState, ManufactoryAction]):
         return text
 
     def render(self, view: ManufactoryState, seat: int | None) -> str:
-        belt = [format_card(card_of(view, card)) for card in view.belt]
-        lines = [
-            f"deck {view.deck_size} cards, {len(view.discards)} discarded; seat {view.first_seat} went first",
-            f"belt front: {' | '.join(belt[:FRONT]) or '-'}",
-            f"belt back:  {' | '.join(belt[FRONT:]) or '-'}",
-        ]
-        totals = points(view)
-        for index, player in enumerate(view.players):
-            groups = [
-                f"{GROUP_NAMES[GROUP_OF_COLOR[group.color]]}: "
-                + ", ".join(format_card(card_of(view, card)) for card in group.cards)
-                for group in player.groups
-                if group.cards
-            ]
-            you = " (you)" if index == seat else ""
-            lines.append(f"seat {index}{you}: {totals[index]} points; " + ("; ".join(groups) or "nothing collected"))
-        return "\n".join(lines)
+        return render_view(view, seat)
 
     # ----- bots -----------------------------------------------------------------------------------------------
 
@@ -669,6 +666,46 @@ class Manufactory(Game[ManufactoryState, ManufactoryAction]):
     def evaluate(self, state: ManufactoryState) -> list[float]:
         """Each player's points if the game ended now: a lead of 5 points is worth about e to 1."""
         return self.win_chances(points(state), 5.0)
+
+
+def render_view(view: ManufactoryState, seat: int | None) -> str:
+    """The table as its players look at it: the belt (what is free, what costs a card), every player's groups with the
+    points each scores now, the seat's own collection by name. Seats only as "seat N", at the ends of lines."""
+    pending = view.header.pending.seats
+    whose = "game over" if view.header.outcome.finished else f"seat {pending[0]}'s turn" if pending else ""
+    lines = [
+        f"Mishra's Manufactory · {whose} · deck: {view.deck_size} cards · {len(view.discards)} discarded",
+        "Each colour: the largest group scores 3, the second largest 2; 4, 5 or 6 groups score 2, 4 or 6 more",
+    ]
+    if view.belt:
+        lines.append("Conveyor belt (the front is free; the back costs a card you collected):")
+        for place, card_id in enumerate(view.belt):
+            card = card_of(view, card_id)
+            end = "front" if place < FRONT else "back "
+            joins = "any group (a land)" if is_land(card) else " or ".join(GROUP_NAMES[g] for g in card_groups(card))
+            lines.append(f"  {place + 1}. {end}  {format_card(card)} → {joins}")
+    collections = [collection(view, player) for player in view.players]
+    first_place_tie = options(view)[FIRST_PLACE_TIE_OPTION.name]
+    prizes = [color_points([c[index] for c in collections], first_place_tie) for index in range(len(GROUPS))]
+    totals = final_points(collections, first_place_tie)
+    lines.append("Collections: the cards in each group (and the points it scores now)")
+    lines.append("  " + "".join(f"{GROUP_NAMES[g]:<10}" for g in GROUPS) + "groups    points")
+    for s, groups in enumerate(collections):
+        cells = "".join(
+            f"{(f'{len(g)} ({prizes[i][s]})' if prizes[i][s] else str(len(g))) if g else '-':<10}"
+            for i, g in enumerate(groups)
+        )
+        bonus = group_bonus(groups)
+        count = f"{group_count(groups)}{f' (+{bonus})' if bonus else ''}"
+        lines.append(f"  {cells}{count:<10}{totals[s]:<6}  seat {s}")
+    if seat is not None and 0 <= seat < len(view.players):
+        own = [
+            f"{GROUP_NAMES[GROUP_OF_COLOR[group.color]]}: " + ", ".join(card_of(view, c).name for c in group.cards)
+            for group in view.players[seat].groups
+            if group.cards
+        ]
+        lines += wrap(f"seat {seat}'s collection: {' · '.join(own) or 'nothing yet'}", 100, "", "    ")
+    return "\n".join(lines)
 
 
 GAME: Final = Manufactory()

@@ -35,7 +35,7 @@ from manaforge.v1.games.rnd_pb2 import (
 from mypy_extensions import mypyc_attr
 
 from engine_core import rng as random
-from engine_core.cards import CARD_SET_OPTION, find_set, format_card, open_packs
+from engine_core.cards import CARD_SET_OPTION, find_set, open_packs
 from engine_core.cards.booster import draw_faces, shared_cards
 from engine_core.errors import IllegalActionError, MalformedActionError
 from engine_core.game import (
@@ -50,7 +50,7 @@ from engine_core.game import (
     seats_text,
     set_pending,
 )
-from engine_core.games.rnd import bot
+from engine_core.games.rnd import bot, text
 from engine_core.games.rnd.design import (
     ART_LINES,
     ART_WIDTH,
@@ -62,16 +62,13 @@ from engine_core.games.rnd.design import (
     TYPE,
     any_card_has,
     card_facts,
-    card_text,
     check_art,
     check_flavour,
     check_name,
     copy_category,
     design_title,
-    open_categories,
     wanted_categories,
 )
-from engine_core.games.rnd.frame import card_frame
 from engine_core.games.rnd.sharing import (
     check_fields,
     copy_live,
@@ -624,44 +621,7 @@ class Rnd(Game[RndState, RndAction]):
         return "no action"
 
     def render(self, view: RndState, seat: int | None) -> str:
-        if view.phase == RESULTS:
-            return self._render_results(view)
-        if view.phase == VOTING:
-            return self._render_voting(view, seat)
-        design = view.designs[view.round]
-        lines = [
-            f"Look at Us, We're R&D: card {view.round + 1} of {len(view.designs)}, {PHASE_NAMES[view.phase]} phase",
-            f"artist seat {design.artist}, writer seat {design.writer}, designers "
-            + seats_text(designers(len(view.designs), view.round)),
-            f"pack: {view.pack_size} face down, {len(view.discard)} drawn and put aside",
-        ]
-        if view.phase == DESIGN and view.drawn:
-            card = next(face for face in view.faces if face.id == view.drawn[0])
-            text = card_text(card)
-            lines.append(f"seat {view.designer} holds: {format_card(card)}{'; text: ' + text if text else ''}")
-            lines.append("open: " + ", ".join(CATEGORY_NAMES[c] for c in open_categories(design)))
-        return "\n".join([*lines, *card_frame(design)])
-
-    def _render_voting(self, view: RndState, seat: int | None) -> str:
-        lines = [f"Look at Us, We're R&D: the vote ({VOTE_PROMPT})"]
-        for s, ballot in enumerate(view.ballots):
-            mine = f" — {self._ballot_text(view, ballot)}" if s == seat and ballot.votes else ""
-            lines.append(f"seat {s}: {ballot.votes_cast}/{len(AWARDS)} votes cast{mine}")
-        return "\n".join(lines + self._render_cards(view))
-
-    def _render_results(self, view: RndState) -> str:
-        lines = ["Look at Us, We're R&D: RESULTS"]
-        for result in view.results:
-            votes = f"{result.votes} vote{'s' * (result.votes != 1)}"
-            lines.append(f"  {AWARD_NAMES[result.award]}: {self._winners_text(view, result.designs)} ({votes})")
-        lines += [f"seat {s}: {self._ballot_text(view, ballot)}" for s, ballot in enumerate(view.ballots)]
-        return "\n".join(lines + self._render_cards(view))
-
-    def _render_cards(self, view: RndState) -> list[str]:
-        lines: list[str] = []
-        for index, design in enumerate(view.designs):
-            lines += ["", f"card {index + 1}:", *card_frame(design)]
-        return lines
+        return text.render(view, seat, designers(len(view.designs), view.round))
 
     def cards(self, state: RndState) -> list[int]:
         return [*state.pack, *state.discard, *state.drawn]

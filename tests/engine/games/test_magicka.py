@@ -16,6 +16,7 @@ from manaforge.v1.games.magicka_pb2 import (
     MagickaTarget,
 )
 
+from engine_core.conformance import seat_word_faults
 from engine_core.errors import IllegalActionError
 from engine_core.game import RESPONSE
 from engine_core.games.magicka import GAME
@@ -779,4 +780,4 @@ def test_seats_are_named_seat_n_in_every_text() -> None:
     assert state.header.pending.prompt == f"seat {seat}: exchange, cast, attack or end the turn"
     _, events = GAME.apply(state, seat, MagickaAction(type=END_TURN))
     assert all("wizard" not in e.text for e in events)
-    assert "wizard" not in GAME.render(GAME.view(state, seat), seat)
+    assert not seat_word_faults(GAME.render(GAME.view(state, seat), seat))  # "Wizards:", never "wizard 0"

@@ -835,7 +835,10 @@ def test_render_draws_the_board_with_the_pawns() -> None:
     state = new_game()
     state.players[1].square = square_of("Greedy You")
     text = GAME.render(GAME.view(state, 0), 0)
-    assert "[Library @0 @2]" in text and "[Greedy You @1]" in text and "THE REAL WORLD" in text
+    board = text.splitlines()
+    assert board[1].startswith("LIBRARY") and board[1].endswith("  @A @C")  # seats 0 and 2 on the Library
+    assert "  Shoe-Lace              Connection Lost            Greedy You @B" in board  # seat 1
+    assert "@B seat 1 · 3 cards · on Greedy You (The Game): Take the top 2 Graveyard cards" in board
 
 
 def test_sample_world_keeps_what_the_seat_sees_and_conserves_cards() -> None:

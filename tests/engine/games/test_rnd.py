@@ -295,7 +295,7 @@ def test_markup_is_stored_and_shown_as_plain_text() -> None:
         seat = state.header.pending.seats[0]
         state = act(state, seat, **_fields(GAME.legal_actions(state, seat)[0]))
     shown = GAME.render(GAME.view(state, 2), 2)
-    assert "| <b>bold</b>" in shown and "| <script>x</script>" in shown and "| [red]not red[/red]" in shown
+    assert "| <b>bold</b>" in shown and "| 1. <script>x</script>" in shown and "| [red]not red[/red]" in shown
 
 
 @pytest.mark.parametrize(
@@ -322,7 +322,7 @@ def test_the_card_being_built_is_rendered_as_a_card() -> None:
     state = act(state, 2, copy=COST)
     shown = GAME.render(GAME.view(state, 0), 0)
     assert "| (name: the writer's)      {4}{U} |" in shown
-    assert "(card type: to be copied)" in shown and "seat 2 holds: Disenchant {1}{W} (Instant)" in shown
+    assert "(card type: to be copied)" in shown and "seat 2 drew Disenchant {1}{W} (Instant)" in shown
     frame = [line for line in shown.splitlines() if line.startswith(("|", "+"))]
     assert len({len(line) for line in frame}) == 1  # every frame line the same width
 
@@ -341,7 +341,7 @@ def test_voting_is_simultaneous_and_secret_until_all_are_in() -> None:
         view = GAME.view(state, seat)
         assert list(view.ballots[1].votes) == [] and view.ballots[1].votes_cast == 1
         shown = GAME.render(view, seat)
-        assert "seat 1: 1/3 votes cast" in shown and "most powerful:" not in shown
+        assert "seat 1 1 of 3" in shown and "most powerful:" not in shown
     secret = RndAction(vote=RndVote(award=MOST_POWERFUL, design=2))
     # The label names the design (the voter must tell the choices apart); it reaches only the voter's own legal
     # actions, and the action log, which is published once the game is finished (services/tables/service.py `log`).
@@ -375,7 +375,8 @@ def test_results_list_the_winners_of_each_award() -> None:
     ]
     assert list(GAME.outcome(state).winners) == [0, 1, 2]  # RULES.md: the table wins together
     shown = GAME.render(GAME.view(state, None), None)
-    assert "RESULTS" in shown and f"most powerful: {state.designs[1].name} (3 votes)" in shown
+    assert f"  most powerful: {state.designs[1].name} (2), 3 votes" in shown.splitlines()
+    assert "  seat 0: most powerful: card 2; least functional: card 3; most flavorful: card 1" in shown
     assert all(len(GAME.view(state, 2).ballots[s].votes) == 3 for s in range(3))  # revealed to all
 
 
