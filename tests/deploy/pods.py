@@ -18,6 +18,7 @@ settings, non-root users, read-only root filesystems, emptyDir volumes, resource
 from __future__ import annotations
 
 import copy
+import json
 import re
 import secrets
 import subprocess
@@ -212,6 +213,15 @@ def down(path: Path) -> None:
         podman("pod", "rm", "--force", pod, check=False)
     if network_exists():
         podman("network", "rm", "--force", NETWORK, check=False)
+
+
+def published() -> list[tuple[str, str, str]]:
+    """Every port the test's pods publish on the host: (pod, host address, host port)."""
+    found = []
+    for pod in podman("pod", "ps", "--filter", f"label={LABEL}", "--format", "{{.Name}}").split():
+        bindings = json.loads(podman("pod", "inspect", "--format", "{{json .InfraConfig.PortBindings}}", pod))
+        found += [(pod, b["HostIp"], b["HostPort"]) for port in (bindings or {}).values() for b in port]
+    return found
 
 
 @dataclass(frozen=True)

@@ -253,6 +253,11 @@ def web_step(web: Web, game: Game, rand: random.Random) -> None:
 
 
 def test_games_go_on_through_a_crash_of_each_container(deployment: pods.Deployment) -> None:
+    ports = pods.published()
+    assert {pod for pod, _, _ in ports} == {pods.pod_name(pods.DEPLOYMENTS[kind]) for kind in pods.KINDS} - {
+        pods.pod_name(pods.DEPLOYMENTS["worker"])
+    }
+    assert {address for _, address, _ in ports} == {"127.0.0.1"}, f"a port published beyond loopback: {ports}"
     rand = random.Random(35)
     gateway, web = Gateway(deployment.gateway), Web(deployment.web)
     infos = gateway.call("games")
