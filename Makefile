@@ -84,7 +84,7 @@ image: install web podman
 
 # The deployment test: the images started from the Kubernetes manifests by `podman kube play`, games played through
 # the containers, one container of each kind killed mid-game (tests/deploy/test_containers.py).
-deploy-test: image proto engines redis
+deploy-test: image proto engines
 	$(BIN)/pytest -q -s -p no:cacheprovider tests/deploy --deploy
 
 # docs/screenshots: a board of every game in the browser client (a stack of its own, headless Chromium).
