@@ -67,12 +67,15 @@ redis: /usr/bin/redis-server
 	$(call apt_install,redis-server)
 
 # Containers: Debian's podman with the runc runtime (crun refuses the cgroup layout of these machines) and no default
-# ulimits (they cannot be raised here), set in a drop-in of containers.conf; mmdebstrap makes base images.
+# ulimits (they cannot be raised here), set in a drop-in of containers.conf; mmdebstrap makes base images. Named
+# although podman only recommends them: netavark and aardvark-dns (pods find each other by name), catatonit (podman
+# builds its pods' infra image from it where the registry's pause image cannot be pulled).
 CONTAINERS_CONF := /etc/containers/containers.conf.d/50-manaforge.conf
-podman: /usr/bin/podman /usr/bin/runc /usr/bin/mmdebstrap $(CONTAINERS_CONF)
+PODMAN_PACKAGES := podman runc mmdebstrap netavark aardvark-dns catatonit
+podman: /usr/bin/podman /usr/sbin/runc /usr/bin/mmdebstrap /usr/bin/catatonit $(CONTAINERS_CONF)
 
-/usr/bin/podman /usr/bin/runc /usr/bin/mmdebstrap:
-	$(call apt_install,podman runc mmdebstrap)
+/usr/bin/podman /usr/sbin/runc /usr/bin/mmdebstrap /usr/bin/catatonit:
+	$(call apt_install,$(PODMAN_PACKAGES))
 
 $(CONTAINERS_CONF): deploy/containers.conf | /usr/bin/podman
 	@echo "podman: writing $@ (runtime = runc, default_ulimits = []; see deploy/containers.conf)"
