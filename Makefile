@@ -68,7 +68,7 @@ run: proto engines web
 	$(PY) -m deploy.launcher run
 
 demo: proto engines
-	$(PY) -m deploy.launcher demo
+	$(PY) -m deploy.demo
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

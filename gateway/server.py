@@ -487,7 +487,7 @@ class Gateway:
 async def serve(tables: Tables, address: str, limits: Limits | None = None) -> Gateway:
     """Start the gateway on `address` ("127.0.0.1:0" picks a free port)."""
     server = grpc.aio.server(options=SERVER_OPTIONS)
-    add_service(server, GatewayServicer(tables, limits or Limits.from_env()), SERVICE)
+    add_service(server, GatewayServicer(tables, limits), SERVICE)
     health = await aio_health_and_reflection(server, SERVICE.full_name)
     port = server.add_insecure_port(address)
     if port == 0:

@@ -19,8 +19,10 @@ from engine_core import GAMES, find_game
 from engine_core.errors import MalformedActionError
 from engine_core.registry import AnyGame
 from services import observability
+from services.cardsets import load_card_sets
 from services.grpc_status import add_health_and_reflection, unary
 from services.rules.checks import check_state
+from services.settings import settings_at_start
 from services.tables.rules import move
 from services.tables.views import catalogue, game_info, pack
 
@@ -109,7 +111,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description="Manaforge rules service")
     parser.add_argument("--address", default="127.0.0.1:50061")
     args = parser.parse_args()
-    observability.configure("rules")
+    settings = settings_at_start()
+    observability.configure("rules", settings)
+    load_card_sets(settings.card_sets)  # a game of these sets plays here as on the gateways
     server, port = serve(args.address)
     print(f"rules service on port {port}", flush=True)
     signal.signal(signal.SIGTERM, lambda *_: server.stop(2))
