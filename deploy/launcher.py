@@ -255,6 +255,20 @@ class Stack:
     def __post_init__(self) -> None:
         self.settings = dict(self.settings)  # this stack's own: starting it adds to them
 
+    @classmethod
+    def from_settings(cls, settings: Settings, **more: Any) -> Stack:
+        """`make run`'s stack: its Redis, ports, run directory and table settings from `settings`."""
+        return cls(
+            redis_url=settings.redis_url,
+            response_timeout=settings.response_timeout,
+            bot_delay=settings.bot_delay,
+            redis_dir=str(Path(settings.run_dir) / "redis"),
+            gateway_port=settings.gateway_port,
+            rules_port=settings.rules_port,
+            web_port=settings.web_port,
+            **more,
+        )
+
     def env(self) -> dict[str, str]:
         env = dict(os.environ)
         env.update(
@@ -564,17 +578,7 @@ def _stopping(signum: int, frame: object) -> None:
 
 
 def run(settings: Settings) -> None:
-    stack = Stack(
-        redis_url=settings.redis_url,
-        response_timeout=settings.response_timeout,
-        bot_delay=settings.bot_delay,
-        redis_dir=str(Path(settings.run_dir) / "redis"),
-        gateway_port=settings.gateway_port,
-        rules_port=settings.rules_port,
-        web_port=settings.web_port,
-        quiet=False,
-        metrics=True,
-    )
+    stack = Stack.from_settings(settings, quiet=False, metrics=True)
     for signum in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, _stopping)
     stack.start()  # refuses, with the reason, when its ports or its Redis directory are taken

@@ -139,7 +139,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("MANAFORGE_LIMIT_TRUSTED_EDGES", "limit_trusted_edges", HOSTS, "",
             "hosts whose x-forwarded-for the limits believe (`make run`: 127.0.0.1, its web edge)"),
     # processes
-    Setting("MANAFORGE_UVLOOP", "uvloop", SWITCH, "1", "a gateway on uvloop (0: the standard asyncio loop)"),
+    Setting("MANAFORGE_UVLOOP", "uvloop", SWITCH, "1",
+            "gateways and rules services on uvloop (0: the standard asyncio loop)"),
     Setting("MANAFORGE_WORKER_STUCK_AFTER", "worker_stuck_after", POSITIVE_SECONDS, "60",
             "seconds a worker's dispatcher may begin no step before the worker exits to be restarted"),
     Setting("MANAFORGE_LOG_LEVEL", "log_level", LOG_LEVEL, "INFO", "the lowest level logged (JSON lines on stderr)"),
