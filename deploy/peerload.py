@@ -27,8 +27,6 @@ from services.edge import pack
 if TYPE_CHECKING:
     from manaforge.v1.gateway_pb2_grpc import GatewayAsyncStub
 
-MOVES_PER_MATCH = 100
-
 
 @dataclass
 class Window:

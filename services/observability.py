@@ -26,7 +26,6 @@ CALL_SECONDS = Histogram(
 REDIS_ERRORS = Counter("manaforge_redis_errors_total", "Requests that failed because Redis did not answer", ["service"])
 
 log = logging.getLogger("manaforge")
-SECRET_FIELDS = {"seat_token", "token", "seed"}
 
 
 class JsonLines(logging.Formatter):
