@@ -26,6 +26,7 @@ def test_values_are_typed() -> None:
     settings = Settings.from_env(
         {
             "MANAFORGE_BOT_DELAY": "0",
+            "MANAFORGE_BOT_TIME_CAP": "0",  # a bot with no thinking time plays its heuristic's move
             "MANAFORGE_LIMIT_STREAMS": "7",
             "MANAFORGE_RULES_ADDRESSES": "127.0.0.1:1,127.0.0.1:2",
             "MANAFORGE_LIMIT_TRUSTED_EDGES": "127.0.0.1, ::1",
@@ -34,7 +35,12 @@ def test_values_are_typed() -> None:
             "MANAFORGE_METRICS_PORT": "9100",
         }
     )
-    assert settings.bot_delay == 0.0 and settings.limit_streams == 7 and settings.metrics_port == 9100
+    assert (
+        settings.bot_delay == 0.0
+        and settings.bot_time_cap == 0.0
+        and settings.limit_streams == 7
+        and settings.metrics_port == 9100
+    )
     assert settings.rules_addresses == ("127.0.0.1:1", "127.0.0.1:2")
     assert settings.limit_trusted_edges == ("127.0.0.1", "::1")
     assert settings.uvloop is False and settings.log_level == "WARNING"
@@ -45,7 +51,8 @@ def test_values_are_typed() -> None:
     [
         ("MANAFORGE_BOT_DELAY", "soon", "a number of seconds, 0 or more"),
         ("MANAFORGE_BOT_DELAY", "-1", "a number of seconds, 0 or more"),
-        ("MANAFORGE_RESPONSE_TIMEOUT", "0", "a number of seconds above 0"),
+        ("MANAFORGE_WORKER_STUCK_AFTER", "0", "a number of seconds above 0"),
+        ("MANAFORGE_BOT_TIME_CAP", "-0.5", "a number of seconds, 0 or more"),
         ("MANAFORGE_ARCHIVE_TTL", "nan", "a number of seconds, 0 or more"),
         ("MANAFORGE_LIMIT_STREAMS", "2.5", "a whole number above 0"),
         ("MANAFORGE_GATEWAY_PORT", "70000", "a port number from 0 to 65535"),
