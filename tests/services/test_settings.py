@@ -111,3 +111,20 @@ def test_the_readme_settings_table_lists_exactly_the_settings() -> None:
     for (name, default), setting in zip(rows, SETTINGS, strict=True):
         if setting.variable != "MANAFORGE_RUN_DIR":  # an absolute path in the code, `run` in the checkout here
             assert default.strip() == (f"`{setting.default}`" if setting.default else "(empty)"), name
+
+
+def test_no_module_but_the_settings_reads_the_environment() -> None:
+    """os.environ / os.getenv appear in services/settings.py alone (the launcher hands its environment on to the
+    processes it starts; the terminal client, gateway/cli, reads its own variables)."""
+    import ast
+
+    readers = []
+    sources = [*(ROOT / "services").rglob("*.py"), *(ROOT / "gateway").rglob("*.py"), ROOT / "deploy" / "launcher.py"]
+    for path in sources:
+        relative = path.relative_to(ROOT).as_posix()
+        if relative == "services/settings.py" or relative.startswith(("gateway/cli/", "gateway/web/")):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Attribute) and node.attr in ("environ", "getenv", "environb"):
+                readers.append(relative)
+    assert readers == ["deploy/launcher.py"], readers  # Stack.env: the children's environment, not a setting
