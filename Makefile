@@ -101,7 +101,7 @@ run: proto engines web redis
 	$(PY) -m deploy.launcher run
 
 demo: proto engines redis
-	$(PY) -m deploy.launcher demo
+	$(PY) -m deploy.demo
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

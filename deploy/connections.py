@@ -19,7 +19,7 @@ from manaforge.v1.games.cardbench_pb2 import CardbenchAction, CardbenchState
 from manaforge.v1.gateway_pb2_grpc import GatewayStub
 from manaforge.v1.rules_pb2 import ListGamesRequest
 
-from services.tables.views import pack
+from services.edge import pack
 
 if TYPE_CHECKING:
     from manaforge.v1.gateway_pb2_grpc import GatewayAsyncStub

@@ -1,5 +1,6 @@
-"""`make demo`: start the stack, play one bot game of every registered game through the gateway, print each
-result with its replay-validation verdict, stop the stack. Exits 0 when every game finished and validated."""
+"""`make demo` (python -m deploy.demo): start the stack, play one bot game of every registered game through the
+gateway, print each result with its replay-validation verdict, stop the stack. Exits 0 when every game finished and
+validated."""
 
 from __future__ import annotations
 
@@ -49,3 +50,7 @@ def demo() -> int:
             )
     print("demo: every game finished and validated" if not failures else f"demo: {failures} game(s) failed")
     return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(demo())

@@ -3,7 +3,7 @@
     python -m deploy.enginebench [--seconds S] [--games a,b]
 
 One step is what a random player costs an engine: the legal actions of a pending seat, then applying one of them at
-random (`engine_rate`, the method of `make bench`), from new games at the minimum seat count. UNO is RLCard's UNO
+random (`game_runner`, the method of `make bench`), from new games at the minimum seat count. UNO is RLCard's UNO
 environment (`rlcard.make("uno")`, 2 players) driven the same way: each step a random legal action from the
 observation's `legal_actions`, then `env.step` (the rules and the next player's observation). That is the reference of
 issue 16 (UNO about 50k steps/s then). The bare rules (`UnoGame.get_legal_actions` + `UnoGame.step`, no observation)
@@ -94,13 +94,6 @@ def engine_build() -> str:
     stale = engines.stale()
     built = f"{compiled} of {len(modules)} modules compiled with mypyc"
     return f"{built}, STALE: {', '.join(stale)}" if stale else built
-
-
-def engine_rate(game: Game[Any, Any], seconds: float) -> tuple[float, int]:
-    """Random playouts for `seconds`: (actions per second, games played)."""
-    runner = game_runner(game)
-    runner.run(seconds)
-    return runner.rate, runner.games
 
 
 def uno_env_runner() -> Runner:

@@ -1,10 +1,12 @@
 """The local launcher: the one place that knows the processes, their ports and settings.
 
     python -m deploy.launcher run    # the whole stack in the foreground until Ctrl-C (`make run`)
-    python -m deploy.launcher demo   # start, play one bot game of every game, validate, stop (`make demo`)
 
-Redis comes from REDIS_URL when set; otherwise a real redis-server (Redis 7: Debian's, `make redis`) is started on a
-free loopback port. The tests start the same Stack.
+`make demo` (deploy/demo.py) starts the same Stack; the launcher imports nothing of it.
+
+Its settings are the services' (services/settings.py), read once at start: Redis comes from REDIS_URL when set;
+otherwise a real redis-server (Redis 7: Debian's, `make redis`) is started on a free loopback port. The tests start
+the same Stack.
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ import grpc
 import psutil
 import redis
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from services.settings import Settings, settings_at_start
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -145,7 +149,7 @@ REDIS_MAJOR = 7  # the oldest Redis the stack runs on (sharded pub/sub, Redis Fu
 def redis_server_binary() -> str:
     """The redis-server of the embedded stack: MANAFORGE_REDIS_SERVER when set, else the one on PATH (`make redis`
     installs Debian's, Redis 7.0); refused, saying why, when it is missing or older than Redis 7."""
-    binary = os.environ.get("MANAFORGE_REDIS_SERVER") or shutil.which("redis-server")
+    binary = settings_at_start().redis_server or shutil.which("redis-server")
     if not binary:
         raise StackError("no redis-server: run `make redis` (Debian's redis-server package, Redis 7)")
     version = subprocess.run([binary, "--version"], capture_output=True, text=True, check=False).stdout
@@ -263,6 +267,20 @@ class Stack:
 
     def __post_init__(self) -> None:
         self.settings = dict(self.settings)  # this stack's own: starting it adds to them
+
+    @classmethod
+    def from_settings(cls, settings: Settings, **more: Any) -> Stack:
+        """`make run`'s stack: its Redis, ports, run directory and table settings from `settings`."""
+        return cls(
+            redis_url=settings.redis_url,
+            response_timeout=settings.response_timeout,
+            bot_delay=settings.bot_delay,
+            redis_dir=str(Path(settings.run_dir) / "redis"),
+            gateway_port=settings.gateway_port,
+            rules_port=settings.rules_port,
+            web_port=settings.web_port,
+            **more,
+        )
 
     def env(self) -> dict[str, str]:
         env = dict(os.environ)
@@ -449,10 +467,8 @@ class Stack:
         nodes = [f"redis://{node}/0" for node in self.cluster_nodes] or [self.redis_url]
         return sum(int(redis.Redis.from_url(url).client_kill_filter(_type=kind, skipme=True)) for url in nodes)
 
-    def data_settings(self) -> Any:
+    def data_settings(self) -> Settings:
         """The services' settings for the game data of this stack (for the tests' own store)."""
-        from services.bootstrap import Settings
-
         return Settings(redis_url=self.redis_url, redis_cluster=tuple(self.cluster_nodes))
 
     def start_worker(self) -> None:
@@ -574,17 +590,8 @@ def _stopping(signum: int, frame: object) -> None:
     raise Stopping(signal.Signals(signum).name)
 
 
-def run() -> None:
-    stack = Stack(
-        redis_url=os.environ.get("REDIS_URL", ""),
-        bot_delay=float(os.environ.get("MANAFORGE_BOT_DELAY", "0.5")),
-        redis_dir=str(Path(os.environ.get("MANAFORGE_RUN_DIR", str(ROOT / "run"))) / "redis"),
-        gateway_port=int(os.environ.get("MANAFORGE_GATEWAY_PORT", "50051")),
-        rules_port=int(os.environ.get("MANAFORGE_RULES_PORT", "50061")),
-        web_port=int(os.environ.get("MANAFORGE_WEB_PORT", "8080")),
-        quiet=False,
-        metrics=True,
-    )
+def run(settings: Settings) -> None:
+    stack = Stack.from_settings(settings, quiet=False, metrics=True)
     for signum in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, _stopping)
     stack.start()  # refuses, with the reason, when its ports or its Redis directory are taken
@@ -621,18 +628,14 @@ def run() -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("command", choices=["run", "demo"])
-    args = parser.parse_args()
-    if args.command == "run":
-        try:
-            run()
-        except StackError as exc:
-            print(f"manaforge: {exc}", file=sys.stderr)
-            raise SystemExit(1) from None
-    else:
-        from deploy.demo import demo
-
-        raise SystemExit(demo())
+    parser.add_argument("command", choices=["run"])
+    parser.parse_args()
+    settings = settings_at_start()  # a wrong setting stops here, before any process starts
+    try:
+        run(settings)
+    except StackError as exc:
+        print(f"manaforge: {exc}", file=sys.stderr)
+        raise SystemExit(1) from None
 
 
 if __name__ == "__main__":

@@ -22,12 +22,10 @@ from manaforge.v1.common_pb2 import GameConfig
 from manaforge.v1.games.cardbench_pb2 import CardbenchAction, CardbenchState
 from manaforge.v1.gateway_pb2_grpc import GatewayStub
 
-from services.tables.views import pack
+from services.edge import pack
 
 if TYPE_CHECKING:
     from manaforge.v1.gateway_pb2_grpc import GatewayAsyncStub
-
-MOVES_PER_MATCH = 100
 
 
 @dataclass

@@ -60,7 +60,6 @@ class Ledger:
 
     acked: list[tuple[str, int, str]] = field(default_factory=list)  # (table, version, client action id)
     tables: list[str] = field(default_factory=list)
-    retries: int = 0
     queued: list[float] = field(default_factory=list)  # seconds each queued player waited for a table
     stranded: list[str] = field(default_factory=list)
     faults: list[str] = field(default_factory=list)  # each fault, as "kind (target, seconds)"

@@ -1,4 +1,4 @@
-"""Run a gateway process:  python -m gateway --address 127.0.0.1:50051  (REDIS_URL names the Redis server).
+"""Run a gateway process:  python -m gateway --address 127.0.0.1:50051  (its settings: services/settings.py).
 
 One asyncio event loop (uvloop unless MANAFORGE_UVLOOP=0) serves every call and stream of the process.
 """
@@ -7,16 +7,17 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import signal
 
+from gateway.limits import Limits
 from gateway.server import serve
 from services import observability
-from services.bootstrap import Settings, build_tables
+from services.bootstrap import build_tables
+from services.settings import Settings, settings_at_start
 
 
-async def run(address: str) -> None:
-    gateway = await serve(build_tables(Settings.from_env()), address)
+async def run(address: str, settings: Settings) -> None:
+    gateway = await serve(build_tables(settings), address, Limits.from_settings(settings))
     print(f"gateway on port {gateway.port}", flush=True)
     stopping = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -30,13 +31,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description="Manaforge gateway")
     parser.add_argument("--address", default="127.0.0.1:50051")
     args = parser.parse_args()
-    observability.configure("gateway")
-    if os.environ.get("MANAFORGE_UVLOOP", "1") != "0":
+    settings = settings_at_start()
+    observability.configure("gateway", settings)
+    if settings.uvloop:
         import uvloop
 
-        uvloop.run(run(args.address))
+        uvloop.run(run(args.address, settings))
     else:
-        asyncio.run(run(args.address))
+        asyncio.run(run(args.address, settings))
 
 
 if __name__ == "__main__":

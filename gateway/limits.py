@@ -1,14 +1,13 @@
 """What one client may make a gateway hold or do: request sizes and shapes checked before any work, and rates and
 concurrent streams limited per client address. Every refusal names the limit; a rate refusal says when to retry.
 
-Settings come from the environment (MANAFORGE_LIMIT_*), so an operator behind a proxy that shares one address
-among many players, or a benchmark on loopback, can raise them.
+The limits are settings (MANAFORGE_LIMIT_*, services/settings.py), so an operator behind a proxy that shares one
+address among many players, or a benchmark on loopback, can raise them.
 """
 
 from __future__ import annotations
 
 import math
-import os
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, fields
@@ -16,6 +15,7 @@ from typing import Any
 
 from google.protobuf.message import Message
 
+from services.settings import Settings
 from services.tables.errors import OutOfRangeError
 
 MAX_MESSAGE = 64 * 1024  # bytes in any request (gRPC refuses larger ones before they are read)
@@ -84,26 +84,22 @@ class Limits:
     token_failures_per_minute: float = 60.0
     streams: int = 1000  # concurrent Watch and Play streams
     # Hosts of edges (the browser client's web edge) whose calls carry their client's address in x-forwarded-for:
-    # the limits count that address instead of the edge's. Comma-separated ("127.0.0.1"); empty: no edge is believed.
-    trusted_edges: str = ""
+    # the limits count that address instead of the edge's. None: no edge is believed.
+    trusted_edges: tuple[str, ...] = ()
 
     def client_address(self, peer: str, metadata: Any) -> str:
         """The address the limits count: the caller's, or, behind a trusted edge, the one it forwards."""
         address = address_of(peer)
-        if self.trusted_edges and address.split(":", 1)[-1].strip("[]") in self.trusted_edges.split(","):
+        if self.trusted_edges and address.split(":", 1)[-1].strip("[]") in self.trusted_edges:
             for key, value in metadata or ():
                 if key == "x-forwarded-for" and value:
                     return f"forwarded:{value.split(',')[0].strip()[:64]}"
         return address
 
     @classmethod
-    def from_env(cls) -> Limits:
-        values: dict[str, Any] = {}
-        for f in fields(cls):
-            raw = os.environ.get(f"MANAFORGE_LIMIT_{f.name.upper()}")
-            if raw is not None:
-                values[f.name] = type(getattr(cls(), f.name))(raw)
-        return cls(**values)
+    def from_settings(cls, settings: Settings) -> Limits:
+        """The limits of `settings` (each field is the setting limit_<field>)."""
+        return cls(**{f.name: getattr(settings, f"limit_{f.name}") for f in fields(cls)})
 
 
 class Buckets:

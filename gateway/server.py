@@ -48,18 +48,42 @@ from gateway.limits import (
 )
 from gateway.metrics import ACTIONS, SUBMIT_SECONDS, WATCHERS
 from services import observability
-from services.grpc_status import aio_health_and_reflection, aio_streaming, aio_unary, message_of, register, status_of
-from services.tables.errors import SeatTokenError
+from services.edge import (
+    aio_health_and_reflection,
+    aio_streaming,
+    aio_unary,
+    catalogue,
+    message_of,
+    register,
+    status_of,
+)
+from services.tables.errors import (
+    DrainingError,
+    OutOfRangeError,
+    SeatTokenError,
+    StaleVersionError,
+    TableNotFoundError,
+    TableStateError,
+)
 from services.tables.lookup import Lru
 from services.tables.matchmaking import MAX_WAIT, Matchmaker
 from services.tables.players import key_digest
 from services.tables.service import Tables
-from services.tables.views import catalogue
 
 SERVICE = gateway_pb2.DESCRIPTOR.services_by_name["Gateway"]
 T = TypeVar("T")
-register(LimitError, grpc.StatusCode.INVALID_ARGUMENT)
-register(RateLimitedError, grpc.StatusCode.RESOURCE_EXHAUSTED)
+# The table service's refusals and the limits', beside the engine's and the storage's the edge knows.
+for error, code in [
+    (TableStateError, grpc.StatusCode.FAILED_PRECONDITION),
+    (StaleVersionError, grpc.StatusCode.ABORTED),
+    (SeatTokenError, grpc.StatusCode.UNAUTHENTICATED),
+    (OutOfRangeError, grpc.StatusCode.OUT_OF_RANGE),
+    (DrainingError, grpc.StatusCode.UNAVAILABLE),
+    (TableNotFoundError, grpc.StatusCode.NOT_FOUND),
+    (LimitError, grpc.StatusCode.INVALID_ARGUMENT),
+    (RateLimitedError, grpc.StatusCode.RESOURCE_EXHAUSTED),
+]:
+    register(error, code)
 # Requests are at most MAX_MESSAGE bytes (gRPC refuses larger ones before reading them).
 # Calls arriving faster than the event loop takes them wait in gRPC's queue, which cancels what does not fit (its
 # default of 1,000 cancelled about one in twelve of 2,000 streams opened at once): room for a reconnecting crowd.
@@ -77,6 +101,8 @@ log = logging.getLogger(__name__)
 
 
 class GatewayServicer:
+    SERVICE_NAME = "gateway"  # in logs and metrics
+
     def __init__(self, tables: Tables, limits: Limits | None = None) -> None:
         self.tables = tables
         self.matchmaker = Matchmaker(tables)
@@ -160,7 +186,7 @@ class GatewayServicer:
 
     @aio_unary
     async def GetCatalogue(self, request: rules_pb2.GetCatalogueRequest, context: Any) -> bytes:
-        return catalogue(request.config)  # encoded once per config (services/tables/views.py)
+        return catalogue(request.config)  # encoded once per config (services/edge.py)
 
     @aio_unary
     async def CreateTable(self, request: gateway_pb2.CreateTableRequest, context: Any) -> CreateTableResponse:
@@ -487,7 +513,7 @@ class Gateway:
 async def serve(tables: Tables, address: str, limits: Limits | None = None) -> Gateway:
     """Start the gateway on `address` ("127.0.0.1:0" picks a free port)."""
     server = grpc.aio.server(options=SERVER_OPTIONS)
-    add_service(server, GatewayServicer(tables, limits or Limits.from_env()), SERVICE)
+    add_service(server, GatewayServicer(tables, limits), SERVICE)
     health = await aio_health_and_reflection(server, SERVICE.full_name)
     port = server.add_insecure_port(address)
     if port == 0:

@@ -28,6 +28,7 @@ from aiohttp import web
 from manaforge.v1 import gateway_pb2, rules_pb2
 
 from services import observability
+from services.settings import settings_at_start
 
 DIST = Path(__file__).resolve().parent / "web" / "dist"
 CONTENT_TYPE = "application/grpc-web+proto"
@@ -168,7 +169,7 @@ def main() -> None:
     parser.add_argument("--gateway", default="127.0.0.1:50051", help="the gateway's gRPC address")
     parser.add_argument("--rules", default="127.0.0.1:50061", help="the rules service's gRPC address (replays)")
     args = parser.parse_args()
-    observability.configure("web-edge")
+    observability.configure("web-edge", settings_at_start())
     host, port = args.address.rsplit(":", 1)
 
     async def run() -> None:

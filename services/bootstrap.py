@@ -1,9 +1,15 @@
-"""The one place where the parts are wired: settings from the environment, Redis, the tables."""
+"""The one place where the table service is wired from the settings (services/settings.py): Redis, the store, the
+rules, the card sets, the tables.
+
+Each process reads its settings once at start (`settings_at_start`) and hands them on: a gateway
+(`gateway/__main__.py`) and a Celery worker (`services/workers/app.py`) build their tables here. The rules service
+(`services/rules/server.py`) is stateless and below the table service: it loads the card sets and builds its one
+servicer itself, importing nothing of this graph. The launcher (`deploy/launcher.py`: `Stack.from_settings`)
+starts those processes; no product package imports deploy.
+"""
 
 from __future__ import annotations
 
-import os
-from dataclasses import dataclass
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -12,61 +18,16 @@ from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
 from redis.exceptions import ConnectionError, TimeoutError
 
+from services.cardsets import load_card_sets
+from services.settings import Settings
 from services.tables.multiplex import ClusterMultiplexed, Multiplexed
 from services.tables.rules import RemoteRules
 from services.tables.service import Retention, Tables
 from services.tables.store import MAX_BLOCK, RedisStore
 
-DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
 RETRIES = 6  # a command that meets a dropped connection is tried again for about 2 s (commits are idempotent)
 REDIS_CONNECTIONS = 256  # per process; a caller waits for a free connection beyond that
 BLOCKING_CONNECTIONS = 64  # for calls that wait in Redis (a WaitForMatch, a dispatcher's wake-up)
-
-
-@dataclass(frozen=True)
-class Settings:
-    redis_url: str = DEFAULT_REDIS_URL  # the Celery broker, and the game data unless redis_cluster names a cluster
-    redis_cluster: tuple[str, ...] = ()  # seed nodes ("host:port") of a Redis Cluster that holds the game data
-    redis_cluster_password: str = ""  # the cluster's password (requirepass), if it has one
-    response_timeout: float = 30.0  # seconds a seat has to answer a response window before it passes
-    bot_delay: float = 0.0  # seconds a bot waits before moving
-    bot_time_cap: float = 2.0  # seconds a bot may think, whatever its level's budget
-    card_sets: str = ""  # a directory of MTGJSON set files to import
-    rules_addresses: tuple[str, ...] = ()  # rules services for every move (empty: the engine runs in-process)
-    archive_after: float = 60.0  # seconds a validated game stays live before it is archived
-    archive_ttl: float = 30 * 24 * 3600.0  # seconds an archived game is kept
-    open_table_seconds: float = 3600.0  # seconds before a table whose seats were never all taken is removed
-    decision_seconds: float = 120.0  # a table's default clock per decision (0: none)
-    redis_replicas: int = 0  # acknowledge a move once this many replicas have it (WAIT); 0: once the primary has it
-    redis_replica_wait: float = 0.1  # seconds to wait for them before answering UNAVAILABLE (retry)
-
-    @classmethod
-    def from_env(cls) -> Settings:
-        env = os.environ
-        return cls(
-            redis_url=env.get("REDIS_URL", DEFAULT_REDIS_URL),
-            redis_cluster=tuple(a for a in env.get("MANAFORGE_REDIS_CLUSTER", "").split(",") if a),
-            redis_cluster_password=env.get("MANAFORGE_REDIS_CLUSTER_PASSWORD", ""),
-            response_timeout=float(env.get("MANAFORGE_RESPONSE_TIMEOUT", "30")),
-            bot_delay=float(env.get("MANAFORGE_BOT_DELAY", "0")),
-            bot_time_cap=float(env.get("MANAFORGE_BOT_TIME_CAP", "2")),
-            card_sets=env.get("MANAFORGE_CARD_SETS", ""),
-            rules_addresses=tuple(a for a in env.get("MANAFORGE_RULES_ADDRESSES", "").split(",") if a),
-            archive_after=float(env.get("MANAFORGE_ARCHIVE_AFTER", "60")),
-            archive_ttl=float(env.get("MANAFORGE_ARCHIVE_TTL", str(30 * 24 * 3600))),
-            open_table_seconds=float(env.get("MANAFORGE_OPEN_TABLE_SECONDS", "3600")),
-            decision_seconds=float(env.get("MANAFORGE_DECISION_SECONDS", "120")),
-            redis_replicas=int(env.get("MANAFORGE_REDIS_REPLICAS", "0")),
-            redis_replica_wait=float(env.get("MANAFORGE_REDIS_REPLICA_WAIT", "0.1")),
-        )
-
-
-def load_card_sets(directory: str) -> list[str]:
-    if not directory:
-        return []
-    from services.cardsets import load_card_sets as load
-
-    return load(directory)
 
 
 class Connection(aioredis.Connection):
@@ -121,7 +82,7 @@ def data_client(settings: Settings, connections: int = REDIS_CONNECTIONS, socket
     """The client of the game data: the Redis Cluster when one is configured, else the Redis at redis_url."""
     if settings.redis_cluster:
         return cluster_client(settings.redis_cluster, connections, settings.redis_cluster_password)
-    return redis_client(settings.redis_url, connections, socket_timeout)
+    return redis_client(settings.redis(), connections, socket_timeout)
 
 
 def build_store(settings: Settings) -> RedisStore:
@@ -130,7 +91,7 @@ def build_store(settings: Settings) -> RedisStore:
         data_client(settings),
         ClusterMultiplexed(list(cluster), settings.redis_cluster_password)
         if cluster
-        else Multiplexed(settings.redis_url),
+        else Multiplexed(settings.redis()),
         blocking=data_client(settings, BLOCKING_CONNECTIONS, MAX_BLOCK + 5.0),
         replicas=settings.redis_replicas,
         replica_wait=settings.redis_replica_wait,
@@ -138,7 +99,8 @@ def build_store(settings: Settings) -> RedisStore:
 
 
 def build_tables(settings: Settings) -> Tables:
-    """Tables over Redis. Call it on the event loop that will use them."""
+    """Tables over Redis, with the card sets of the settings registered. Call it on the event loop that will use
+    them."""
     load_card_sets(settings.card_sets)
     return Tables(
         build_store(settings),

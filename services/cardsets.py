@@ -1,6 +1,6 @@
 """Loading card sets from disk at the edge: MTGJSON set files in a directory, registered for every game.
 
-The server's bootstrap calls `load_card_sets(os.environ["MANAFORGE_CARD_SETS"])` (see `load_from_environment`).
+Every gateway, worker and rules service calls `load_card_sets(settings.card_sets)` at start (MANAFORGE_CARD_SETS).
 Every `*.json` file in the directory is an MTGJSON v5 set file; a `<CODE>.cards.csv` beside it (e.g. BRR.cards.csv
 beside BRO.mtgjson.json, or any `*.cards.csv` naming the set's retro artifacts) supplies the retro-artifact slot.
 """
@@ -14,11 +14,11 @@ from engine_core.cards import parse_mtgjson, register_set
 from engine_core.cards.mtgjson import RETRO_SET_CODES
 from engine_core.errors import InvalidConfigError
 
-ENV_VAR = "MANAFORGE_CARD_SETS"
-
 
 def load_card_sets(directory: str | os.PathLike[str]) -> list[str]:
-    """Parse and register every set file in `directory`; the codes registered, in file-name order."""
+    """Parse and register every set file in `directory`; the codes registered, in file-name order (none for "")."""
+    if not directory:
+        return []
     folder = Path(directory)
     if not folder.is_dir():
         raise InvalidConfigError("card sets", f"{folder} is not a directory")
@@ -31,12 +31,6 @@ def load_card_sets(directory: str | os.PathLike[str]) -> list[str]:
         register_set(card_set)
         codes.append(card_set.code)
     return codes
-
-
-def load_from_environment() -> list[str]:
-    """`load_card_sets` on the directory MANAFORGE_CARD_SETS names; nothing when it is unset or empty."""
-    directory = os.environ.get(ENV_VAR, "")
-    return load_card_sets(directory) if directory else []
 
 
 def _retro_csv(folder: Path, set_file: Path) -> str | None:

@@ -1,16 +1,17 @@
 """Logs and metrics every service shares: one JSON line per refused request and per error (with the table id and the
-reason, never a token), and the Prometheus metrics server (MANAFORGE_METRICS_PORT)."""
+reason, never a token), and the Prometheus metrics server (its port and address are settings: services/settings.py)."""
 
 from __future__ import annotations
 
 import json
 import logging
-import os
 import sys
 import time
 from typing import Any
 
 from prometheus_client import Counter, Histogram, start_http_server
+
+from services.settings import Settings
 
 REFUSALS = Counter(
     "manaforge_refusals_total", "Requests refused, by service, method and gRPC status", ["service", "method", "code"]
@@ -25,7 +26,6 @@ CALL_SECONDS = Histogram(
 REDIS_ERRORS = Counter("manaforge_redis_errors_total", "Requests that failed because Redis did not answer", ["service"])
 
 log = logging.getLogger("manaforge")
-SECRET_FIELDS = {"seat_token", "token", "seed"}
 
 
 class JsonLines(logging.Formatter):
@@ -48,26 +48,25 @@ class JsonLines(logging.Formatter):
         return json.dumps(line, default=str)
 
 
-def configure(service: str) -> None:
-    """JSON lines on stderr for this process, and its metrics on MANAFORGE_METRICS_PORT when set."""
-    log_json_lines(service)
-    serve_metrics()
+def configure(service: str, settings: Settings) -> None:
+    """JSON lines on stderr for this process, and its metrics on its metrics port when it has one."""
+    log_json_lines(service, settings.log_level)
+    serve_metrics(settings)
 
 
-def log_json_lines(service: str) -> None:
-    """Every log record of this process as one JSON line on stderr, at MANAFORGE_LOG_LEVEL (INFO unless set)."""
+def log_json_lines(service: str, level: str) -> None:
+    """Every log record of this process at `level` or above as one JSON line on stderr."""
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(JsonLines(service))
     root = logging.getLogger()
     root.handlers[:] = [handler]
-    root.setLevel(os.environ.get("MANAFORGE_LOG_LEVEL", "INFO"))
+    root.setLevel(level)
 
 
-def serve_metrics() -> None:
-    """This process's Prometheus metrics on MANAFORGE_METRICS_PORT, when it is set."""
-    port = os.environ.get("MANAFORGE_METRICS_PORT")
-    if port:
-        start_http_server(int(port), addr=os.environ.get("MANAFORGE_METRICS_ADDRESS", "127.0.0.1"))
+def serve_metrics(settings: Settings) -> None:
+    """This process's Prometheus metrics on settings.metrics_port, when it has one."""
+    if settings.metrics_port:
+        start_http_server(settings.metrics_port, addr=settings.metrics_address)
 
 
 def request_fields(request: Any) -> dict[str, Any]:

@@ -24,7 +24,7 @@ import yaml
 from redis import ConnectionPool
 
 from gateway.limits import Limits
-from services.bootstrap import Settings
+from services.settings import SETTINGS, Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 K8S = ROOT / "deploy" / "k8s"
@@ -150,14 +150,8 @@ def launcher_commands() -> dict[str, tuple[str | None, ...]]:
 
 @functools.cache
 def launcher_defaults() -> dict[str, str]:
-    """The defaults deploy/launcher.py gives its settings: os.environ.get("NAME", "default")."""
-    defaults: dict[str, str] = {}
-    for node in ast.walk(ast.parse(LAUNCHER.read_text())):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get":
-            values = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
-            if len(node.args) == len(values) == 2:
-                defaults[values[0]] = values[1]
-    return defaults
+    """The defaults the launcher's settings take (services/settings.py, read by deploy/launcher.py)."""
+    return {setting.variable: setting.default for setting in SETTINGS}
 
 
 def expand(text: str, env: dict[str, str]) -> str:
@@ -322,11 +316,12 @@ def test_the_settings_parse_as_the_processes_parse_them(monkeypatch: pytest.Monk
             monkeypatch.setenv(name, value)
         settings = Settings.from_env()
         assert settings.response_timeout > 0 and settings.bot_time_cap > 0 and settings.bot_delay >= 0
-        limits = Limits.from_env()
+        limits = Limits.from_settings(settings)
+        kinds = {setting.variable: setting.kind for setting in SETTINGS}
         for field in dataclasses.fields(Limits):
             name = f"MANAFORGE_LIMIT_{field.name.upper()}"
             if name in env:
-                assert getattr(limits, field.name) == type(getattr(limits, field.name))(env[name])
+                assert getattr(limits, field.name) == kinds[name].parse(env[name])
         for name in ("MANAFORGE_GATEWAY_PORT", "MANAFORGE_RULES_PORT", "MANAFORGE_METRICS_PORT"):
             if name in env:
                 assert 0 < int(env[name]) < 65536
@@ -506,8 +501,7 @@ def test_compose_runs_what_the_launcher_runs_with_the_same_settings(monkeypatch:
             monkeypatch.delenv(name, raising=False)
         for name, value in env.items():
             monkeypatch.setenv(name, value)
-        Settings.from_env()
-        Limits.from_env()
+        Limits.from_settings(Settings.from_env())
         if spec.port is None:
             assert "ports" not in service
             probe = " ".join(service["healthcheck"]["test"])

@@ -1,4 +1,6 @@
-"""The stateless rules service: engine_core over gRPC. Every call carries the whole state; nothing is kept.
+"""The stateless rules service: engine_core over gRPC (grpc.aio, like the gateway). Every call carries the whole
+state; nothing is kept. It stands on engine_core and the edge (services/edge.py) alone, and registers the card sets
+of its settings (MANAFORGE_CARD_SETS) at start as the gateways and workers do.
 
 python -m services.rules.server --address 127.0.0.1:50061
 """
@@ -6,8 +8,8 @@ python -m services.rules.server --address 127.0.0.1:50061
 from __future__ import annotations
 
 import argparse
+import asyncio
 import signal
-from concurrent import futures
 from typing import Any
 
 import grpc
@@ -17,12 +19,15 @@ from manaforge.v1.common_pb2 import Catalogue, Outcome
 
 from engine_core import GAMES, find_game
 from engine_core.errors import MalformedActionError
+from engine_core.moves import move
 from engine_core.registry import AnyGame
 from services import observability
-from services.grpc_status import add_health_and_reflection, unary
+from services.cardsets import load_card_sets
+from services.edge import aio_health_and_reflection, aio_unary, catalogue, game_info, pack
 from services.rules.checks import check_state
-from services.tables.rules import move
-from services.tables.views import catalogue, game_info, pack
+from services.settings import Settings, settings_at_start
+
+STOP_GRACE = 2.0  # seconds calls in flight may take to finish when the service stops
 
 
 def _game_of(state: AnyMessage) -> AnyGame:
@@ -42,23 +47,30 @@ def _checked(packed: AnyMessage) -> tuple[AnyGame, Any]:
 
 
 class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
-    @unary
-    def ListGames(self, request: rules_pb2.ListGamesRequest, context: Any) -> rules_pb2.ListGamesResponse:
+    """Each call runs the engine on the event loop: the work is CPU alone (no await inside), as under the GIL a
+    thread pool ran one call at a time anyway; more rules processes give more cores (MANAFORGE_RULES_ADDRESSES)."""
+
+    SERVICE_NAME = "rules"  # in logs and metrics
+
+    @aio_unary
+    async def ListGames(self, request: rules_pb2.ListGamesRequest, context: Any) -> rules_pb2.ListGamesResponse:
         return rules_pb2.ListGamesResponse(games=[game_info(g) for g in GAMES])
 
-    @unary
-    def NewGame(self, request: rules_pb2.NewGameRequest, context: Any) -> rules_pb2.NewGameResponse:
+    @aio_unary
+    async def NewGame(self, request: rules_pb2.NewGameRequest, context: Any) -> rules_pb2.NewGameResponse:
         game = find_game(request.config.game)
         return rules_pb2.NewGameResponse(state=pack(game.new_game(request.config, request.seed)))
 
-    @unary
-    def Apply(self, request: rules_pb2.ApplyRequest, context: Any) -> rules_pb2.ApplyResponse:
+    @aio_unary
+    async def Apply(self, request: rules_pb2.ApplyRequest, context: Any) -> rules_pb2.ApplyResponse:
         game, state = _checked(request.state)
         new_state, events = game.apply(state, request.seat, game.action_from_any(request.action))
         return rules_pb2.ApplyResponse(state=pack(new_state), events=events)
 
-    @unary
-    def LegalActions(self, request: rules_pb2.LegalActionsRequest, context: Any) -> rules_pb2.LegalActionsResponse:
+    @aio_unary
+    async def LegalActions(
+        self, request: rules_pb2.LegalActionsRequest, context: Any
+    ) -> rules_pb2.LegalActionsResponse:
         game, state = _checked(request.state)
         return rules_pb2.LegalActionsResponse(
             actions=[
@@ -67,15 +79,15 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
             ]
         )
 
-    @unary
-    def View(self, request: rules_pb2.ViewRequest, context: Any) -> rules_pb2.ViewResponse:
+    @aio_unary
+    async def View(self, request: rules_pb2.ViewRequest, context: Any) -> rules_pb2.ViewResponse:
         game, state = _checked(request.state)
         seat = request.seat if request.HasField("seat") else None
         view = game.view(state, seat)
         return rules_pb2.ViewResponse(view=pack(view), text=game.render(view, seat))
 
-    @unary
-    def Move(self, request: rules_pb2.MoveRequest, context: Any) -> rules_pb2.MoveResponse:
+    @aio_unary
+    async def Move(self, request: rules_pb2.MoveRequest, context: Any) -> rules_pb2.MoveResponse:
         game = _game_of(request.state)
         state = game.state_from_any(request.state)
         check_state(game, state, exercise=False)
@@ -84,36 +96,52 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
             state=moved.data, events=moved.events, text=moved.text, state_digest=moved.digest, finished=moved.finished
         )
 
-    @unary
-    def GetCatalogue(self, request: rules_pb2.GetCatalogueRequest, context: Any) -> Catalogue:
+    @aio_unary
+    async def GetCatalogue(self, request: rules_pb2.GetCatalogueRequest, context: Any) -> Catalogue:
         return Catalogue.FromString(catalogue(request.config))
 
-    @unary
-    def GetOutcome(self, request: rules_pb2.GetOutcomeRequest, context: Any) -> Outcome:
+    @aio_unary
+    async def GetOutcome(self, request: rules_pb2.GetOutcomeRequest, context: Any) -> Outcome:
         game, state = _checked(request.state)
         return game.outcome(state)
 
 
-def serve(address: str, max_workers: int = 16) -> tuple[grpc.Server, int]:
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=max_workers), options=[("grpc.so_reuseport", 0)])
+async def serve(address: str) -> tuple[grpc.aio.Server, int]:
+    """Start the rules service on `address` ("127.0.0.1:0" picks a free port)."""
+    server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
     rules_pb2_grpc.add_RulesServiceServicer_to_server(RulesServicer(), server)
-    add_health_and_reflection(server, rules_pb2.DESCRIPTOR.services_by_name["RulesService"].full_name)
+    await aio_health_and_reflection(server, rules_pb2.DESCRIPTOR.services_by_name["RulesService"].full_name)
     port = server.add_insecure_port(address)
     if port == 0:
         raise OSError(f"cannot listen on {address}")
-    server.start()
+    await server.start()
     return server, port
+
+
+async def run(address: str, settings: Settings) -> None:
+    load_card_sets(settings.card_sets)  # a game of these sets plays here as on the gateways
+    server, port = await serve(address)
+    print(f"rules service on port {port}", flush=True)
+    stopping = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stopping.set)
+    await stopping.wait()
+    await server.stop(STOP_GRACE)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description="Manaforge rules service")
     parser.add_argument("--address", default="127.0.0.1:50061")
     args = parser.parse_args()
-    observability.configure("rules")
-    server, port = serve(args.address)
-    print(f"rules service on port {port}", flush=True)
-    signal.signal(signal.SIGTERM, lambda *_: server.stop(2))
-    server.wait_for_termination()
+    settings = settings_at_start()
+    observability.configure("rules", settings)
+    if settings.uvloop:
+        import uvloop
+
+        uvloop.run(run(args.address, settings))
+    else:
+        asyncio.run(run(args.address, settings))
 
 
 if __name__ == "__main__":

@@ -5,45 +5,26 @@ from the gateways' connections. Either way the answer is the same `Moved`."""
 from __future__ import annotations
 
 import asyncio
-import hashlib
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 import grpc
 from google.protobuf.message import Message
-from manaforge.v1.common_pb2 import Event
 from manaforge.v1.rules_pb2 import MoveRequest
 from manaforge.v1.rules_pb2_grpc import RulesServiceStub
 
 from engine_core.errors import IllegalActionError, MalformedActionError
+from engine_core.moves import Moved as Moved  # re-exported: services/tables/commit.py
+from engine_core.moves import move
 from engine_core.registry import AnyGame
-from services.tables.views import pack
+from services.edge import pack
 
 RETRIES = 3  # a move is pure: one sent to a rules process that died is sent to another
-
-
-@dataclass(frozen=True)
-class Moved:
-    state: Any  # the new state, parsed
-    data: bytes  # ... and serialized deterministically, as stored
-    events: list[Event]
-    text: str  # the action described, from the state before it
-    digest: str  # sha256 of `data`
-    finished: bool
 
 
 class Rules(Protocol):
     async def move(self, game: AnyGame, state: Any, seat: int, action: Message) -> Moved: ...
 
     async def close(self) -> None: ...
-
-
-def move(game: AnyGame, state: Any, seat: int, action: Message) -> Moved:
-    """One move by the engine, with what is stored beside it: what LocalRules and the rules service's Move run."""
-    new_state, events = game.apply(state, seat, action)
-    data = new_state.SerializeToString(deterministic=True)
-    digest = hashlib.sha256(data).hexdigest()
-    return Moved(new_state, data, events, game.describe(state, action), digest, game.is_terminal(new_state))
 
 
 class LocalRules:

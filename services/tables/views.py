@@ -9,57 +9,15 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from google.protobuf.any_pb2 import Any as AnyMessage
-from google.protobuf.message import Message
-from manaforge.v1.common_pb2 import CardNote, Catalogue, Event, GameConfig
+from manaforge.v1.common_pb2 import CardNote, Event
 from manaforge.v1.gateway_pb2 import Deadline, SeatView, WatchUpdate
-from manaforge.v1.rules_pb2 import GameInfo, LegalAction, OptionInfo
+from manaforge.v1.rules_pb2 import LegalAction
 from manaforge.v1.storage_pb2 import Commit
 
-from engine_core.bots import bot_levels
 from engine_core.game import visible_events
-from engine_core.registry import AnyGame, find_game
-
-
-def pack(message: Message) -> AnyMessage:
-    packed = AnyMessage()
-    packed.Pack(message)
-    return packed
-
-
-def game_info(game: AnyGame) -> GameInfo:
-    info = game.info
-    return GameInfo(
-        name=info.name,
-        title=info.title,
-        min_seats=info.min_seats,
-        max_seats=info.max_seats,
-        description=info.description,
-        options=[
-            OptionInfo(name=o.name, default_value=o.default, choices=o.choices, description=o.description)
-            for o in info.options
-        ],
-        bot_levels=bot_levels(),
-        how_to_play=game.how_to_play(),
-    )
-
-
-_CATALOGUES: dict[bytes, bytes] = {}  # GameConfig bytes -> the encoded Catalogue
-CATALOGUES_LIMIT = 1 << 10  # configs kept before the record starts again (a config is the client's to choose)
-
-
-def catalogue(config: GameConfig) -> bytes:
-    """The encoded Catalogue of `config`'s game under its options (GetCatalogue), made once per config.
-    UnknownGameError / InvalidConfigError name what is wrong with the config."""
-    key = config.SerializeToString(deterministic=True)
-    found = _CATALOGUES.get(key)
-    if found is None:
-        game = find_game(config.game)
-        cards = game.catalogue(config)
-        if len(_CATALOGUES) >= CATALOGUES_LIMIT:
-            _CATALOGUES.clear()
-        found = _CATALOGUES[key] = Catalogue(cards=cards, squares=game.board(config)).SerializeToString()
-    return found
+from engine_core.registry import AnyGame
+from services.edge import game_info as game_info  # the table service's ListGames answers as the rules service's
+from services.edge import pack as pack  # re-exported: services/tables/commit.py
 
 
 def card_notes(game: AnyGame, state: Any, seat: int | None, legal: list[Any] | None = None) -> list[CardNote]:

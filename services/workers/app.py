@@ -21,11 +21,12 @@ from celery.bootsteps import RUN
 from celery.signals import setup_logging, worker_ready, worker_shutting_down
 
 from services import observability
-from services.bootstrap import Settings, build_tables
+from services.bootstrap import build_tables
+from services.settings import settings_at_start
 from services.tables.followups import FollowUp
 from services.tables.portal import Portal
 from services.tables.service import Tables
-from services.workers.dispatcher import STUCK_AFTER, Dispatcher
+from services.workers.dispatcher import Dispatcher
 from services.workers.scheduler import FOLLOW_UP, make_celery
 
 log = logging.getLogger(__name__)
@@ -34,7 +35,8 @@ WATCH_EVERY = 1.0  # seconds between two looks at the worker's health
 STOP_GRACE = 25.0  # seconds a worker asked to stop may take to finish its tasks (Kubernetes waits 30)
 UNHEALTHY = 70  # the exit status of an unhealthy worker (EX_SOFTWARE)
 
-app = make_celery(Settings.from_env().redis_url)
+SETTINGS = settings_at_start()  # read once, when the worker imports its app
+app = make_celery(SETTINGS.redis())
 _service: tuple[Portal, Tables] | None = None
 _lock = threading.Lock()
 _stop: asyncio.Event | None = None  # ends the dispatcher's loops
@@ -48,7 +50,7 @@ def service() -> tuple[Portal, Tables]:
             portal = Portal()
 
             async def build() -> Tables:
-                return build_tables(Settings.from_env())
+                return build_tables(SETTINGS)
 
             _service = portal, portal.run(build())
         return _service
@@ -70,7 +72,7 @@ def log_json_lines(loglevel: int | None = None, **_: Any) -> None:
     """The worker's logging is ours: with a receiver of this signal Celery installs no handler of its own and does
     not redirect stdout and stderr into its loggers (where JSON lines written to stderr were lost). Celery's own
     records (a lost broker connection, an unrecoverable error) become JSON lines too, at the command's --loglevel."""
-    observability.log_json_lines("worker")
+    observability.log_json_lines("worker", SETTINGS.log_level)
     if loglevel:
         logging.getLogger("celery").setLevel(loglevel)
 
@@ -79,10 +81,9 @@ def log_json_lines(loglevel: int | None = None, **_: Any) -> None:
 def start_dispatcher(sender: Any, **_: Any) -> None:
     """The worker is up (`sender` is its Celery consumer): serve its metrics, run its dispatcher on the service's
     event loop, and watch the worker's health from a thread of its own."""
-    observability.serve_metrics()
+    observability.serve_metrics(SETTINGS)
     portal, tables = service()
-    stuck_after = float(os.environ.get("MANAFORGE_WORKER_STUCK_AFTER", STUCK_AFTER))
-    dispatcher = Dispatcher(tables, send, stuck_after)
+    dispatcher = Dispatcher(tables, send, SETTINGS.worker_stuck_after)
 
     async def begin() -> None:
         global _stop

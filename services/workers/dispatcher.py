@@ -37,13 +37,12 @@ SWEEP_EVERY = 5.0
 SWEEP_PAGE = 200
 BACKOFF_FIRST = 0.2  # seconds a loop waits after a failed step, doubled after each further failure...
 BACKOFF_CAP = 2.0  # ...up to this
-STUCK_AFTER = 60.0  # a loop that has begun no step for this long is stuck (a step's calls time out well before)
 
 STEP_FAILURES = Counter("manaforge_dispatcher_failures_total", "Dispatcher steps that failed (and were tried again)")
 
 
 class Dispatcher:
-    def __init__(self, tables: Tables, send: Callable[[FollowUp], None], stuck_after: float = STUCK_AFTER) -> None:
+    def __init__(self, tables: Tables, send: Callable[[FollowUp], None], stuck_after: float) -> None:
         self.tables = tables
         self.store = tables.store
         self.send = send  # hands an item to a worker (a Celery task in production)
@@ -53,7 +52,9 @@ class Dispatcher:
         self._next_sweep = [0.0] * SHARDS
         self._unsent: list[tuple[float, list[FollowUp]]] = [(0.0, [])] * SHARDS  # claimed, not sent yet (and when)
         self._began = [time.monotonic()] * SHARDS  # when each loop began its latest step
-        self.stuck_after = stuck_after
+        self.stuck_after = (
+            stuck_after  # a loop that has begun no step for this long is stuck (its calls time out sooner)
+        )
         self._loops: list[asyncio.Task[None]] = []
         self._stop = asyncio.Event()
 

@@ -15,7 +15,7 @@ from manaforge.v1.gateway_pb2_grpc import GatewayStub
 
 from deploy.launcher import Stack
 from gateway.client import Client
-from services.tables.views import pack
+from services.edge import pack
 from tests.stack.helpers import cardbench_table, first_legal, hand, play, rpc_error
 
 

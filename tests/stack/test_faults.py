@@ -22,7 +22,8 @@ from engine_core import find_game
 from engine_core.bots import choose_action
 from engine_core.rng import new_rng
 from gateway.client import Client
-from services.bootstrap import Settings, data_client
+from services.bootstrap import data_client
+from services.settings import Settings
 from services.tables import keys
 from tests.stack.helpers import cardbench_table, first_legal, hand, play
 

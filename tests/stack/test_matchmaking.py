@@ -101,7 +101,8 @@ def stalled_matchmaker() -> None:
     environment) that stops for good at one point of a handover. argv: the point ("before the table",
     "after the table" or "seating"), and the call as JSON: {"join": [game, seats, name, options]} or
     {"fill": [ticket id, bot level]}. Made once a line arrives on stdin; prints "stalled" at the point."""
-    from services.bootstrap import Settings, build_store
+    from services.bootstrap import build_store
+    from services.settings import Settings
 
     point, call = sys.argv[1], json.loads(sys.argv[2])
 

@@ -1,4 +1,10 @@
-"""Map domain errors to gRPC status codes, in one place shared by every servicer (sync and asyncio)."""
+"""The gRPC edge every server shares (the gateway, the rules service): domain errors mapped to status codes, the
+asyncio servicer wrappers that log, count and answer them, health and reflection, and the packing of what leaves a
+server (a message in an Any, a game's info, a config's catalogue).
+
+It knows the engine's errors and the storage's; a server adds its own (`register`): the gateway the table service's
+and its limits'. It imports no service, so the rules service stands on engine_core and this module alone.
+"""
 
 from __future__ import annotations
 
@@ -9,9 +15,14 @@ from typing import Any, TypeVar
 
 import grpc
 import redis
-from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from google.protobuf.any_pb2 import Any as AnyMessage
+from google.protobuf.message import Message
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1._async import HealthServicer as AioHealthServicer
+from manaforge.v1.common_pb2 import Catalogue, GameConfig
+from manaforge.v1.rules_pb2 import GameInfo, OptionInfo
 
+from engine_core.bots import bot_levels
 from engine_core.errors import (
     GameOverError,
     IllegalActionError,
@@ -21,26 +32,13 @@ from engine_core.errors import (
     RulesError,
     UnknownGameError,
 )
+from engine_core.registry import AnyGame, find_game
 from services import observability
 from services.reflection import enable as documented_reflection
-from services.tables.errors import (
-    DrainingError,
-    OutOfRangeError,
-    SeatTokenError,
-    StaleVersionError,
-    TableNotFoundError,
-    TableStateError,
-)
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 STATUS: list[tuple[type[Exception], grpc.StatusCode]] = [
-    (TableNotFoundError, grpc.StatusCode.NOT_FOUND),
-    (DrainingError, grpc.StatusCode.UNAVAILABLE),
-    (OutOfRangeError, grpc.StatusCode.OUT_OF_RANGE),
-    (SeatTokenError, grpc.StatusCode.UNAUTHENTICATED),
-    (StaleVersionError, grpc.StatusCode.ABORTED),
-    (TableStateError, grpc.StatusCode.FAILED_PRECONDITION),
     (redis.exceptions.ConnectionError, grpc.StatusCode.UNAVAILABLE),  # storage unreachable: try again
     (redis.exceptions.TimeoutError, grpc.StatusCode.UNAVAILABLE),
     (redis.exceptions.RedisError, grpc.StatusCode.UNAVAILABLE),
@@ -58,8 +56,9 @@ EXCERPT = 300  # characters of a refusal's message at most: an input echoed in i
 
 
 def register(error: type[Exception], code: grpc.StatusCode) -> None:
-    """An edge's own errors (more specific mappings go first)."""
-    STATUS.insert(0, (error, code))
+    """A server's own errors (each registered goes ahead of those before it: register the more specific last)."""
+    if (error, code) not in STATUS:
+        STATUS.insert(0, (error, code))
 
 
 def message_of(exc: Exception) -> str:
@@ -86,39 +85,26 @@ def _refusal(service: str, method: str, request: Any, exc: Exception) -> tuple[g
     return code, message
 
 
-def unary(method: F) -> F:
-    """Answer a known error with its status and message; anything else stays an INTERNAL error."""
-
-    timer = observability.CALL_SECONDS.labels("rules", method.__name__)
-
-    @functools.wraps(method)
-    def wrapper(self: Any, request: Any, context: grpc.ServicerContext) -> Any:
-        try:
-            with timer.time():
-                return method(self, request, context)
-        except Exception as exc:
-            refusal = _refusal("rules", method.__name__, request, exc)
-            if refusal is None:
-                raise
-            context.abort(*refusal)
-
-    return wrapper  # type: ignore[return-value]
-
-
 def aio_unary(method: F) -> F:
-    timer = observability.CALL_SECONDS.labels("gateway", method.__name__)
+    """Answer a known error with its status and message (logged, counted); anything else is INTERNAL (logged).
+    The service in the logs and metrics is the servicer's `SERVICE_NAME` ("gateway", "rules")."""
+    timers: dict[str, Any] = {}
 
     @functools.wraps(method)
     async def wrapper(self: Any, request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+        service = self.SERVICE_NAME
         started = time.perf_counter()
         try:
             return await method(self, request, context)
         except Exception as exc:
-            refusal = _refusal("gateway", method.__name__, request, exc)
+            refusal = _refusal(service, method.__name__, request, exc)
             if refusal is None:
                 raise
             await context.abort(*refusal)
         finally:
+            timer = timers.get(service)
+            if timer is None:
+                timer = timers[service] = observability.CALL_SECONDS.labels(service, method.__name__)
             timer.observe(time.perf_counter() - started)
 
     return wrapper  # type: ignore[return-value]
@@ -131,22 +117,12 @@ def aio_streaming(method: F) -> F:
             async for item in method(self, request, context):
                 yield item
         except Exception as exc:
-            refusal = _refusal("gateway", method.__name__, request, exc)
+            refusal = _refusal(self.SERVICE_NAME, method.__name__, request, exc)
             if refusal is None:
                 raise
             await context.abort(*refusal)
 
     return wrapper  # type: ignore[return-value]
-
-
-def add_health_and_reflection(server: grpc.Server, service_name: str) -> health.HealthServicer:
-    """Health checking (SERVING) and reflection on a sync server."""
-    checker = health.HealthServicer()
-    health_pb2_grpc.add_HealthServicer_to_server(checker, server)
-    for name in ("", service_name):
-        checker.set(name, health_pb2.HealthCheckResponse.SERVING)
-    _reflection(server, service_name)
-    return checker
 
 
 async def aio_health_and_reflection(server: grpc.aio.Server, service_name: str) -> AioHealthServicer:
@@ -162,3 +138,44 @@ async def aio_health_and_reflection(server: grpc.aio.Server, service_name: str) 
 def _reflection(server: Any, service_name: str) -> None:
     """Reflection that serves our proto files with their comments (services/reflection.py)."""
     documented_reflection(server, (service_name, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name))
+
+
+def pack(message: Message) -> AnyMessage:
+    packed = AnyMessage()
+    packed.Pack(message)
+    return packed
+
+
+def game_info(game: AnyGame) -> GameInfo:
+    info = game.info
+    return GameInfo(
+        name=info.name,
+        title=info.title,
+        min_seats=info.min_seats,
+        max_seats=info.max_seats,
+        description=info.description,
+        options=[
+            OptionInfo(name=o.name, default_value=o.default, choices=o.choices, description=o.description)
+            for o in info.options
+        ],
+        bot_levels=bot_levels(),
+        how_to_play=game.how_to_play(),
+    )
+
+
+_CATALOGUES: dict[bytes, bytes] = {}  # GameConfig bytes -> the encoded Catalogue
+CATALOGUES_LIMIT = 1 << 10  # configs kept before the record starts again (a config is the client's to choose)
+
+
+def catalogue(config: GameConfig) -> bytes:
+    """The encoded Catalogue of `config`'s game under its options (GetCatalogue), made once per config.
+    UnknownGameError / InvalidConfigError name what is wrong with the config."""
+    key = config.SerializeToString(deterministic=True)
+    found = _CATALOGUES.get(key)
+    if found is None:
+        game = find_game(config.game)
+        cards = game.catalogue(config)
+        if len(_CATALOGUES) >= CATALOGUES_LIMIT:
+            _CATALOGUES.clear()
+        found = _CATALOGUES[key] = Catalogue(cards=cards, squares=game.board(config)).SerializeToString()
+    return found
