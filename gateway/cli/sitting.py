@@ -15,9 +15,10 @@ from manaforge.v1 import gateway_pb2 as gw
 from manaforge.v1.common_pb2 import DecisionKind
 from manaforge.v1.gateway_pb2 import SeatView
 
+from gateway.cli.asking import Leave, Out
 from gateway.cli.console import Console, Ended, EndOfInput, Item, Line, Said, Update
 from gateway.cli.reconnect import PATIENCE, Reconnector
-from gateway.cli.table import WATCH_HELP, Leave, Out, choose, command, show, show_verdict
+from gateway.cli.table import WATCH_HELP, choose, command, show, show_verdict
 from gateway.cli.words import Screen, seat_names
 from gateway.client import Client, pack
 

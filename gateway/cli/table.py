@@ -4,7 +4,7 @@ text some actions carry, and the result in words."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from google.protobuf.descriptor import FieldDescriptor
@@ -14,25 +14,15 @@ from manaforge.v1.games.rnd_pb2 import RndAction, RndState
 from manaforge.v1.gateway_pb2 import SeatView
 
 from engine_core import GAMES
-from engine_core.errors import RulesError
 from engine_core.games.rnd.design import (
-    ART_LINES,
-    ART_WIDTH,
     AWARD_NAMES,
-    FLAVOUR_MAX,
-    NAME_MAX,
-    check_art,
-    check_flavour,
-    check_name,
     design_title,
 )
 from engine_core.registry import AnyGame
+from gateway.cli.asking import Leave, Out, Read, ask, ask_texts
 from gateway.cli.reconnect import Reconnector
 from gateway.cli.words import Screen, in_names
 from gateway.client import Client
-
-Read = Callable[[str], str]
-Out = Callable[[str], None]
 
 MENU_SIZE = 12  # more legal actions than this are chosen in steps: first the kind, then the cards
 LABEL_HINT = 48  # characters of a group's line that show what its choices differ in
@@ -47,10 +37,6 @@ WATCH_HELP = """Watching: the table is shown after every move. Type, then Enter:
   i       what the cards in view do        i NAME  one card
   r       the rules: how to play           v       the table again       h  this help
 Ctrl-C stops watching."""
-
-
-class Leave(Exception):
-    """The player leaves the table (q, Ctrl-D or the end of the input)."""
 
 
 # -- the result and the table, in words ---------------------------------------------------------------------------
@@ -286,7 +272,7 @@ def choose(view: SeatView, read: Read, out: Out, screen: Screen | None = None) -
         out("")
         for number, choice in enumerate(choices, start=1):
             out(f"  {number:>3}. {choice.label}")
-        answer = _ask(read, "your move> " if len(trail) == 1 else "your move (b: back)> ")
+        answer = ask(read, "your move> " if len(trail) == 1 else "your move (b: back)> ")
         if answer.lower() == "q":
             raise Leave
         if command(answer, view, screen, out):
@@ -305,82 +291,6 @@ def choose(view: SeatView, read: Read, out: Out, screen: Screen | None = None) -
         else:
             back = ", b to go back" if len(trail) > 1 else ""
             out(f"type a number from 1 to {len(choices)}{back}; i: the cards, r: the rules, h: help")
-
-
-def _ask(read: Read, prompt: str) -> str:
-    try:
-        return read(prompt).strip()
-    except EOFError:
-        raise Leave from None
-
-
-# -- free text ------------------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class TextField:
-    """A free-text field of an action: where it is, how to ask for it, and the rules' own check of it."""
-
-    path: tuple[str, ...]  # field names from the action down to the string
-    what: str
-    limits: str
-    check: Callable[[str], None]  # raises a RulesError naming the limit
-    lines: int = 1
-
-
-TEXT_FIELDS: dict[str, tuple[TextField, ...]] = {
-    RndAction.DESCRIPTOR.full_name: (
-        TextField(("art",), "the art", f"up to {ART_LINES} lines of {ART_WIDTH} characters", check_art, ART_LINES),
-        TextField(("writing", "name"), "the card's name", f"up to {NAME_MAX} characters", check_name),
-        TextField(("writing", "flavour"), "the flavour text", f"up to {FLAVOUR_MAX} characters", check_flavour),
-    )
-}
-
-
-def _holder(action: Message, path: Sequence[str]) -> Message | None:
-    """The message holding the path's last field, when the action carries that field at all."""
-    message = action
-    for name in path[:-1]:
-        if not message.HasField(name):
-            return None
-        message = getattr(message, name)
-    last = message.DESCRIPTOR.fields_by_name[path[-1]]
-    return None if last.containing_oneof and not message.HasField(path[-1]) else message
-
-
-def ask_texts(action: Message, read: Read, out: Out) -> None:
-    """Ask for every free text the action carries, each with its limits, until the rules accept it."""
-    for field in TEXT_FIELDS.get(action.DESCRIPTOR.full_name, ()):
-        holder = _holder(action, field.path)
-        if holder is None:
-            continue
-        example = getattr(holder, field.path[-1])
-        while True:
-            text = _ask_lines(field, example, read, out) if field.lines > 1 else _ask_line(field, example, read)
-            try:
-                field.check(text)
-            except RulesError as refused:
-                out(f"  {refused.detail}; try again")
-                continue
-            setattr(holder, field.path[-1], text)
-            break
-
-
-def _ask_line(field: TextField, example: str, read: Read) -> str:
-    return _ask(read, f"{field.what} ({field.limits}; Enter keeps {example!r}): ") or example
-
-
-def _ask_lines(field: TextField, example: str, read: Read, out: Out) -> str:
-    out(f"{field.what} ({field.limits}), one line at a time; an empty line ends it, and at once keeps the example:")
-    for line in example.split("\n"):
-        out(f"  example | {line}")
-    lines: list[str] = []
-    while len(lines) < field.lines:
-        line = _ask(read, f"  line {len(lines) + 1} | ")
-        if not line:
-            break
-        lines.append(line)
-    return "\n".join(lines) or example
 
 
 # -- following the table --------------------------------------------------------------------------------------------
