@@ -106,6 +106,10 @@ def test_the_runner_carries_a_game_across_gateway_restarts_and_a_lost_answer(sta
     restarts: list[threading.Thread] = []
     decisions = 0
 
+    def restart_after_a_second() -> None:
+        time.sleep(1.0)
+        stack.restart("gateway-0")
+
     def bot(view: CardbenchState, legal_actions: mf.LegalActions) -> mf.Action:
         nonlocal decisions
         decisions += 1
@@ -115,7 +119,7 @@ def test_the_runner_carries_a_game_across_gateway_restarts_and_a_lost_answer(sta
             stopped = stack.processes["gateway-0"]
             stopped.terminate()
             stopped.wait(10)
-            restarts.append(threading.Thread(target=lambda: (time.sleep(1.0), stack.restart("gateway-0"))))
+            restarts.append(threading.Thread(target=restart_after_a_second))
             restarts[-1].start()
         elif decisions == 15:  # the move lands but its answer is lost: sent again with its id, it lands once
             lose.armed = True
