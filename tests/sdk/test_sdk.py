@@ -143,6 +143,26 @@ def test_the_runner_carries_a_game_across_gateway_restarts_and_a_lost_answer(sta
     assert [a.version for a in log.actions] == list(range(1, MOVES + 1))
 
 
+def test_a_queue_filled_with_a_bot_and_the_greedy_example_plays_its_highest_card(stack: Stack) -> None:
+    from examples.greedy_cardbench import Greedy, rank
+
+    greedy = Greedy()
+    asked: list[list[int]] = []
+
+    def watched(view: CardbenchState, legal_actions: list[tuple[CardbenchAction, str]]) -> mf.Action:
+        asked.append([action.card for action, _ in legal_actions])
+        return greedy(view, legal_actions)
+
+    with mf.connect(stack.gateway_addresses[0]) as client:
+        seat = client.queue("cardbench", 2, fill_after=0, bot_level="random", name="greedy (guest)")
+        table = client.table(seat.table_id)
+        assert table.seats[1 - seat.seat].bot_level == "random" and table.seats[seat.seat].name == "greedy (guest)"
+        result = client.play(seat.table_id, seat.token, watched)
+    assert result.outcome.finished and len(asked) == len(greedy.played) == MOVES // 2
+    assert all(rank(card) == max(rank(c) for c in cards) for card, cards in zip(greedy.played, asked, strict=True))
+    assert result.outcome.scores[seat.seat] == sum(rank(card) for card in greedy.played)
+
+
 def test_a_bad_seat_token_or_table_is_a_clear_error_and_changes_nothing(stack: Stack) -> None:
     asked = []
 
