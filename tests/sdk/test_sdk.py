@@ -125,12 +125,20 @@ def test_the_runner_carries_a_game_across_gateway_restarts_and_a_lost_answer(sta
             lose.armed = True
         return legal_actions[0][0]
 
+    seen: list[Any] = []  # a spectator's updates, on the same gateway
+
+    def spectate(table_id: str) -> None:
+        with mf.connect(stack.gateway_addresses[0]) as spectator:
+            seen.extend(spectator.watch(table_id))
+
     with mf.connect(stack.gateway_addresses[0], interceptors=[lose]) as client:
         seat = client.create_table("cardbench", bots={1: "random"}, name="runner (guest)")
+        spectator = threading.Thread(target=spectate, args=(seat.table_id,))
+        spectator.start()
         before = stack.processes["gateway-0"].pid
         result = client.play(seat.table_id, seat.token, bot)
-        for thread in restarts:
-            thread.join()
+        for thread in [*restarts, spectator]:
+            thread.join(30)
         assert stack.processes["gateway-0"].pid != before  # the gateway did restart under the game
         assert lose.lost == 1
         log = client.log(seat.table_id)
@@ -141,6 +149,9 @@ def test_the_runner_carries_a_game_across_gateway_restarts_and_a_lost_answer(sta
     assert [a.client_action_id for a in ours] == result.moves
     assert len(set(result.moves)) == len(result.moves)
     assert [a.version for a in log.actions] == list(range(1, MOVES + 1))
+    # the spectator's stream, resumed after its last update across the restarts: every public event once, in order
+    assert [e.seq for e in log.events] == [e.seq for update in seen for e in update.events]
+    assert [u.seq for u in seen] == sorted({u.seq for u in seen}) and seen[-1].view.outcome.finished
 
 
 def test_a_queue_filled_with_a_bot_and_the_greedy_example_plays_its_highest_card(stack: Stack) -> None:
