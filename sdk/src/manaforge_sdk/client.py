@@ -93,7 +93,7 @@ class Client:
         self.credentials: Credentials | None = None
         self._interceptors = tuple(interceptors)
         self._channel = grpc.insecure_channel(address, options=CHANNEL_OPTIONS)
-        self.stub = GatewayStub(self._channel)
+        self.stub: GatewayStub  # the gateway's calls, with the player's credentials once there are any
         self._use(player)
 
     def _use(self, player: Credentials | None) -> None:
