@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 PROTOS := $(shell find proto/manaforge -name '*.proto')
 GEN_STAMP := proto/manaforge/.generated
 
-.PHONY: install proto engines run demo test lint typecheck unit stack bench envbench arena arena-openspiel decisions predictability golden clean check-proto soak scale web chromium screenshots redis podman image deploy-test
+.PHONY: install proto engines run demo test lint typecheck unit stack bench envbench arena arena-openspiel decisions predictability golden clean check-proto soak scale web chromium screenshots redis podman image deploy-test sdk
 
 install: $(STAMP)
 
@@ -116,6 +116,11 @@ unit: proto engines
 
 stack: proto engines redis
 	$(BIN)/pytest -q tests/stack
+
+# The client SDK's wheel (docs/sdk.md), to install elsewhere: its protobuf modules are generated from proto/ as it
+# is built. Its tests (tests/sdk) run in `make test`.
+sdk: $(STAMP)
+	$(BIN)/pip wheel --quiet --no-deps --wheel-dir build/sdk ./sdk
 
 test: proto engines check-proto lint typecheck web chromium redis
 	$(BIN)/pytest -q -p no:cacheprovider -n 2 --durations=10

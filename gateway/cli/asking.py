@@ -23,9 +23,6 @@ from engine_core.games.rnd.design import (
 Read = Callable[[str], str]
 Out = Callable[[str], None]
 
-Read = Callable[[str], str]
-Out = Callable[[str], None]
-
 
 class Leave(Exception):
     """The player leaves the table (q, Ctrl-D or the end of the input)."""

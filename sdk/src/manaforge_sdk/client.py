@@ -1,0 +1,344 @@
+"""The client of one gateway: tables, matchmaking, players, watching and playing. Every call that may be made twice
+without harm (reads, waiting for a match, a move with its client action id) is made again while the gateway is away
+(restarting, draining, unreachable), for up to `patience` seconds; a refused call raises a ManaforgeError that says
+what was refused and why."""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import grpc
+from google.protobuf.message import Message
+from manaforge.v1 import gateway_pb2 as gw
+from manaforge.v1.common_pb2 import GameConfig
+from manaforge.v1.gateway_pb2_grpc import GatewayStub
+from manaforge.v1.rules_pb2 import GameInfo, ListGamesRequest
+
+from manaforge_sdk.credentials import Credentials, credentials_path
+from manaforge_sdk.errors import CredentialsRefused, GatewayLost, ManaforgeError, refused
+from manaforge_sdk.messages import pack
+
+if TYPE_CHECKING:
+    from manaforge_sdk.runner import Bot, Result
+
+T = TypeVar("T")
+
+DEFAULT_PORT = 50051  # where `make run` serves the gateway
+PATIENCE = 60.0  # seconds without a gateway before a call gives up
+BACKOFF = (0.1, 0.25, 0.5, 1.0, 2.0)  # the pauses between tries, the last one repeated
+# A restarted gateway is found again within a second or two (gRPC's own default backs off up to 120 s).
+CHANNEL_OPTIONS = [("grpc.initial_reconnect_backoff_ms", 250), ("grpc.max_reconnect_backoff_ms", 2000)]
+
+
+def default_address(environ: Mapping[str, str] = os.environ) -> str:
+    """MANAFORGE_GATEWAY (HOST:PORT), else 127.0.0.1 on MANAFORGE_GATEWAY_PORT (50051): as the terminal client."""
+    return environ.get("MANAFORGE_GATEWAY") or f"127.0.0.1:{environ.get('MANAFORGE_GATEWAY_PORT') or DEFAULT_PORT}"
+
+
+@dataclass(frozen=True)
+class Seat:
+    """A seat taken at a table: its token authorizes the seat's moves (keep it to come back)."""
+
+    table_id: str
+    seat: int
+    token: str
+
+
+class _Credentials(grpc.UnaryUnaryClientInterceptor, grpc.UnaryStreamClientInterceptor):  # type: ignore[type-arg]
+    """Adds a registered player's id and key to every call's metadata."""
+
+    def __init__(self, credentials: Credentials) -> None:
+        self.metadata = (("x-player-id", credentials.player_id), ("x-player-key", credentials.key))
+
+    def _with(self, details: Any) -> Any:
+        return details._replace(metadata=tuple(details.metadata or ()) + self.metadata)
+
+    def intercept_unary_unary(self, continuation: Any, details: Any, request: Any) -> Any:
+        return continuation(self._with(details), request)
+
+    def intercept_unary_stream(self, continuation: Any, details: Any, request: Any) -> Any:
+        return continuation(self._with(details), request)
+
+
+def connect(
+    address: str | None = None,
+    player: Credentials | None = None,
+    *,
+    patience: float = PATIENCE,
+    interceptors: Sequence[grpc.UnaryUnaryClientInterceptor | grpc.UnaryStreamClientInterceptor] = (),  # type: ignore[type-arg]
+) -> Client:
+    """A client of the gateway at `address` (default: `default_address()`), as `player` when given (else a guest
+    until `register`). `interceptors`: your own gRPC client interceptors (logging, tracing), outermost first."""
+    return Client(address or default_address(), player, patience=patience, interceptors=interceptors)
+
+
+class Client:
+    """See `connect`. Use it in a `with` block, or `close()` it."""
+
+    def __init__(
+        self,
+        address: str,
+        player: Credentials | None = None,
+        *,
+        patience: float = PATIENCE,
+        interceptors: Sequence[Any] = (),
+    ) -> None:
+        self.address = address
+        self.patience = patience
+        self.credentials: Credentials | None = None
+        self._interceptors = tuple(interceptors)
+        self._channel = grpc.insecure_channel(address, options=CHANNEL_OPTIONS)
+        self.stub: GatewayStub  # the gateway's calls, with the player's credentials once there are any
+        self._use(player)
+
+    def _use(self, player: Credentials | None) -> None:
+        self.credentials = player
+        chain = (*self._interceptors, *([_Credentials(player)] if player else []))
+        self.stub = GatewayStub(grpc.intercept_channel(self._channel, *chain) if chain else self._channel)
+
+    def close(self) -> None:
+        self._channel.close()
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- players ---------------------------------------------------------------------------------------------------
+
+    def register(self, name: str) -> Credentials:
+        """Play as the registered player `name` from now on: its credentials are loaded when this machine registered
+        it on this gateway before ($MANAFORGE_HOME/sdk/<address>/<name>.json), else it is registered now and they
+        are saved there. Registered players' finished, validated games are rated."""
+        path = credentials_path(self.address, name)
+        saved = Credentials.load(path)
+        if saved is not None:
+            self._use(saved)
+            try:
+                self.me()
+            except CredentialsRefused as error:
+                self._use(None)
+                raise CredentialsRefused(
+                    f"the credentials saved for {name} in {path} are not known to the gateway at {self.address}"
+                    " (another platform?): remove the file to register again",
+                    error.code,
+                    error.details,
+                ) from error
+            return saved
+        request = gw.RegisterPlayerRequest(name=name)
+        player = self._once(lambda: self.stub.RegisterPlayer(request), f"registering {name}")
+        credentials = Credentials(player.player_id, player.secret_key, player.name)
+        credentials.save(path)
+        self._use(credentials)
+        return credentials
+
+    def me(self) -> gw.Player:
+        """The registered player this client plays as, with their ratings (per game and seat count)."""
+        return self._retry(lambda: self.stub.GetPlayer(gw.GetPlayerRequest()), "asking for the player")
+
+    # -- games and tables -------------------------------------------------------------------------------------------
+
+    def games(self) -> list[GameInfo]:
+        """The games of the platform: names, seat counts, variant options, how to play."""
+        return list(self._retry(lambda: self.stub.ListGames(ListGamesRequest()), "listing the games").games)
+
+    def create_table(
+        self,
+        game: str,
+        seats: int = 0,
+        bots: Mapping[int, str] | None = None,
+        *,
+        options: Mapping[str, str] | None = None,
+        name: str = "",
+        clock: float | None = None,
+    ) -> Seat:
+        """A new table of `game` with `seats` seats (0: the game's fewest) and you at the first seat no bot takes.
+        `bots`: seat -> bot level ("random", "heuristic", "ismcts"); the other seats are open for people (the game
+        starts when every seat is taken). `name`: a guest's name (a registered player plays as themself).
+        `clock`: seconds per decision (0: none; None: the platform's default)."""
+        seats = seats or self._game(game).min_seats
+        bots = dict(bots or {})
+        request = gw.CreateTableRequest(
+            config=GameConfig(game=game, seats=seats, options=dict(options or {})),
+            seats=[gw.SeatRequest(bot=i in bots, bot_level=bots.get(i, "")) for i in range(seats)],
+            player_name=self._name(name),
+        )
+        if clock is not None:
+            request.time_control.CopyFrom(gw.TimeControl(decision_seconds=clock))
+        created = self._once(lambda: self.stub.CreateTable(request), f"creating a table of {game}")
+        return Seat(created.table.table_id, created.seat, created.seat_token)
+
+    def join(self, table_id: str, name: str = "", seat: int | None = None) -> Seat:
+        """Take a seat at a table with open seats (the first open one unless `seat`)."""
+        request = gw.JoinTableRequest(table_id=table_id, player_name=self._name(name))
+        if seat is not None:
+            request.seat = seat
+        joined = self._once(lambda: self.stub.JoinTable(request), f"joining table {table_id}")
+        return Seat(table_id, joined.seat, joined.seat_token)
+
+    def rejoin(self, table_id: str) -> Seat:
+        """A fresh token for the registered player's own seat at the table (from any machine)."""
+        request = gw.RejoinTableRequest(table_id=table_id)
+        joined = self._retry(lambda: self.stub.RejoinTable(request), f"rejoining table {table_id}")
+        return Seat(table_id, joined.seat, joined.seat_token)
+
+    def queue(
+        self,
+        game: str,
+        seats: int,
+        *,
+        fill_after: float | None = 30.0,
+        bot_level: str = "",
+        options: Mapping[str, str] | None = None,
+        name: str = "",
+    ) -> Seat:
+        """Matchmaking: wait for players of `game` at a table of `seats`; after `fill_after` seconds (None: never)
+        bots of `bot_level` ("": the level rated closest to you) take the seats still empty. Returns your seat."""
+        join = gw.JoinQueueRequest(game=game, seats=seats, player_name=self._name(name), options=dict(options or {}))
+        ticket = self._once(lambda: self.stub.JoinQueue(join), f"joining the queue of {game}")
+        wait = gw.WaitForMatchRequest(ticket_id=ticket.ticket_id, timeout_seconds=5)
+        fill = gw.FillWithBotsRequest(ticket_id=ticket.ticket_id, bot_level=bot_level)
+        deadline = None if fill_after is None else time.monotonic() + fill_after
+        while not ticket.matched:
+            if deadline is not None and time.monotonic() >= deadline:
+                ticket = self._retry(lambda: self.stub.FillWithBots(fill), "filling the table with bots")
+            else:
+                ticket = self._retry(lambda: self.stub.WaitForMatch(wait), "waiting for a match")
+        if not ticket.seat_token and self.credentials is not None:  # the answer with the token was lost
+            return self.rejoin(ticket.table_id)
+        return Seat(ticket.table_id, ticket.seat, ticket.seat_token)
+
+    def table(self, table_id: str) -> gw.Table:
+        """The table: its seats, version, whose decision it is, the outcome and replay verdict once finished."""
+        return self._retry(lambda: self.stub.GetTable(gw.GetTableRequest(table_id=table_id)), f"table {table_id}")
+
+    def view(self, table_id: str, seat_token: str = "") -> gw.SeatView:
+        """The seat's view (the public view without a token), with its legal actions. A call with the seat's token
+        brings a seat marked away back."""
+        request = gw.GetViewRequest(table_id=table_id, seat_token=seat_token)
+        return self._retry(lambda: self.stub.GetView(request), f"the view of table {table_id}")
+
+    def log(self, table_id: str) -> gw.GameLog:
+        """The game's actions in order (with the seed once finished) and its public events."""
+        return self._retry(lambda: self.stub.GetLog(gw.GetLogRequest(table_id=table_id)), f"the log of {table_id}")
+
+    def wait_verdict(self, table_id: str, timeout: float = 120.0) -> gw.Table:
+        """The finished table once the platform has validated its replay (a registered player's game is rated
+        then)."""
+        deadline = time.monotonic() + timeout
+        while not (table := self.table(table_id)).replay_verdict:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"table {table_id} has no replay verdict after {timeout:g} s")
+            time.sleep(0.1)
+        return table
+
+    # -- moves and updates ------------------------------------------------------------------------------------------
+
+    def submit(
+        self,
+        table_id: str,
+        seat_token: str,
+        action: Message,
+        *,
+        client_action_id: str = "",
+        expected_version: int | None = None,
+    ) -> gw.SubmitActionResponse:
+        """Make a move. It is sent again while the gateway is away, with the same `client_action_id` (made up when
+        empty), so it lands once; with `expected_version`, it is refused (ABORTED) unless the game is still there."""
+        request = gw.SubmitActionRequest(
+            table_id=table_id,
+            seat_token=seat_token,
+            action=pack(action),
+            client_action_id=client_action_id or uuid.uuid4().hex,
+        )
+        if expected_version is not None:
+            request.expected_version = expected_version
+        return self._retry(lambda: self.stub.SubmitAction(request), f"a move at table {table_id}")
+
+    def watch(self, table_id: str, seat_token: str = "", *, with_text: bool = True) -> Iterator[gw.WatchUpdate]:
+        """The table's updates (the seat's, or without a token the public ones) until the game is over. A stream
+        the gateway drops is opened again after the last update received (`after_seq`): nothing is missed or
+        repeated."""
+        last = 0
+        away_since: float | None = None
+        tries = 0
+        while True:
+            request = gw.WatchRequest(
+                table_id=table_id, seat_token=seat_token, after_seq=last, without_text=not with_text
+            )
+            stream = self.stub.Watch(request)
+            try:
+                for update in stream:
+                    away_since, tries = None, 0
+                    last = update.seq
+                    yield update
+                return
+            except grpc.RpcError as error:
+                if error.code() != grpc.StatusCode.UNAVAILABLE:
+                    raise refused(error, f"watching table {table_id}") from None
+                away_since = away_since or time.monotonic()
+                self._pause(away_since, tries, error)
+                tries += 1
+            finally:
+                stream.cancel()  # type: ignore[no-untyped-call]
+
+    def play(self, table_id: str, seat_token: str, bot: Bot) -> Result:
+        """Play the seat with `bot` to the end of the game and return its Result: see `manaforge_sdk.runner.play`."""
+        from manaforge_sdk.runner import play
+
+        return play(self, table_id, seat_token, bot)
+
+    # -- calls -----------------------------------------------------------------------------------------------------
+
+    def _retry(self, make: Callable[[], T], what: str) -> T:
+        """`make()`, made again while the gateway is away (for calls that may be made twice without harm)."""
+        away_since: float | None = None
+        tries = 0
+        while True:
+            try:
+                return make()
+            except grpc.RpcError as error:
+                if error.code() != grpc.StatusCode.UNAVAILABLE:
+                    raise refused(error, what) from None
+                away_since = away_since or time.monotonic()
+                self._pause(away_since, tries, error)
+                tries += 1
+
+    def _once(self, make: Callable[[], T], what: str) -> T:
+        """`make()` made once (a call that would do its work twice if made again: a table, a seat, a player)."""
+        try:
+            return make()
+        except grpc.RpcError as error:
+            if error.code() == grpc.StatusCode.UNAVAILABLE:
+                raise GatewayLost(
+                    f"{what}: no gateway answered at {self.address} ({error.details()}). Is it running (`make run`)?",
+                    error.code(),
+                    error.details() or "",
+                ) from None
+            raise refused(error, what) from None
+
+    def _pause(self, away_since: float, tries: int, error: grpc.RpcError) -> None:
+        left = away_since + self.patience - time.monotonic()
+        if left <= 0:
+            raise GatewayLost(
+                f"the gateway at {self.address} has not answered for {self.patience:g} s ({error.details()})",
+                error.code(),
+                error.details() or "",
+            )
+        if tries:  # none before the first try again: a restarted gateway may answer at once
+            time.sleep(min(BACKOFF[min(tries - 1, len(BACKOFF) - 1)], left))
+
+    def _name(self, name: str) -> str:
+        return name or (self.credentials.name if self.credentials else "player")
+
+    def _game(self, game: str) -> GameInfo:
+        found = next((info for info in self.games() if info.name == game), None)
+        if found is None:
+            raise ManaforgeError(f"no game named {game!r} on {self.address}: games() lists them")
+        return found

@@ -1,0 +1,102 @@
+"""The bot runner: a bot is one function from the seat's view and its legal actions to an action; the runner plays
+the seat to the end of the game and returns the outcome.
+
+It follows the seat's updates (Watch, resumed after the last one across a gateway's restart) and, whenever the game
+waits for the seat at a version it has not acted at yet, asks the bot and submits the move with one client action
+id and the version it was chosen at (`expected_version`). A move sent while the gateway is away is sent again with
+the same id, so it lands once; a move the game no longer waits for (the seat's clock ran out and decided for it) is
+refused as stale, changes nothing, and the runner goes on with the next update."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+from google.protobuf.message import Message
+from manaforge.v1.common_pb2 import Outcome
+from manaforge.v1.gateway_pb2 import SeatView
+
+from manaforge_sdk.client import Client
+from manaforge_sdk.errors import IllegalAction, ManaforgeError
+from manaforge_sdk.messages import unpack
+
+View = Message
+"""The game's state message as one seat sees it (e.g. a CardbenchState): hidden cards removed."""
+Action = Message
+"""One of the game's action messages (e.g. a CardbenchAction)."""
+LegalActions = list[tuple[Message, str]]
+"""The seat's legal actions now: (the action message, what it does in words)."""
+Bot = Callable[[Any, Any], Message]  # Any: a bot may name its game's own classes (CardbenchState, ...)
+"""(the seat's view: the game's state message as the seat sees it, the legal actions: (action message, its text))
+-> the action to take (one of the legal ones; in a game with free text, such as R&D's card names, any of its kind)."""
+
+
+@dataclass(frozen=True)
+class Result:
+    """How a game ended for one seat."""
+
+    table_id: str
+    seat: int
+    outcome: Outcome  # winners, scores (per seat) and the reason, in words
+    moves: list[str] = field(default_factory=list)  # the client action ids of the moves the bot made, in order
+
+    @property
+    def won(self) -> bool:
+        """The seat is among the winners (a shared win counts)."""
+        return self.seat in self.outcome.winners
+
+    def __str__(self) -> str:
+        winners = list(self.outcome.winners)
+        verdict = "won" if self.won and len(winners) == 1 else "shared the win" if self.won else "lost"
+        if not winners:
+            verdict = "drew"
+        scores = " to ".join(f"{s:g}" for s in self.outcome.scores)
+        return f"seat {self.seat} {verdict}{f', {scores}' if scores else ''} ({self.outcome.reason})"
+
+
+def legal_actions(view: SeatView) -> list[tuple[Message, str]]:
+    """The seat's legal actions, each unpacked into the game's action message, with its text."""
+    return [(unpack(legal.action), legal.text) for legal in view.legal_actions]
+
+
+def play(client: Client, table_id: str, seat_token: str, bot: Bot) -> Result:
+    """Play the seat to the end of the game; returns its Result. Raises SeatTokenRefused for a token that holds no
+    seat at the table, TableNotFound for an unknown table, IllegalAction when the rules refuse the bot's action,
+    GatewayLost when no gateway answered for the client's patience."""
+    seat = client.view(table_id, seat_token).seat  # checks the token at once (and brings an away seat back)
+    moves: list[str] = []
+    acted = -1  # the version the bot last decided at
+    known = 0  # the latest version known: of an update, or made by our own move
+    for update in client.watch(table_id, seat_token, with_text=False):
+        view = update.view
+        if view.version < known:
+            continue  # from before our own move (a stream resumed): nothing to do
+        known = view.version
+        if view.outcome.finished:
+            return Result(table_id, seat, view.outcome, moves)
+        if not view.legal_actions or view.version <= acted:
+            continue
+        acted = view.version
+        action = bot(unpack(view.view), legal_actions(view))
+        move_id = uuid.uuid4().hex  # one id for every try of this move: it lands once
+        try:
+            done = client.submit(table_id, seat_token, action, client_action_id=move_id, expected_version=view.version)
+        except ManaforgeError as error:
+            if error.code == grpc.StatusCode.ABORTED:
+                continue  # the game moved on first (the seat's clock decided): the next update says where to
+            if error.code == grpc.StatusCode.FAILED_PRECONDITION:
+                raise IllegalAction(
+                    f"the bot's action was refused at table {table_id}, version {view.version}: {error.details}",
+                    error.code,
+                    error.details,
+                ) from error
+            raise
+        moves.append(move_id)
+        known = max(known, done.version)
+    final = client.view(table_id, seat_token)
+    if final.outcome.finished:
+        return Result(table_id, seat, final.outcome, moves)
+    raise ManaforgeError(f"the updates of table {table_id} ended before the game did (version {final.version})")
