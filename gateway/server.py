@@ -319,10 +319,9 @@ class GatewayServicer:
             nonlocal inflight
             try:
                 async for request in requests:
-                    inflight += 1
+                    inflight += 1  # until its result is sent (below): the stream ends only once none is owed
                     result = await self._result(watch, request)
-                    await outbox.put(("send", PlayUpdate(result=result).SerializeToString()))
-                    inflight -= 1
+                    await outbox.put(("result", PlayUpdate(result=result).SerializeToString()))
                 await outbox.put(("closed", None))
             except Exception as exc:
                 await outbox.put(("error", exc))
@@ -333,6 +332,9 @@ class GatewayServicer:
             while True:
                 kind, item = await outbox.get()
                 if kind == "send":
+                    yield item
+                elif kind == "result":
+                    inflight -= 1
                     yield item
                 elif kind == "error":
                     raise item

@@ -136,9 +136,7 @@ def test_play_stream_carries_actions_and_updates_and_answers_refusals_in_band(st
             if message.HasField("result"):
                 continue
             view = message.update.view
-            if view.outcome.finished:
-                break
-            if view.pending.seats == [me]:
+            if view.pending.seats == [me] and not view.outcome.finished:  # read on: the stream ends once done
                 state = CardbenchState()
                 view.view.Unpack(state)
                 if refuse_once:  # a card not in hand first: refused with the rule, the stream goes on

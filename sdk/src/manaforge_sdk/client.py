@@ -276,6 +276,8 @@ class Client:
             try:
                 for update in stream:
                     away_since, tries = None, 0
+                    if last and update.seq <= last and not update.events:
+                        continue  # a resumed stream opens with the table as it is: nothing new since `last`
                     last = update.seq
                     yield update
                 return
