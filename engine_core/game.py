@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import sys
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from math import exp
 from pathlib import Path
@@ -88,6 +88,26 @@ class Option:
                 f"option {self.name}", f"{value!r} is not one of {', '.join(self.choices)} ({self.description})"
             )
         return value
+
+
+@dataclass(frozen=True)
+class FreeText:
+    """A free-text field an action carries (`GameInfo.free_text`): where it lies in the action, what a client asks
+    for, its limits in words, and the rules' own check (raises IllegalActionError naming the limit)."""
+
+    path: tuple[str, ...]  # field names from the action down to the string
+    what: str  # "the card's name"
+    limits: str  # "up to 30 characters"
+    check: Callable[[str], None]
+    lines: int = 1  # more than 1: asked line by line
+
+
+@dataclass(frozen=True)
+class FreeTextForm:
+    """What a client asks before it sends an action that carries free text: the choice's label and the fields."""
+
+    label: str  # the choice as offered before the texts are written ("draw the art")
+    fields: tuple[FreeText, ...]
 
 
 @dataclass(frozen=True)
@@ -350,6 +370,11 @@ class Game(ABC, Generic[S, A]):
         depends on another seat's hidden cards (the conformance suite checks it). `legal`: the seat's legal actions
         when the caller has them already (a view update lists them anyway). Default: none."""
         return {}
+
+    def free_text(self, action: A) -> FreeTextForm | None:
+        """The free texts `action` carries (a game with `GameInfo.free_text`), for a client to ask its player before
+        sending it: a legal action of such a game is an example, its texts to be written. None: no free text."""
+        return None
 
     def timeout_action(self, state: S, seat: int) -> A | None:
         """The action taken for a pending seat that does not answer in time (e.g. pass in a response window).

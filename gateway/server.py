@@ -15,9 +15,6 @@ from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Iterator
 from typing import Any, TypeVar
 
 import grpc
-from google.protobuf import message_factory
-from google.protobuf.descriptor import ServiceDescriptor
-from google.protobuf.message import DecodeError, Message
 from grpc_health.v1 import health_pb2
 from grpc_health.v1._async import HealthServicer as AioHealthServicer
 from manaforge.v1 import gateway_pb2, rules_pb2
@@ -47,6 +44,7 @@ from gateway.limits import (
     check_text,
 )
 from gateway.metrics import ACTIONS, SUBMIT_SECONDS, WATCHERS
+from gateway.wire import add_service, as_field
 from services import observability
 from services.edge import (
     aio_health_and_reflection,
@@ -308,7 +306,7 @@ class GatewayServicer:
             updates = self.tables.watch(watch.table_id, watch.seat_token, watch.after_seq, flags)
             try:
                 async for update in await self._first(context, updates):
-                    await outbox.put(("send", _field(1, update)))
+                    await outbox.put(("send", as_field(1, update)))
                 await outbox.put(("finished", None))
             except Exception as exc:
                 await outbox.put(("error", exc))
@@ -372,100 +370,6 @@ class GatewayServicer:
     @aio_unary
     async def GetLog(self, request: gateway_pb2.GetLogRequest, context: Any) -> gateway_pb2.GameLog:
         return await self.tables.log(request.table_id)
-
-
-def _field(number: int, encoded: bytes) -> bytes:
-    """`encoded` (a message) as field `number` of an enclosing message, without decoding it again."""
-    return _varint(number << 3 | 2) + _varint(len(encoded)) + encoded
-
-
-def _varint(value: int) -> bytes:
-    out = bytearray()
-    while value > 0x7F:
-        out.append(value & 0x7F | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
-
-
-def _encode(message: Message | bytes) -> bytes:
-    return message if isinstance(message, bytes) else bytes(message.SerializeToString())
-
-
-def add_service(server: grpc.aio.Server, servicer: Any, service: ServiceDescriptor) -> None:
-    """Register every method of `service` with `servicer`'s coroutine of the same name. Requests are parsed and
-    checked here (a request that does not parse is INVALID_ARGUMENT, not gRPC's INTERNAL); responses may be given
-    already encoded."""
-    handlers = {}
-    for method in service.methods:
-        request_type = message_factory.GetMessageClass(method.input_type)
-        call = getattr(servicer, method.name)
-        if method.client_streaming:
-            handlers[method.name] = grpc.stream_stream_rpc_method_handler(
-                _parsing_stream(call, request_type), response_serializer=_encode
-            )
-        elif method.server_streaming:
-            handlers[method.name] = grpc.unary_stream_rpc_method_handler(
-                _parsing_server_stream(call, request_type), response_serializer=_encode
-            )
-        else:
-            handlers[method.name] = grpc.unary_unary_rpc_method_handler(
-                _parsing_unary(call, request_type), response_serializer=_encode
-            )
-    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(service.full_name, handlers),))
-
-
-def _parse(request_type: type[Message], data: bytes) -> Message:
-    try:
-        request = request_type.FromString(data)
-    except DecodeError:
-        raise MalformedActionError("request encoding", f"not a valid {request_type.DESCRIPTOR.full_name}") from None
-    check_request(request)
-    return request
-
-
-async def _refuse(context: Any, exc: Exception) -> None:
-    code = status_of(exc)
-    if code is None:
-        raise exc
-    message = message_of(exc)
-    observability.refused("gateway", "parse", None, code.name, message)
-    await context.abort(code, message)
-
-
-def _parsing_unary(call: Any, request_type: type[Message]) -> Any:
-    async def handler(data: bytes, context: Any) -> Any:
-        try:
-            request = _parse(request_type, data)
-        except Exception as exc:
-            await _refuse(context, exc)
-        return await call(request, context)
-
-    return handler
-
-
-def _parsing_server_stream(call: Any, request_type: type[Message]) -> Any:
-    async def handler(data: bytes, context: Any) -> AsyncIterator[Any]:
-        try:
-            request = _parse(request_type, data)
-        except Exception as exc:
-            await _refuse(context, exc)
-        async for item in call(request, context):
-            yield item
-
-    return handler
-
-
-def _parsing_stream(call: Any, request_type: type[Message]) -> Any:
-    async def handler(requests: AsyncIterator[bytes], context: Any) -> AsyncIterator[Any]:
-        async def parsed() -> AsyncIterator[Message]:
-            async for data in requests:
-                yield _parse(request_type, data)  # a bad message ends the stream with INVALID_ARGUMENT
-
-        async for item in call(parsed(), context):
-            yield item
-
-    return handler
 
 
 class Gateway:

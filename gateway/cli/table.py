@@ -10,14 +10,9 @@ from dataclasses import dataclass
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 from manaforge.v1.common_pb2 import Outcome
-from manaforge.v1.games.rnd_pb2 import RndAction, RndState
 from manaforge.v1.gateway_pb2 import SeatView
 
 from engine_core import GAMES
-from engine_core.games.rnd.design import (
-    AWARD_NAMES,
-    design_title,
-)
 from engine_core.registry import AnyGame
 from gateway.cli.asking import Leave, Out, Read, ask, ask_texts
 from gateway.cli.reconnect import Reconnector
@@ -236,24 +231,11 @@ def game_of_action(type_name: str) -> AnyGame:
     return next(g for g in GAMES if g.action_type.DESCRIPTOR.full_name == type_name)
 
 
-def _rnd_label(action: RndAction, text: str, view: SeatView) -> str:
-    """R&D's action texts as a chooser needs them: which card a vote is for, and what the writer writes."""
-    choice = action.WhichOneof("choice")
-    if choice == "vote":
-        state = RndState()
-        view.view.Unpack(state)
-        design = action.vote.design
-        title = design_title(state.designs[design], design) if design < len(state.designs) else f"card {design + 1}"
-        return f"vote for {AWARD_NAMES.get(action.vote.award, 'an award')}: {title}"
-    if choice == "writing":
-        return "write the card's name and flavour text"
-    if choice == "art":
-        return "draw the art"
-    return text
-
-
-def _label(action: Message, text: str, view: SeatView) -> str:
-    return _rnd_label(action, text, view) if isinstance(action, RndAction) else text
+def _label(game: AnyGame, action: Message, text: str) -> str:
+    """The choice's words: the game's description, or for an action whose texts are still to be written, what the
+    person will write (a legal action of a free-text game is an example)."""
+    form = game.free_text(action)
+    return form.label if form else text
 
 
 def choose(view: SeatView, read: Read, out: Out, screen: Screen | None = None) -> Message:
@@ -263,7 +245,7 @@ def choose(view: SeatView, read: Read, out: Out, screen: Screen | None = None) -
     screen = screen or Screen(game=game.info.name, me=view.seat)
     actions: list[Message] = [game.action_from_any(legal.action) for legal in view.legal_actions]
     items = [
-        (i, screen.say(_label(action, legal.text, view)), _kind(action))
+        (i, screen.say(_label(game, action, legal.text)), _kind(action))
         for i, (action, legal) in enumerate(zip(actions, view.legal_actions, strict=True))
     ]
     trail: list[list[Choice]] = [menu(items)]
@@ -285,8 +267,9 @@ def choose(view: SeatView, read: Read, out: Out, screen: Screen | None = None) -
                 trail.append(menu([item for item in items if item[0] in picked.actions]))
                 continue
             action = actions[picked.actions[0]]
-            if game.info.free_text:
-                ask_texts(action, read, out)
+            form = game.free_text(action)
+            if form:
+                ask_texts(action, form, read, out)
             return action
         else:
             back = ", b to go back" if len(trail) > 1 else ""

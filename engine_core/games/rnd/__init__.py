@@ -40,6 +40,8 @@ from engine_core.cards.booster import draw_faces, shared_cards
 from engine_core.errors import IllegalActionError, MalformedActionError
 from engine_core.game import (
     SIMULTANEOUS,
+    FreeText,
+    FreeTextForm,
     Game,
     GameInfo,
     Option,
@@ -58,6 +60,8 @@ from engine_core.games.rnd.design import (
     AWARDS,
     CATEGORIES,
     CATEGORY_NAMES,
+    FLAVOUR_MAX,
+    NAME_MAX,
     POWER_TOUGHNESS,
     TYPE,
     any_card_has,
@@ -231,6 +235,19 @@ def _locate(view: RndState, seat: int, action: RndAction) -> tuple[Any, ...]:
     if choice == "vote":
         return ("vote", int(action.vote.award), action.vote.design)
     return (choice,)
+
+
+ART_FORM: Final = FreeTextForm(
+    "draw the art",
+    (FreeText(("art",), "the art", f"up to {ART_LINES} lines of {ART_WIDTH} characters", check_art, ART_LINES),),
+)
+WRITING_FORM: Final = FreeTextForm(
+    "write the card's name and flavour text",
+    (
+        FreeText(("writing", "name"), "the card's name", f"up to {NAME_MAX} characters", check_name),
+        FreeText(("writing", "flavour"), "the flavour text", f"up to {FLAVOUR_MAX} characters", check_flavour),
+    ),
+)
 
 
 @mypyc_attr(native_class=False)  # compiled by `make engines`; its class attributes stay Python's
@@ -598,6 +615,11 @@ class Rnd(Game[RndState, RndAction]):
             for other in range(len(view.ballots)):
                 if other != seat:
                     del own_ballot(view, other).votes[:]
+
+    def free_text(self, action: RndAction) -> FreeTextForm | None:
+        """The artist draws the art; the writer writes the name and the flavour text (each checked as `_apply` does)."""
+        choice = action.WhichOneof("choice")
+        return ART_FORM if choice == "art" else WRITING_FORM if choice == "writing" else None
 
     def describe(self, state: RndState, action: RndAction) -> str:
         choice = action.WhichOneof("choice")
