@@ -1,4 +1,4 @@
-"""One field of a JSON answer read from stdin, for shell scripts such as the README's grpcurl walkthrough:
+"""One field of a JSON answer read from stdin, for shell scripts such as docs/api.md's grpcurl walkthrough:
 `... | python -m deploy.field table tableId` prints the table's id (a string as it is, anything else as JSON; a
 number picks a list's item). An answer without the field (the call before failed, and said why) gets one line
 naming what is missing, on stderr, and exit status 1: no traceback."""

@@ -2,7 +2,7 @@
 typed, defaulted and checked here; everything else receives the values (`Settings`).
 
 A wrong value stops the process at start with an error naming the variable and the values it allows
-(`SettingsError`). The README's settings table lists exactly the settings of `SETTINGS` (a test holds them equal).
+(`SettingsError`). docs/settings.md's table lists exactly the settings of `SETTINGS` (a test holds them equal).
 The terminal client's own variables (MANAFORGE_GATEWAY, MANAFORGE_HOME) are the client's: gateway/cli reads them.
 """
 

@@ -1,5 +1,5 @@
 """The settings: read, typed, defaulted and checked in services/settings.py alone; a wrong value stops a process at
-start naming the variable and what it allows; the README's table lists exactly these settings."""
+start naming the variable and what it allows; docs/settings.md's table lists exactly these settings."""
 
 from __future__ import annotations
 
@@ -102,10 +102,10 @@ def test_a_worker_with_a_wrong_setting_stops_at_start_saying_why() -> None:
     assert "MANAFORGE_LOG_LEVEL='loud': expected one of DEBUG, INFO, WARNING, ERROR, CRITICAL" in done.stderr
 
 
-def test_the_readme_settings_table_lists_exactly_the_settings() -> None:
-    """A setting added without a README row, or a row naming no setting (or another default), fails here."""
-    readme = (ROOT / "README.md").read_text()
-    section = readme.split("### Settings", 1)[1].split("\n#", 1)[0]
+def test_the_settings_doc_lists_exactly_the_settings() -> None:
+    """A setting added without a row in docs/settings.md, or a row naming no setting (or another default), fails
+    here."""
+    section = (ROOT / "docs" / "settings.md").read_text()
     rows = re.findall(r"^\| `([A-Z_]+)` \| [^|]+ \| ([^|]+) \|", section, re.MULTILINE)
     assert [name for name, _ in rows] == [s.variable for s in SETTINGS]
     for (name, default), setting in zip(rows, SETTINGS, strict=True):

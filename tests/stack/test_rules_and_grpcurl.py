@@ -1,5 +1,5 @@
 """The stateless rules service over gRPC, and both servers driven by grpcurl through reflection (an outside client):
-the README's walkthrough run as written, and the proto comments served with the descriptors."""
+docs/api.md's walkthrough run as written, and the proto comments served with the descriptors."""
 
 from __future__ import annotations
 
@@ -120,9 +120,8 @@ def test_rules_service_refuses_a_state_no_game_reaches(stack: Stack) -> None:
 
 
 def walkthrough() -> str:
-    """The README's grpcurl walkthrough: the indented lines of its section, as one bash script."""
-    readme = (ROOT / "README.md").read_text()
-    section = readme.split("\n## Calling the API with grpcurl\n", 1)[1].split("\n## ", 1)[0]
+    """docs/api.md's grpcurl walkthrough: its indented lines, as one bash script."""
+    section = (ROOT / "docs" / "api.md").read_text()
     return "".join(line[4:] + "\n" for line in section.splitlines() if line.startswith("    "))
 
 
@@ -139,7 +138,8 @@ def aimed(script: str, gateway: str, rules: str) -> str:
 
 
 def test_the_readme_walkthrough_runs_as_written(tmp_path: Path) -> None:
-    """On a stack of its own: the README's reader registers Ann first, and the shared stack's tests play as "ann"."""
+    """On a stack of its own: the README's reader registers Ann first (its terminal lines), and the shared stack's
+    tests play as "ann"."""
     script = walkthrough()
     assert script.count("grpcurl") >= 10 and "127.0.0.1:50051" in script and "127.0.0.1:50061" in script
     with Stack(settings=LOOPBACK_LIMITS) as stack:
