@@ -51,7 +51,7 @@ class Snapshot:
 def primaries(settings: Settings) -> list[tuple[str, list[tuple[int, int]]]]:
     """(host:port, slot ranges) of every primary holding the game data."""
     if not settings.redis_cluster:
-        url = redis.connection.parse_url(settings.redis())
+        url = redis.connection.parse_url(settings.redis())  # type: ignore[no-untyped-call]
         return [(f"{url.get('host', '127.0.0.1')}:{url.get('port', 6379)}", [])]
     host, port = settings.redis_cluster[0].rsplit(":", 1)
     client = redis.Redis(host=host, port=int(port), password=settings.redis_cluster_password or None)
@@ -67,9 +67,10 @@ def save(directory: Path, settings: Settings) -> list[Snapshot]:
     directory.mkdir(parents=True, exist_ok=True)
     if any(directory.iterdir()):
         raise BackupError(f"{directory} is not empty: save each backup into a directory of its own")
-    password = settings.redis_cluster_password if settings.redis_cluster else ""
+    password = settings.redis_cluster_password
     if not settings.redis_cluster:
-        password = redis.connection.parse_url(settings.redis()).get("password") or ""
+        url: dict[str, Any] = redis.connection.parse_url(settings.redis())  # type: ignore[no-untyped-call]
+        password = url.get("password") or ""
     snapshots = []
     for i, (address, slots) in enumerate(primaries(settings)):
         host, port = address.rsplit(":", 1)
@@ -146,7 +147,9 @@ def main() -> None:
     parser.add_argument("command", choices=["save", "restore"])
     parser.add_argument("directory", type=Path)
     parser.add_argument("--redis-url", default="", help="save: this Redis instead of the settings' game data")
-    parser.add_argument("--into", type=Path, help="restore: this Redis data directory (default MANAFORGE_RUN_DIR/redis)")
+    parser.add_argument(
+        "--into", type=Path, help="restore: this Redis data directory (default MANAFORGE_RUN_DIR/redis)"
+    )
     args = parser.parse_args()
     settings = settings_at_start()
     if args.redis_url:

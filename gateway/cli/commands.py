@@ -24,7 +24,10 @@ BOT_LEVELS = bot_levels()
 
 
 def cmd_games(client: Client, args: argparse.Namespace) -> None:
-    for info in client.games():
+    listed = client.list_games()
+    if listed.notice:  # the operator's maintenance notice
+        print(f"NOTICE: {listed.notice}\n")
+    for info in listed.games:
         print(f"{info.name:<14} {info.title:<28} {info.min_seats}-{info.max_seats} players  {info.description}")
         for option in info.options:
             choices = f" ({'|'.join(option.choices)})" if option.choices else ""
