@@ -16,9 +16,10 @@ from prometheus_client import REGISTRY
 import gateway.metrics
 import services.observability
 import services.tables.metrics
-import services.workers.dispatcher  # noqa: F401  (their metrics register on import)
+import services.workers.dispatcher
 
 RULES = Path(__file__).resolve().parents[2] / "deploy" / "prometheus"
+EXPORTERS = (gateway.metrics, services.observability, services.tables.metrics, services.workers.dispatcher)  # by import
 SUFFIXES = ("", "_total", "_bucket", "_count", "_sum", "_created")
 
 

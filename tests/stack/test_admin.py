@@ -19,17 +19,17 @@ from manaforge.v1.admin_pb2_grpc import AdminStub
 
 from deploy.launcher import LOOPBACK_LIMITS, Stack
 from gateway.client import Client
-from tests.stack.helpers import cardbench_table, first_legal, rpc_error
+from tests.stack.helpers import cardbench_table, first_legal, rpc_error, scrape, value
 
 KEY = "test-operator-key-7f3a"
-OPERATOR = [("x-operator-key", KEY), ("x-operator-name", "anna")]
+OPERATOR = (("x-operator-key", KEY), ("x-operator-name", "anna"))
 MANAFORGE = str(Path(sys.executable).parent / "manaforge")
 
 
 @pytest.fixture(scope="module")
 def ops_stack() -> Iterator[Stack]:
     settings = {**LOOPBACK_LIMITS, "MANAFORGE_OPERATOR_KEY": KEY}
-    with Stack(gateways=2, worker_concurrency=2, response_timeout=30.0, settings=settings) as running:
+    with Stack(gateways=2, worker_concurrency=2, response_timeout=30.0, settings=settings, metrics=True) as running:
         yield running
 
 
@@ -64,7 +64,7 @@ def test_a_caller_without_the_operator_key_is_refused_and_nothing_changes(admin:
     before = len(admin.GetAuditLog(admin_pb2.GetAuditLogRequest(), metadata=OPERATOR).entries)
     no_key = rpc_error(admin.SetNotice, admin_pb2.SetNoticeRequest(text="free gold"))
     assert no_key.code() == grpc.StatusCode.UNAUTHENTICATED and "x-operator-key" in no_key.details()
-    wrong = rpc_error(admin.SetNotice, admin_pb2.SetNoticeRequest(text="x"), metadata=[("x-operator-key", "guess")])
+    wrong = rpc_error(admin.SetNotice, admin_pb2.SetNoticeRequest(text="x"), metadata=(("x-operator-key", "guess"),))
     assert wrong.code() == grpc.StatusCode.PERMISSION_DENIED and "wrong key" in wrong.details()
     for call, request in [
         (admin.GetOverview, admin_pb2.GetOverviewRequest()),
@@ -73,7 +73,8 @@ def test_a_caller_without_the_operator_key_is_refused_and_nothing_changes(admin:
         (admin.EndTable, admin_pb2.EndTableRequest(table_id="x")),
     ]:
         assert (
-            rpc_error(call, request, metadata=[("x-operator-key", "guess")]).code() == grpc.StatusCode.PERMISSION_DENIED
+            rpc_error(call, request, metadata=(("x-operator-key", "guess"),)).code()
+            == grpc.StatusCode.PERMISSION_DENIED
         )
     assert client.list_games().notice == ""
     assert len(admin.GetAuditLog(admin_pb2.GetAuditLogRequest(), metadata=OPERATOR).entries) == before
@@ -158,7 +159,7 @@ def test_a_muted_player_may_play_but_not_start_and_a_banned_player_is_refused(
         table_id, token = created.table.table_id, created.seat_token
         client.join(table_id, "hal")
 
-        def standing(value: int) -> None:
+        def standing(value: admin_pb2.Standing.ValueType) -> None:
             request = admin_pb2.SetPlayerStandingRequest(player_id=player.player_id, standing=value, reason="spam")
             admin.SetPlayerStanding(request, metadata=OPERATOR)
 
@@ -225,3 +226,19 @@ def test_draining_a_gateway_ends_its_streams_with_a_resume_point_and_stops_it(op
     process = ops_stack.processes["gateway-1"]
     assert process.wait(30) == 0  # stopped once drained (make run's launcher, or Kubernetes, starts it again)
     assert client.table(table_id).table_id == table_id  # the other gateway serves on
+
+
+def test_each_gateway_keeps_the_gauges_the_alert_rules_watch(ops_stack: Stack, client: Client) -> None:
+    """deploy/prometheus/alerts.yml reads these: Redis reachable, the outbox, the busiest address' streams."""
+    table_id, _, _ = cardbench_table(client)  # an outbox item: its clock
+    stream = client.watch(table_id)
+    next(stream)
+
+    def gauges() -> dict[str, float]:
+        samples = scrape(ops_stack, "gateway-0")
+        names = ("redis_up", "outbox_items", "outbox_lag_seconds", "streams_busiest_address", "streams_limit")
+        return {name: value(samples, f"manaforge_{name}") for name in names}
+
+    seen = eventually(lambda: (g := gauges())["streams_busiest_address"] >= 1 and g["outbox_items"] >= 1 and g)
+    assert seen["redis_up"] == 1 and seen["streams_limit"] == 50000 and seen["outbox_lag_seconds"] < 10
+    stream.cancel()  # type: ignore[attr-defined]

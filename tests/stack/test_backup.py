@@ -14,6 +14,13 @@ from tests.stack.helpers import first_legal
 MOVES_BEFORE = 12  # moves each game has made when the backup is taken (a cardbench game takes 100)
 
 
+def stack_on(redis_dir: Path) -> Stack:
+    """A stack whose Redis keeps its data in `redis_dir` (as `make run`'s does)."""
+    return Stack(
+        gateways=1, worker_concurrency=2, response_timeout=30.0, settings=LOOPBACK_LIMITS, redis_dir=str(redis_dir)
+    )
+
+
 def backup(*args: str) -> str:
     done = subprocess.run(
         [sys.executable, "-m", "deploy.backup", *args], cwd=ROOT, capture_output=True, text=True, timeout=120
@@ -34,10 +41,9 @@ def move(client: Client, table_id: str, tokens: list[str]) -> list[tuple[int, st
 
 
 def test_games_under_way_go_on_after_a_backup_is_restored_into_a_new_stack(tmp_path: Path) -> None:
-    options = {"gateways": 1, "worker_concurrency": 2, "response_timeout": 30.0, "settings": LOOPBACK_LIMITS}
     games: dict[str, list[str]] = {}  # table id -> its human seats' tokens
     acknowledged: dict[str, list[tuple[int, str]]] = {}
-    with Stack(redis_dir=str(tmp_path / "old"), **options) as old, Client(old.gateway_addresses[0]) as client:
+    with stack_on(tmp_path / "old") as old, Client(old.gateway_addresses[0]) as client:
         for _ in range(3):  # two people
             created = client.create_table("cardbench", 2, player_name="ann")
             joined = client.join(created.table.table_id, "bob")
@@ -55,7 +61,7 @@ def test_games_under_way_go_on_after_a_backup_is_restored_into_a_new_stack(tmp_p
 
     assert "restored" in backup("restore", str(tmp_path / "backup"), "--into", str(tmp_path / "new"))
     assert (tmp_path / "new" / "appendonlydir").is_dir()
-    with Stack(redis_dir=str(tmp_path / "new"), **options) as new, Client(new.gateway_addresses[0]) as client:
+    with stack_on(tmp_path / "new") as new, Client(new.gateway_addresses[0]) as client:
         for table_id, tokens in games.items():
             assert client.table(table_id).version >= versions[table_id] >= MOVES_BEFORE
             while not client.table(table_id).outcome.finished:
