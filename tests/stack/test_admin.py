@@ -242,3 +242,19 @@ def test_each_gateway_keeps_the_gauges_the_alert_rules_watch(ops_stack: Stack, c
     seen = eventually(lambda: (g := gauges())["streams_busiest_address"] >= 1 and g["outbox_items"] >= 1 and g)
     assert seen["redis_up"] == 1 and seen["streams_limit"] == 50000 and seen["outbox_lag_seconds"] < 10
     stream.cancel()  # type: ignore[attr-defined]
+
+
+def test_the_console_command_reports_the_overview_and_refuses_without_the_key(ops_stack: Stack) -> None:
+    console = [sys.executable, "-m", "gateway.console", "--gateway", ops_stack.gateway_addresses[0], "--as", "ida"]
+    env = {**os.environ, "MANAFORGE_OPERATOR_KEY": KEY}
+    shown = subprocess.run([*console, "overview"], capture_output=True, text=True, timeout=60, env=env)
+    assert shown.returncode == 0, shown.stderr
+    assert "outbox:" in shown.stdout and f"gateway {ops_stack.gateway_addresses[0]}" in shown.stdout
+    posted = subprocess.run([*console, "notice", "back soon"], capture_output=True, text=True, timeout=60, env=env)
+    assert posted.stdout.strip() == "notice posted: back soon"
+    audit = subprocess.run([*console, "audit", "--limit", "1"], capture_output=True, text=True, timeout=60, env=env)
+    assert "ida (" in audit.stdout and "SetNotice: notice posted: back soon" in audit.stdout
+    subprocess.run([*console, "notice", "--clear"], capture_output=True, text=True, timeout=60, env=env, check=True)
+    env["MANAFORGE_OPERATOR_KEY"] = ""
+    refused = subprocess.run([*console, "overview"], capture_output=True, text=True, timeout=60, env=env)
+    assert refused.returncode == 1 and "UNAUTHENTICATED" in refused.stderr
