@@ -26,10 +26,14 @@ OPERATOR = (("x-operator-key", KEY), ("x-operator-name", "anna"))
 MANAFORGE = str(Path(sys.executable).parent / "manaforge")
 
 
-@pytest.fixture(scope="module")
-def ops_stack() -> Iterator[Stack]:
+@pytest.fixture(scope="module", params=["redis", "cluster"])
+def ops_stack(request: pytest.FixtureRequest) -> Iterator[Stack]:
+    """Two gateways with the operator key; the game data on one Redis, then on a cluster of three primaries."""
     settings = {**LOOPBACK_LIMITS, "MANAFORGE_OPERATOR_KEY": KEY}
-    with Stack(gateways=2, worker_concurrency=2, response_timeout=30.0, settings=settings, metrics=True) as running:
+    cluster = 3 if request.param == "cluster" else 0
+    with Stack(
+        gateways=2, worker_concurrency=2, response_timeout=30.0, settings=settings, metrics=True, cluster=cluster
+    ) as running:
         yield running
 
 
