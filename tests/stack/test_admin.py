@@ -135,7 +135,8 @@ def test_ending_a_table_records_an_operator_abort_that_watchers_see_and_nobody_i
         unplayed = first_legal(seated[mover], table_id, tokens[mover])
         done = admin.EndTable(admin_pb2.EndTableRequest(table_id=table_id), metadata=OPERATOR)
         assert f"table {table_id} aborted" in done.done
-        reader.join(15)  # the watcher's stream ends with the game
+        reader.join(15)
+        assert not reader.is_alive()  # the watcher's stream ended with the game
         assert watched[-1].view.outcome.finished and watched[-1].view.outcome.reason == "aborted by the operator"
         table = seated[0].wait_finished(table_id, 30)
         assert list(table.outcome.winners) == [] and table.outcome.reason == "aborted by the operator"
