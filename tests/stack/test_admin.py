@@ -250,7 +250,7 @@ def test_each_gateway_keeps_the_gauges_the_alert_rules_watch(ops_stack: Stack, c
 
 
 def test_the_console_command_reports_the_overview_and_refuses_without_the_key(ops_stack: Stack) -> None:
-    console = [sys.executable, "-m", "gateway.console", "--gateway", ops_stack.gateway_addresses[0], "--as", "ida"]
+    console = [sys.executable, "-m", "gateway.cli.operator", "--gateway", ops_stack.gateway_addresses[0], "--as", "ida"]
     env = {**os.environ, "MANAFORGE_OPERATOR_KEY": KEY}
     shown = subprocess.run([*console, "overview"], capture_output=True, text=True, timeout=60, env=env)
     assert shown.returncode == 0, shown.stderr

@@ -1,11 +1,11 @@
 """The operator's console in a terminal: the Admin service's calls (docs/operations.md).
 
-    python -m gateway.console overview                       # tables, queues, outbox, gateways, workers, errors
-    python -m gateway.console end TABLE_ID                   # abort a table ("aborted by the operator")
-    python -m gateway.console mute|ban|clear PLAYER_ID [--reason TEXT]
-    python -m gateway.console notice "Maintenance at 02:00 UTC"   # or: notice --clear
-    python -m gateway.console drain --gateway HOST:PORT      # drain that gateway
-    python -m gateway.console audit [--limit N]
+    python -m gateway.cli.operator overview                       # tables, queues, outbox, gateways, workers, errors
+    python -m gateway.cli.operator end TABLE_ID                   # abort a table ("aborted by the operator")
+    python -m gateway.cli.operator mute|ban|clear PLAYER_ID [--reason TEXT]
+    python -m gateway.cli.operator notice "Maintenance at 02:00 UTC"   # or: notice --clear
+    python -m gateway.cli.operator drain --gateway HOST:PORT      # drain that gateway
+    python -m gateway.cli.operator audit [--limit N]
 
 The operator key comes from MANAFORGE_OPERATOR_KEY, the gateway from --gateway (default 127.0.0.1:50051), and the
 name the audit log records from --as (default $USER).
@@ -100,7 +100,7 @@ def main(argv: list[str] | None = None) -> None:
                 done = admin.DrainGateway(admin_pb2.DrainGatewayRequest(), metadata=metadata, timeout=30)
             print(done.done)
         except grpc.RpcError as exc:
-            print(f"manaforge console: {exc.code().name}: {exc.details()}", file=sys.stderr)
+            print(f"manaforge operator: {exc.code().name}: {exc.details()}", file=sys.stderr)
             raise SystemExit(1) from None
 
 
