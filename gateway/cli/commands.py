@@ -212,7 +212,8 @@ def cmd_replay(client: Client, args: argparse.Namespace) -> None:
         events_by_version.setdefault(event.version, []).append(event.text)
     names = seat_names(log.table)
     for logged in log.actions:
-        print(f"v{logged.version:<4} {in_names(f'seat {logged.seat}', names)}: {in_names(logged.text, names)}")
+        who = "the operator" if logged.seat < 0 else in_names(f"seat {logged.seat}", names)  # an ended table's entry
+        print(f"v{logged.version:<4} {who}: {in_names(logged.text, names)}")
         for text in events_by_version.get(logged.version, []):
             print(f"        {in_names(text, names)}")
     if log.table.outcome.finished:
