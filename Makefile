@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 PROTOS := $(shell find proto/manaforge -name '*.proto')
 GEN_STAMP := proto/manaforge/.generated
 
-.PHONY: install proto engines run demo test lint typecheck unit stack bench envbench arena arena-openspiel decisions predictability golden clean check-proto soak scale web chromium screenshots redis podman image deploy-test sdk
+.PHONY: install proto engines run demo test lint typecheck unit stack bench envbench arena arena-openspiel decisions predictability golden clean check-proto soak scale web chromium screenshots redis promtool podman image deploy-test sdk
 
 install: $(STAMP)
 
@@ -66,6 +66,13 @@ redis: /usr/bin/redis-server
 /usr/bin/redis-server:
 	$(call apt_install,redis-server)
 
+# promtool checks the alert rules (deploy/prometheus/alerts.yml): Debian's prometheus package (its daemon is not
+# started; tests/deploy/test_alerts.py runs promtool only).
+promtool: /usr/bin/promtool
+
+/usr/bin/promtool:
+	$(call apt_install,--no-install-recommends prometheus)
+
 # Containers: Debian's podman with the runc runtime (crun refuses the cgroup layout of these machines) and no default
 # ulimits (they cannot be raised here), set in a drop-in of containers.conf; mmdebstrap makes base images. Named
 # although podman only recommends them: netavark and aardvark-dns (pods find each other by name), catatonit (podman
@@ -122,7 +129,7 @@ stack: proto engines redis
 sdk: $(STAMP)
 	$(BIN)/pip wheel --quiet --no-deps --wheel-dir build/sdk ./sdk
 
-test: proto engines check-proto lint typecheck web chromium redis
+test: proto engines check-proto lint typecheck web chromium redis promtool
 	$(BIN)/pytest -q -p no:cacheprovider -n 2 --durations=10
 
 bench: proto engines redis

@@ -35,12 +35,15 @@ class Verdict:
 
     def __str__(self) -> str:
         if self.ok:
-            return f"valid: {self.actions} actions re-applied from the seed, final state identical"
+            return f"valid: {self.actions} actions re-applied from the seed, {self.detail or 'final state identical'}"
         return f"invalid: action #{self.diverged_at} diverges: {self.detail}"
 
 
-def replay(game: Game[Any, Any], config: GameConfig, seed: int, log: Iterable[LoggedStep], final: bytes) -> Verdict:
-    """Re-apply `log` from `seed`; compare every step's digest and the final state with what was stored."""
+def replay(
+    game: Game[Any, Any], config: GameConfig, seed: int, log: Iterable[LoggedStep], final: bytes | None
+) -> Verdict:
+    """Re-apply `log` from `seed`; compare every step's digest and the final state with what was stored (`final`
+    None: a game ended by the operator, whose stored state is not one the rules reached)."""
     state = game.new_game(config, seed)
     count = 0
     for count, step in enumerate(log, start=1):
@@ -52,6 +55,6 @@ def replay(game: Game[Any, Any], config: GameConfig, seed: int, log: Iterable[Lo
             return Verdict(False, count - 1, count, f"refused on replay ({exc})")
         if state_digest(state) != step.digest:
             return Verdict(False, count - 1, count, f"{described} gives a different state than recorded")
-    if state.SerializeToString(deterministic=True) != final:
+    if final is not None and state.SerializeToString(deterministic=True) != final:
         return Verdict(False, count, count + 1, "the stored final state is not the replayed one")
     return Verdict(True, count)

@@ -17,9 +17,9 @@ from services.settings import Settings, settings_at_start
 
 
 async def run(address: str, settings: Settings) -> None:
-    gateway = await serve(build_tables(settings), address, Limits.from_settings(settings))
+    gateway = await serve(build_tables(settings), address, Limits.from_settings(settings), settings.operator_key)
     print(f"gateway on port {gateway.port}", flush=True)
-    stopping = asyncio.Event()
+    stopping = gateway.stopping  # also set by the operator's DrainGateway
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stopping.set)

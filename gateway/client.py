@@ -13,7 +13,7 @@ from google.protobuf.message import Message
 from manaforge.v1 import gateway_pb2 as gw
 from manaforge.v1.common_pb2 import CardFacts, GameConfig
 from manaforge.v1.gateway_pb2_grpc import GatewayStub
-from manaforge.v1.rules_pb2 import GameInfo, GetCatalogueRequest, ListGamesRequest
+from manaforge.v1.rules_pb2 import GameInfo, GetCatalogueRequest, ListGamesRequest, ListGamesResponse
 
 
 def pack(message: Message) -> AnyMessage:
@@ -56,7 +56,11 @@ class Client:
         self.close()
 
     def games(self) -> list[GameInfo]:
-        return list(self.stub.ListGames(ListGamesRequest()).games)
+        return list(self.list_games().games)
+
+    def list_games(self) -> ListGamesResponse:
+        """The games, and the operator's maintenance notice (empty: none)."""
+        return self.stub.ListGames(ListGamesRequest())
 
     def catalogue(self, config: GameConfig) -> list[CardFacts]:
         """What every card of the game does under `config` (a table's config), by id."""

@@ -30,6 +30,7 @@ from manaforge.v1.gateway_pb2 import (
 
 from engine_core import find_game
 from engine_core.errors import MalformedActionError
+from gateway import admin
 from gateway.limits import (
     MAX_ID,
     MAX_MESSAGE,
@@ -65,6 +66,7 @@ from services.tables.errors import (
 )
 from services.tables.lookup import Lru
 from services.tables.matchmaking import MAX_WAIT, Matchmaker
+from services.tables.operations import Moderation
 from services.tables.players import key_digest
 from services.tables.service import Tables
 
@@ -180,7 +182,8 @@ class GatewayServicer:
 
     @aio_unary
     async def ListGames(self, request: rules_pb2.ListGamesRequest, context: Any) -> rules_pb2.ListGamesResponse:
-        return rules_pb2.ListGamesResponse(games=self.tables.list_games())
+        notice = await self.tables.operations.notice()  # the operator's maintenance notice (gateway/admin.py)
+        return rules_pb2.ListGamesResponse(games=self.tables.list_games(), notice=notice)
 
     @aio_unary
     async def GetCatalogue(self, request: rules_pb2.GetCatalogueRequest, context: Any) -> bytes:
@@ -375,7 +378,11 @@ class GatewayServicer:
 class Gateway:
     """A running gateway: its gRPC server, health and the table service under it."""
 
-    def __init__(self, server: grpc.aio.Server, port: int, health: AioHealthServicer, tables: Tables) -> None:
+    def __init__(
+        self, server: grpc.aio.Server, port: int, health: AioHealthServicer, tables: Tables, stopping: asyncio.Event
+    ) -> None:
+        self.stopping = stopping  # set when the operator drains this gateway (Admin.DrainGateway)
+        self.heartbeat: asyncio.Task[None] | None = None
         self.server = server
         self.port = port
         self.health = health
@@ -412,17 +419,31 @@ class Gateway:
         await self.health.enter_graceful_shutdown()
         self.tables.hub.drain()
         self._watch.cancel()
+        if self.heartbeat:
+            self.heartbeat.cancel()
         await self.server.stop(grace)
         await self.tables.close()
 
 
-async def serve(tables: Tables, address: str, limits: Limits | None = None) -> Gateway:
-    """Start the gateway on `address` ("127.0.0.1:0" picks a free port)."""
-    server = grpc.aio.server(options=SERVER_OPTIONS)
-    add_service(server, GatewayServicer(tables, limits), SERVICE)
+async def serve(tables: Tables, address: str, limits: Limits | None = None, operator_key: str = "") -> Gateway:
+    """Start the gateway on `address` ("127.0.0.1:0" picks a free port), with the operator's Admin service
+    (gateway/admin.py) beside it."""
+    limits = limits or Limits()
+    server = grpc.aio.server(options=SERVER_OPTIONS, interceptors=[admin.Moderating(Moderation(tables.store.redis))])
+    servicer = GatewayServicer(tables, limits)
+    add_service(server, servicer, SERVICE)
+    stopping = asyncio.Event()
+    console = admin.AdminServicer(
+        tables, operator_key, lambda: asyncio.get_running_loop().call_later(0.2, stopping.set)
+    )
+    add_service(server, console, admin.SERVICE)
     health = await aio_health_and_reflection(server, SERVICE.full_name)
     port = server.add_insecure_port(address)
     if port == 0:
         raise OSError(f"cannot listen on {address}")
+    console.address = f"{address.rsplit(':', 1)[0]}:{port}"
     await server.start()
-    return Gateway(server, port, health, tables)
+    gateway = Gateway(server, port, health, tables, stopping)
+    beat = admin.heartbeat(tables, console.address, servicer.streams, limits.streams, lambda: gateway.draining)
+    gateway.heartbeat = asyncio.get_running_loop().create_task(beat)
+    return gateway

@@ -138,6 +138,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("MANAFORGE_LIMIT_STREAMS", "limit_streams", POSITIVE_COUNT, "1000", "concurrent Watch and Play streams"),
     Setting("MANAFORGE_LIMIT_TRUSTED_EDGES", "limit_trusted_edges", HOSTS, "",
             "hosts whose x-forwarded-for the limits believe (`make run`: 127.0.0.1, its web edge)"),
+    # the operator
+    Setting("MANAFORGE_OPERATOR_KEY", "operator_key", TEXT, "",
+            "the key an operator's Admin calls carry (x-operator-key; docs/operations.md); empty: the console is off"),
     # processes
     Setting("MANAFORGE_UVLOOP", "uvloop", SWITCH, "1",
             "gateways and rules services on uvloop (0: the standard asyncio loop)"),
@@ -180,6 +183,7 @@ class Settings:
     limit_token_failures_per_minute: float = 60.0
     limit_streams: int = 1000
     limit_trusted_edges: tuple[str, ...] = ()
+    operator_key: str = ""
     uvloop: bool = True
     worker_stuck_after: float = 60.0
     log_level: str = "INFO"

@@ -24,7 +24,10 @@ BOT_LEVELS = bot_levels()
 
 
 def cmd_games(client: Client, args: argparse.Namespace) -> None:
-    for info in client.games():
+    listed = client.list_games()
+    if listed.notice:  # the operator's maintenance notice
+        print(f"NOTICE: {listed.notice}\n")
+    for info in listed.games:
         print(f"{info.name:<14} {info.title:<28} {info.min_seats}-{info.max_seats} players  {info.description}")
         for option in info.options:
             choices = f" ({'|'.join(option.choices)})" if option.choices else ""
@@ -209,7 +212,8 @@ def cmd_replay(client: Client, args: argparse.Namespace) -> None:
         events_by_version.setdefault(event.version, []).append(event.text)
     names = seat_names(log.table)
     for logged in log.actions:
-        print(f"v{logged.version:<4} {in_names(f'seat {logged.seat}', names)}: {in_names(logged.text, names)}")
+        who = "the operator" if logged.seat < 0 else in_names(f"seat {logged.seat}", names)  # an ended table's entry
+        print(f"v{logged.version:<4} {who}: {in_names(logged.text, names)}")
         for text in events_by_version.get(logged.version, []):
             print(f"        {in_names(text, names)}")
     if log.table.outcome.finished:

@@ -13,6 +13,7 @@ from engine_core.replay import LoggedStep, Verdict, replay
 from services.tables.followups import FollowUp
 from services.tables.lookup import Lookup
 from services.tables.metrics import VERDICTS
+from services.tables.operations import ABORTED, OPERATOR_SEAT, is_aborted
 from services.tables.players import Players
 from services.tables.seats import rated_as, seats_of
 
@@ -35,7 +36,8 @@ class Finishing:
 
     async def validated(self, table_id: str, version: int) -> bool:
         """A finished game: validate its replay, rate it when valid, and arm its archiving. Changes no game."""
-        if (await self.validate_replay(table_id)).ok:
+        verdict = await self.validate_replay(table_id)
+        if verdict.ok and not verdict.detail:  # a game the operator ended (its verdict says so) is never rated
             await self.rate(table_id)
         await self.store.arm(FollowUp("archive", table_id, version), self.retention.archive_after)
         return False
@@ -44,7 +46,13 @@ class Finishing:
         """Re-run the game from its seed and log; store and return the verdict."""
         record, live, game = await self.lookup.loaded(table_id)
         steps = [LoggedStep(a.seat, a.action.value, a.state_digest) for a in await self.store.action_log(table_id)]
-        verdict = await asyncio.to_thread(replay, game, record.config, record.seed, steps, live.state)
+        aborted = bool(steps) and steps[-1].seat == OPERATOR_SEAT  # the operator's end: the steps before it replay
+        final = None if aborted else live.state
+        verdict = await asyncio.to_thread(
+            replay, game, record.config, record.seed, steps[:-1] if aborted else steps, final
+        )
+        if aborted and verdict.ok:
+            verdict = Verdict(True, verdict.actions, detail=f"then {ABORTED}")
         await self.store.set_verdict(table_id, str(verdict))
         VERDICTS.labels(record.config.game, "valid" if verdict.ok else "invalid").inc()
         return verdict
@@ -53,6 +61,8 @@ class Finishing:
         """Rate a validated game's registered players, once (ranks from the scores, else winners first)."""
         record, live, game = await self.lookup.loaded(table_id)
         result = game.header(game.state_from_bytes(live.state)).outcome
+        if is_aborted(result.reason):
+            return False
         n = record.config.seats
         if len(result.scores) == n:
             ranks = [1 + sum(other > mine for other in result.scores) for mine in result.scores]

@@ -28,6 +28,7 @@ from services.tables.directory import Directory
 from services.tables.fanout import Hub
 from services.tables.followups import FollowUp
 from services.tables.lookup import Lookup
+from services.tables.operations import Operations
 from services.tables.players import Players
 from services.tables.playing import Playing
 from services.tables.retention import Finishing, Retention
@@ -68,6 +69,7 @@ class Tables:
         self.hub = hub or Hub(store.pubsub_connection, self.decode)
         self.hub.decode = self.decode
         self.watching = Watching(self.lookup, self.directory, self.hub)
+        self.operations = Operations(self.lookup)
 
     async def close(self) -> None:
         await self.committer.rules.close()

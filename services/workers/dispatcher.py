@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import socket
 import time
 from collections.abc import Callable
 
@@ -26,12 +28,14 @@ from engine_core import find_game
 from services.tables.followups import FollowUp, followups
 from services.tables.keys import SHARDS
 from services.tables.metrics import DISPATCHED, SWEPT
+from services.tables.operations import worker_seen
 from services.tables.service import Tables
 
 log = logging.getLogger(__name__)
 
 LEASE = 10.0  # seconds a claimed item is left to its worker (a bot thinks for at most 2 s)
 BATCH = 100
+WORKER_NAME = f"{socket.gethostname()}:{os.getpid()}"  # in the operator's console
 WAKE_WAIT = 0.1  # the longest an item due later (a bot's delay, a clock) waits for its shard's loop
 SWEEP_EVERY = 5.0
 SWEEP_PAGE = 200
@@ -112,6 +116,8 @@ class Dispatcher:
             armed = await self.sweep(shard)
             self.armed += armed
             SWEPT.inc(armed)
+            if shard == 0:  # the worker's heartbeat, for the operator's console
+                await worker_seen(self.store.redis, WORKER_NAME)
         if not items:
             await self.store.wait_for_due(shard, WAKE_WAIT)
 

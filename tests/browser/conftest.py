@@ -25,12 +25,13 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 PHONE = ViewportSize(width=390, height=844)
+OPERATOR_KEY = "browser-tests-operator-key"  # the Admin calls of test_operator.py
 
 
 @pytest.fixture(scope="session")
 def web_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     """Each process's output in <log_dir>/<name>.log (the web edge's: web.log)."""
-    settings = {**LOOPBACK_LIMITS, "MANAFORGE_BOT_TIME_CAP": "0.2"}
+    settings = {**LOOPBACK_LIMITS, "MANAFORGE_BOT_TIME_CAP": "0.2", "MANAFORGE_OPERATOR_KEY": OPERATOR_KEY}
     logs = str(tmp_path_factory.mktemp("stack-logs"))
     with Stack(gateways=1, response_timeout=1.0, web_port=0, settings=settings, log_dir=logs) as running:
         yield running

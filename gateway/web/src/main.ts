@@ -237,6 +237,7 @@ class Lobby implements Page {
   error = "";
   game = "";
   nameError = "";
+  maintenance = ""; // the operator's notice (ListGames)
   closed = false;
   timer = window.setInterval(() => void this.refresh(), 5000);
 
@@ -251,7 +252,8 @@ class Lobby implements Page {
 
   async load(): Promise<void> {
     try {
-      this.games = (await gateway.listGames({})).games;
+      const listed = await gateway.listGames({});
+      [this.games, this.maintenance] = [listed.games, listed.notice];
       this.game ||= this.games.find((g) => g.name !== "cardbench")?.name ?? this.games[0]?.name ?? "";
       if (identity().playerId) this.player = await gateway.getPlayer({});
     } catch (e) {
@@ -356,6 +358,7 @@ class Lobby implements Page {
     };
     return html`
       <h1>Play</h1>
+      ${this.maintenance ? html`<p class="maintenance" role="status">${this.maintenance}</p>` : nothing}
       ${notice(this.error || queue.said)}
       <section class="panel" aria-labelledby="you">
         <h2 id="you">You</h2>
@@ -974,7 +977,8 @@ class ReplayPage implements Page {
       this.states.push(state);
       for (const action of this.log.actions) {
         if (this.closed) return;
-        state = (await rules.apply({ state, seat: action.seat, action: action.action })).state!;
+        // seat -1: the operator ended the game there (docs/operations.md); the board stays as the last move left it
+        if (action.seat >= 0) state = (await rules.apply({ state, seat: action.seat, action: action.action })).state!;
         this.states.push(state);
         if (this.states.length - 1 === this.step + 1) show();
       }
@@ -1039,7 +1043,7 @@ class ReplayPage implements Page {
         <button @click=${() => this.goTo(total)} aria-label="Last move">${icon(ICONS.last)}</button>
       </nav>
       ${this.step > 0
-        ? html`<p class="current" role="status">Move ${this.step}: <strong>${names[log.actions[this.step - 1].seat]}</strong> — ${named(log.actions[this.step - 1].text, { names, mine: -1 })}</p>`
+        ? html`<p class="current" role="status">Move ${this.step}: <strong>${names[log.actions[this.step - 1].seat] ?? "The operator"}</strong> — ${named(log.actions[this.step - 1].text, { names, mine: -1 })}</p>`
         : html`<p class="current" role="status">The start of the game.</p>`}
       ${this.step > 0 && events.length ? html`<ul class="step-events">${events.map((e) => html`<li>${sentence(named(e.text, { names, mine: -1 }), { names, mine: -1 })}</li>`)}</ul>` : nothing}
       ${this.step === total && outcome?.finished ? html`<section class="result"><h2>${result(outcome, names, -1, log.table?.config?.game)}</h2><p>Replay check: ${log.table?.replayVerdict || "pending"}</p></section>` : nothing}
@@ -1049,7 +1053,7 @@ class ReplayPage implements Page {
         <h2>Moves</h2>
         <ol class="moves">${log.actions.map(
           (a, i) => html`<li class=${i + 1 === this.step ? "now" : i + 1 > this.step ? "later" : ""}>
-            <button class="link" @click=${() => this.goTo(i + 1)}>${names[a.seat]}: ${named(a.text, { names, mine: -1 })}</button></li>`,
+            <button class="link" @click=${() => this.goTo(i + 1)}>${names[a.seat] ?? "The operator"}: ${named(a.text, { names, mine: -1 })}</button></li>`,
         )}</ol>
       </section>`;
   }

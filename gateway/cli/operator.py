@@ -1,0 +1,108 @@
+"""The operator's console in a terminal: the Admin service's calls (docs/operations.md).
+
+    python -m gateway.cli.operator overview                       # tables, queues, outbox, gateways, workers, errors
+    python -m gateway.cli.operator end TABLE_ID                   # abort a table ("aborted by the operator")
+    python -m gateway.cli.operator mute|ban|clear PLAYER_ID [--reason TEXT]
+    python -m gateway.cli.operator notice "Maintenance at 02:00 UTC"   # or: notice --clear
+    python -m gateway.cli.operator drain --gateway HOST:PORT      # drain that gateway
+    python -m gateway.cli.operator audit [--limit N]
+
+The operator key comes from MANAFORGE_OPERATOR_KEY, the gateway from --gateway (default 127.0.0.1:50051), and the
+name the audit log records from --as (default $USER).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+import grpc
+from manaforge.v1 import admin_pb2
+from manaforge.v1.admin_pb2_grpc import AdminStub
+
+STANDINGS = {
+    "mute": admin_pb2.STANDING_MUTED,
+    "ban": admin_pb2.STANDING_BANNED,
+    "clear": admin_pb2.STANDING_UNSPECIFIED,
+}
+
+
+def show_overview(overview: admin_pb2.Overview) -> None:
+    if overview.notice:
+        print(f"notice: {overview.notice}")
+    print("tables (playing / open):")
+    for tables in overview.tables:
+        if tables.playing or tables.open:
+            print(f"  {tables.game:<14} {tables.playing:>6} / {tables.open}")
+    print(f"streams online: {overview.streams_online}")
+    print(f"outbox: {overview.outbox_items} items, most overdue {overview.outbox_lag_seconds:.1f} s")
+    for queue in overview.queues:
+        print(f"queue {queue.queue}: {queue.waiting} waiting, oldest {queue.oldest_wait_seconds:.0f} s")
+    for gateway in overview.gateways:
+        state = " (draining)" if gateway.draining else ""
+        print(f"gateway {gateway.address}: {gateway.streams} streams{state}, seen {gateway.seen_seconds_ago:.0f} s ago")
+    for worker in overview.workers:
+        print(f"worker {worker.name}: seen {worker.seen_seconds_ago:.0f} s ago")
+    if not overview.workers:
+        print("workers: NONE seen in the last 30 s")
+    for name, count in sorted(overview.errors.items()):
+        print(f"errors {name}: {count:g}")
+    for label, players in (("muted", overview.muted), ("banned", overview.banned)):
+        if players:
+            print(f"{label}: {', '.join(players)}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--gateway", default=os.environ.get("MANAFORGE_GATEWAY") or "127.0.0.1:50051")
+    parser.add_argument("--as", dest="who", default=os.environ.get("USER", "operator"), help="your name, for the audit")
+    commands = parser.add_subparsers(dest="command", required=True)
+    commands.add_parser("overview")
+    commands.add_parser("end").add_argument("table_id")
+    for name in STANDINGS:
+        standing = commands.add_parser(name)
+        standing.add_argument("player_id")
+        standing.add_argument("--reason", default="")
+    notice = commands.add_parser("notice")
+    notice.add_argument("text", nargs="?", default="")
+    notice.add_argument("--clear", action="store_true")
+    commands.add_parser("drain")
+    commands.add_parser("audit").add_argument("--limit", type=int, default=20)
+    args = parser.parse_args(argv)
+    metadata = (("x-operator-key", os.environ.get("MANAFORGE_OPERATOR_KEY", "")), ("x-operator-name", args.who))
+    with grpc.insecure_channel(args.gateway) as channel:
+        admin = AdminStub(channel)
+        try:
+            if args.command == "overview":
+                show_overview(admin.GetOverview(admin_pb2.GetOverviewRequest(), metadata=metadata, timeout=30))
+                return
+            if args.command == "audit":
+                log = admin.GetAuditLog(admin_pb2.GetAuditLogRequest(limit=args.limit), metadata=metadata, timeout=30)
+                for entry in log.entries:
+                    when = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(entry.at))
+                    print(f"{when} UTC  {entry.who}  {entry.action}: {entry.what}")
+                return
+            if args.command == "end":
+                done = admin.EndTable(admin_pb2.EndTableRequest(table_id=args.table_id), metadata=metadata, timeout=30)
+            elif args.command in STANDINGS:
+                request = admin_pb2.SetPlayerStandingRequest(
+                    player_id=args.player_id, standing=STANDINGS[args.command], reason=args.reason
+                )
+                done = admin.SetPlayerStanding(request, metadata=metadata, timeout=30)
+            elif args.command == "notice":
+                if not args.text and not args.clear:
+                    parser.error("notice: give the text, or --clear")
+                text = "" if args.clear else args.text
+                done = admin.SetNotice(admin_pb2.SetNoticeRequest(text=text), metadata=metadata, timeout=30)
+            else:
+                done = admin.DrainGateway(admin_pb2.DrainGatewayRequest(), metadata=metadata, timeout=30)
+            print(done.done)
+        except grpc.RpcError as exc:
+            print(f"manaforge operator: {exc.code().name}: {exc.details()}", file=sys.stderr)
+            raise SystemExit(1) from None
+
+
+if __name__ == "__main__":
+    main()
