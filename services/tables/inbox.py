@@ -64,10 +64,12 @@ class Inbox:
 
     async def follow(self, player_id: str, after: str, opening: list[PlayerEvent]) -> AsyncIterator[PlayerEvent]:
         """The player's events for as long as the caller reads: from after `after` (a cursor), or, without one,
-        `opening` (the challenges waiting for them) and what comes from now on."""
+        `opening` (the challenges waiting for them) and what comes from now on. The first event is a bare cursor:
+        the stream is live from there."""
         if after and not CURSOR.match(after):
             raise InvalidConfigError("after", "a PlayerEvent.cursor this stream gave")
         cursor = after or await self._end(player_id)
+        yield PlayerEvent(cursor=cursor)  # the stream is live: nothing from here on is missed
         for event in opening:
             event.cursor = cursor
             yield event

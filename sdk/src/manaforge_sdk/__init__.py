@@ -23,9 +23,10 @@ from manaforge_sdk.errors import (
     TableNotFound,
 )
 from manaforge_sdk.messages import pack, unpack
-from manaforge_sdk.runner import Action, Bot, LegalActions, Result, View, legal_actions, play
+from manaforge_sdk.runner import Accept, Action, Bot, LegalActions, Result, View, legal_actions, play, serve
 
 __all__ = [
+    "Accept",
     "Action",
     "Bot",
     "Client",
@@ -46,5 +47,6 @@ __all__ = [
     "legal_actions",
     "pack",
     "play",
+    "serve",
     "unpack",
 ]
