@@ -58,8 +58,8 @@ from services.edge import (
 from services.tables.errors import (
     DrainingError,
     NotYoursError,
-    QuotaError,
     OutOfRangeError,
+    QuotaError,
     SeatTokenError,
     StaleVersionError,
     TableNotFoundError,

@@ -116,7 +116,9 @@ class Inbox:
             if table.outcome.finished:
                 seen.done = True
                 if not tables.first:
-                    events.append(PlayerEvent(game_ended=GameEnded(table_id=table_id, seat=seat, outcome=table.outcome)))
+                    events.append(
+                        PlayerEvent(game_ended=GameEnded(table_id=table_id, seat=seat, outcome=table.outcome))
+                    )
                 continue
             if table.started and not seen.started:
                 seen.started = True

@@ -172,9 +172,7 @@ class Matchmaker:
             raise TableNotFoundError(f"unknown ticket: {ticket_id} (it may have expired)")
         return QueueTicket(ticket_id=ticket_id, matched=False, waiting=await self.store.queue_length(fields["queue"]))
 
-    async def _hand_over(
-        self, config: GameConfig, claim: str, tickets: list[str], bot_level: str, queue: str
-    ) -> bool:
+    async def _hand_over(self, config: GameConfig, claim: str, tickets: list[str], bot_level: str, queue: str) -> bool:
         """Make the table of a claimed match and hand its tickets over to it (the steps in this module's doc). False:
         the claim was handed back meanwhile (this call was slower than its lease, or one of the players left); the
         table made is removed, and the tickets wait in their queue again."""

@@ -168,7 +168,6 @@ class Seating:
         await self.store.present(table_id, mine[0], (await self.lookup.record(table_id)).time_control.decision_seconds)
         return await self.directory.table(table_id), mine[0], seat_token
 
-
     async def games_under_way(self, player_id: str) -> int:
         """A bot account's games not yet finished (finished or removed ones leave its list as they are seen)."""
         key = _bot_games_key(player_id)

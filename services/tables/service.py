@@ -171,7 +171,9 @@ class Tables:
         return await self.challenges.decline(player_id, challenge_id, reason, text)
 
     async def events(self, player_id: str, after: str = "") -> AsyncIterator[PlayerEvent]:
-        opening = [] if after else [PlayerEvent(challenge_received=c) for c in await self.challenges.pending_for(player_id)]
+        opening = (
+            [] if after else [PlayerEvent(challenge_received=c) for c in await self.challenges.pending_for(player_id)]
+        )
         async for event in self.inbox.follow(player_id, after, opening):
             yield event
 

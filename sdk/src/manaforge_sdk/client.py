@@ -200,7 +200,7 @@ class Client:
         """An Events stream, once it is live (its first message, a bare cursor, has come)."""
 
         def opened() -> tuple[Any, str]:
-            stream = self.stub.Events(gw.EventsRequest(after=after))
+            stream: Any = self.stub.Events(gw.EventsRequest(after=after))
             try:
                 return stream, next(stream).cursor
             except BaseException:
