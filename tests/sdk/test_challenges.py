@@ -6,10 +6,14 @@ A stack of its own: challenges last CHALLENGE_TTL seconds and a bot account play
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import threading
 import time
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -19,6 +23,7 @@ from manaforge.v1 import gateway_pb2 as gw
 
 from deploy.launcher import LOOPBACK_LIMITS, Stack
 
+ROOT = Path(__file__).resolve().parents[2]
 CHALLENGE_TTL = 3.0
 BOT_CALLS = 120  # per minute: a burst of 12
 pytestmark = pytest.mark.timeout(90)
@@ -164,3 +169,32 @@ def test_a_bot_accounts_calls_are_limited(bot_stack: Stack) -> None:
             break
     assert limited is not None and limited.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
     assert "rate limit: too many calls of this bot account" in (limited.details() or "")
+
+
+def test_the_challenge_bot_example_takes_a_challenge_and_declines_another_game(
+    bot_stack: Stack, tmp_path: Path
+) -> None:
+    name = f"example_{uuid.uuid4().hex[:8]}"
+    env = {**os.environ, "MANAFORGE_GATEWAY": bot_stack.gateway_addresses[0], "MANAFORGE_HOME": str(tmp_path)}
+    example = str(ROOT / "examples" / "challenge_bot.py")
+    running = subprocess.Popen([sys.executable, example, name, "1"], env=env, stdout=subprocess.PIPE, text=True)
+    try:
+        assert running.stdout is not None
+        ready = running.stdout.readline()
+        assert ready.startswith(f"bot account {name} (") and ready.endswith("): waiting for challenges\n"), ready
+        bot_id = ready.split("(")[1].split(")")[0]
+        person = player(bot_stack, "ann")
+        events = person.events()
+        other = person.challenge(bot_id, "mana_burn", 2)
+        declined = first(events, "challenge_declined")
+        assert declined.challenge_id == other.challenge_id and declined.reason == gw.DECLINE_REASON_GAME
+        person.challenge(bot_id, "cardbench", 2)
+        started = first(events, "game_started")
+        mine = person.play(started.table_id, started.seat_token, lambda view, legal: legal[0][0])
+        out, _ = running.communicate(timeout=30)
+        assert running.returncode == 0
+        assert out.startswith(f"table {started.table_id}: seat 1 "), out
+        assert mine.outcome.finished
+    finally:
+        running.kill()
+        running.wait()

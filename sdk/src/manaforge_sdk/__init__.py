@@ -23,12 +23,24 @@ from manaforge_sdk.errors import (
     TableNotFound,
 )
 from manaforge_sdk.messages import pack, unpack
-from manaforge_sdk.runner import Accept, Action, Bot, LegalActions, Result, View, legal_actions, play, serve
+from manaforge_sdk.runner import (
+    Accept,
+    Action,
+    Bot,
+    ChallengeMessage,
+    LegalActions,
+    Result,
+    View,
+    legal_actions,
+    play,
+    serve,
+)
 
 __all__ = [
     "Accept",
     "Action",
     "Bot",
+    "ChallengeMessage",
     "Client",
     "Credentials",
     "CredentialsRefused",
