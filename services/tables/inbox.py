@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 
 from manaforge.v1.gateway_pb2 import GameEnded, GameStarted, PlayerEvent, YourTurn
 
 from engine_core.errors import InvalidConfigError
 from services.tables.directory import Directory
-from services.tables.errors import TableNotFoundError
+from services.tables.errors import DrainingError, TableNotFoundError
 from services.tables.players import Players
 from services.tables.seating import Seating
 
@@ -62,10 +62,16 @@ class Inbox:
         await self.redis.xadd(key, {"e": event.SerializeToString()}, maxlen=KEPT, approximate=False)
         await self.redis.expire(key, KEPT_SECONDS)
 
-    async def follow(self, player_id: str, after: str, opening: list[PlayerEvent]) -> AsyncIterator[PlayerEvent]:
+    async def follow(
+        self,
+        player_id: str,
+        after: str,
+        opening: list[PlayerEvent],
+        draining: Callable[[], bool] = lambda: False,
+    ) -> AsyncIterator[PlayerEvent]:
         """The player's events for as long as the caller reads: from after `after` (a cursor), or, without one,
         `opening` (the challenges waiting for them) and what comes from now on. The first event is a bare cursor:
-        the stream is live from there."""
+        the stream is live from there. Once `draining()` (the process is stopping) it ends with DrainingError."""
         if after and not CURSOR.match(after):
             raise InvalidConfigError("after", "a PlayerEvent.cursor this stream gave")
         cursor = after or await self._end(player_id)
@@ -75,6 +81,8 @@ class Inbox:
             yield event
         tables = _Tables()
         while True:
+            if draining():
+                raise DrainingError("gateway draining: open Events on another gateway, after your last cursor")
             for entry_id, fields in await self.redis.xrange(_key(player_id), min=f"({cursor}", count=50):
                 cursor = entry_id.decode()
                 event = PlayerEvent.FromString(fields[b"e"])
