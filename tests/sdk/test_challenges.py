@@ -210,3 +210,31 @@ def test_the_event_stream_resumes_across_a_gateway_restart_and_misses_nothing(bo
     during = ann.challenge(bob.credentials.player_id, "cardbench", 2)
     received = first(events, "challenge_received")
     assert received.challenge_id == during.challenge_id  # the one before is not sent again, this one is not lost
+
+
+def test_a_bot_account_meets_only_players_who_allow_bots_in_a_queue(bot_stack: Stack) -> None:
+    ann, bot = player(bot_stack, "ann"), player(bot_stack, "robo", bot=True)
+    assert ann.credentials and bot.credentials
+    # a person's ticket for people only and the bot's wait in queues of their own: they are not matched
+    people = ann.stub.JoinQueue(gw.JoinQueueRequest(game="blueprints", seats=2))
+    bots = bot.stub.JoinQueue(gw.JoinQueueRequest(game="blueprints", seats=2, allow_bots=True))
+    assert (people.matched, people.waiting, bots.matched, bots.waiting) == (False, 1, False, 1)
+    for ticket, client in ((people, ann), (bots, bot)):
+        client.stub.LeaveQueue(gw.LeaveQueueRequest(ticket_id=ticket.ticket_id))
+    # a person who allows bots is matched with it
+    seats: dict[str, mf.Seat] = {}
+
+    def queue(name: str, client: mf.Client) -> None:
+        seats[name] = client.queue("mana_burn", 2, fill_after=None, allow_bots=True)
+
+    waiting = [threading.Thread(target=queue, args=item) for item in (("ann", ann), ("bot", bot))]
+    for thread in waiting:
+        thread.start()
+    for thread in waiting:
+        thread.join(30)
+    assert seats["ann"].table_id == seats["bot"].table_id
+    table = ann.table(seats["ann"].table_id)
+    assert {(s.player_id, s.bot_account) for s in table.seats} == {
+        (ann.credentials.player_id, False),
+        (bot.credentials.player_id, True),
+    }
