@@ -20,7 +20,7 @@ from manaforge.v1.gateway_pb2 import (
 
 from engine_core import find_game
 from engine_core.errors import InvalidConfigError
-from services.tables.errors import NotYoursError, QuotaError, TableNotFoundError, TableStateError
+from services.tables.errors import NotYoursError, QuotaError, TableError, TableNotFoundError, TableStateError
 from services.tables.inbox import Inbox
 from services.tables.players import Players
 from services.tables.seating import Seating
@@ -95,13 +95,20 @@ class Challenges:
             raise TableStateError(self.seating.busy_message())
         await self._decide(challenge)
         seats = [SeatRequest(), SeatRequest(), *challenge.others]
-        table, _, _ = await self.seating.create_table(
-            challenge.config, seats, listed=False, time_control=challenge.time_control
-        )
-        for seat, (seated_id, name) in enumerate(
-            [(challenge.challenger_id, challenge.challenger_name), (player_id, challenge.challenged_name)]
-        ):
-            await self.seating.join_table(table.table_id, name, seat, seated_id)
+        try:
+            table, _, _ = await self.seating.create_table(
+                challenge.config, seats, listed=False, time_control=challenge.time_control
+            )
+            for seat, (seated_id, name) in enumerate(
+                [(challenge.challenger_id, challenge.challenger_name), (player_id, challenge.challenged_name)]
+            ):
+                await self.seating.join_table(table.table_id, name, seat, seated_id)
+        except TableError as exc:  # the challenger (a bot account at its limit) could not be seated: it is over
+            challenge.status, challenge.reason, challenge.reason_text = DECLINED, BUSY, str(exc)[:MAX_TEXT]
+            await self._save(challenge)
+            await self._forget(challenge)
+            await self.inbox.tell(challenge.challenger_id, PlayerEvent(challenge_declined=challenge))
+            raise
         challenge.status, challenge.table_id = ACCEPTED, table.table_id
         await self._save(challenge)
         await self._forget(challenge)
