@@ -20,8 +20,7 @@ from typing import Any
 import grpc
 from google.protobuf.message import Message
 from manaforge.v1.common_pb2 import Outcome
-from manaforge.v1.gateway_pb2 import Challenge as ChallengeMessage
-from manaforge.v1.gateway_pb2 import SeatView
+from manaforge.v1.gateway_pb2 import Challenge, SeatView
 
 from manaforge_sdk.client import Client
 from manaforge_sdk.errors import IllegalAction, ManaforgeError
@@ -106,6 +105,8 @@ def play(client: Client, table_id: str, seat_token: str, bot: Bot) -> Result:
     raise ManaforgeError(f"the updates of table {table_id} ended before the game did (version {final.version})")
 
 
+ChallengeMessage = Challenge
+"""A challenge (the gateway's Challenge message): challenger_name, challenger_bot, config, others, time_control."""
 Accept = Callable[[ChallengeMessage], bool]
 """Whether a bot account takes a challenge (the challenge: challenger, config, seats, clock)."""
 
