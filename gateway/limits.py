@@ -83,6 +83,7 @@ class Limits:
     queue_joins_per_minute: float = 120.0
     token_failures_per_minute: float = 60.0
     streams: int = 1000  # concurrent Watch and Play streams
+    bot_calls_per_minute: float = 600.0  # calls of one bot account, beside its address's limits
     # Hosts of edges (the browser client's web edge) whose calls carry their client's address in x-forwarded-for:
     # the limits count that address instead of the edge's. None: no edge is believed.
     trusted_edges: tuple[str, ...] = ()
@@ -130,9 +131,9 @@ class Streams:
     def __init__(self) -> None:
         self.open: dict[str, int] = {}
 
-    def enter(self, address: str, limit: int) -> None:
+    def enter(self, address: str, limit: int, whose: str = "your address") -> None:
         if self.open.get(address, 0) >= limit:
-            raise RateLimitedError(f"stream limit: {limit} streams already open from your address; close one first")
+            raise RateLimitedError(f"stream limit: {limit} streams already open from {whose}; close one first")
         self.open[address] = self.open.get(address, 0) + 1
 
     def leave(self, address: str) -> None:

@@ -58,7 +58,9 @@ from services.edge import (
 )
 from services.tables.errors import (
     DrainingError,
+    NotYoursError,
     OutOfRangeError,
+    QuotaError,
     SeatTokenError,
     StaleVersionError,
     TableNotFoundError,
@@ -82,6 +84,8 @@ for error, code in [
     (TableNotFoundError, grpc.StatusCode.NOT_FOUND),
     (LimitError, grpc.StatusCode.INVALID_ARGUMENT),
     (RateLimitedError, grpc.StatusCode.RESOURCE_EXHAUSTED),
+    (NotYoursError, grpc.StatusCode.PERMISSION_DENIED),
+    (QuotaError, grpc.StatusCode.RESOURCE_EXHAUSTED),
 ]:
     register(error, code)
 # Requests are at most MAX_MESSAGE bytes (gRPC refuses larger ones before reading them).
@@ -97,6 +101,7 @@ HEALTH_EVERY = 1.0  # seconds between the health check's pings of Redis
 HEALTH_PING = 2.0
 DRAIN_GRACE = 10.0  # seconds calls in flight may take to finish when a gateway stops
 OUTBOX_LIMIT = 64  # messages waiting to go out on one Play stream; beyond that its updates wait in the hub
+EVENT_STREAMS = 3  # Events streams one player may hold open on one gateway
 log = logging.getLogger(__name__)
 
 
@@ -110,6 +115,8 @@ class GatewayServicer:
         self.buckets = Buckets()
         self.streams = Streams()
         self.verified: Lru[str, str] = Lru(100_000)  # player id -> key digest this process has checked
+        self.bot_accounts: Lru[str, bool] = Lru(100_000)  # players known to be bot accounts (that is for good)
+        self.event_streams = Streams()  # Events streams per player
 
     async def _player(self, context: Any, required: bool = False) -> str:
         """The calling player's id from the call's metadata (x-player-id, x-player-key); "" for a guest."""
@@ -129,7 +136,17 @@ class GatewayServicer:
                 self._rate("failed token checks", context, self.limits.token_failures_per_minute)
                 raise
             self.verified.put(player_id, digest)
+        if await self._is_bot(player_id):  # a bot account's calls are limited beside its address's
+            self.buckets.take("calls of this bot account", f"bot:{player_id}", self.limits.bot_calls_per_minute)
         return player_id
+
+    async def _is_bot(self, player_id: str) -> bool:
+        if self.bot_accounts.get(player_id):
+            return True
+        if await self.tables.players.is_bot(player_id):
+            self.bot_accounts.put(player_id, True)
+            return True
+        return False
 
     @aio_unary
     async def RegisterPlayer(self, request: gateway_pb2.RegisterPlayerRequest, context: Any) -> gateway_pb2.Player:
@@ -152,7 +169,7 @@ class GatewayServicer:
         find_game(request.game)
         check_range("seats", request.seats, 1, 64)
         check_range("limit", request.limit, 0, 100)
-        entries = await self.tables.players.leaderboard(request.game, request.seats, request.limit or 20)
+        entries = await self.tables.players.leaderboard(request.game, request.seats, request.limit or 20, request.bots)
         return gateway_pb2.Leaderboard(entries=entries)
 
     def _rate(self, kind: str, context: Any, per_minute: float) -> None:
@@ -233,7 +250,7 @@ class GatewayServicer:
         self._rate("queue joins", context, self.limits.queue_joins_per_minute)
         player_id = await self._player(context)
         return await self.matchmaker.join_queue(
-            request.game, request.seats, request.player_name, dict(request.options), player_id
+            request.game, request.seats, request.player_name, dict(request.options), player_id, request.allow_bots
         )
 
     @aio_unary
@@ -369,6 +386,44 @@ class GatewayServicer:
                 observability.refused("gateway", "Play", action, code.name, message)
             return ActionResult(client_action_id=action.client_action_id, code=code.value[0], message=message)
         return ActionResult(client_action_id=action.client_action_id, response=response)
+
+    @aio_unary
+    async def UpgradeToBot(self, request: gateway_pb2.UpgradeToBotRequest, context: Any) -> gateway_pb2.Player:
+        player_id = await self._player(context, required=True)
+        return await self.tables.upgrade_to_bot(player_id)
+
+    @aio_unary
+    async def CreateChallenge(self, request: gateway_pb2.CreateChallengeRequest, context: Any) -> gateway_pb2.Challenge:
+        self._rate("challenges", context, self.limits.tables_per_minute)
+        check_text("player_id", request.player_id, MAX_ID)
+        player_id = await self._player(context, required=True)
+        return await self.tables.create_challenge(player_id, request)
+
+    @aio_unary
+    async def AcceptChallenge(self, request: gateway_pb2.AcceptChallengeRequest, context: Any) -> gateway_pb2.Challenge:
+        check_text("challenge_id", request.challenge_id, MAX_ID)
+        player_id = await self._player(context, required=True)
+        return await self.tables.accept_challenge(player_id, request.challenge_id)
+
+    @aio_unary
+    async def DeclineChallenge(
+        self, request: gateway_pb2.DeclineChallengeRequest, context: Any
+    ) -> gateway_pb2.Challenge:
+        check_text("challenge_id", request.challenge_id, MAX_ID)
+        player_id = await self._player(context, required=True)
+        return await self.tables.decline_challenge(player_id, request.challenge_id, request.reason, request.text)
+
+    @aio_streaming
+    async def Events(self, request: gateway_pb2.EventsRequest, context: Any) -> AsyncIterator[bytes]:
+        check_text("after", request.after, MAX_ID)
+        player_id = await self._player(context, required=True)
+        self.event_streams.enter(player_id, EVENT_STREAMS, "this player (Events)")
+        try:
+            with self._stream(context):
+                async for event in self.tables.events(player_id, request.after):
+                    yield event.SerializeToString()
+        finally:
+            self.event_streams.leave(player_id)
 
     @aio_unary
     async def GetLog(self, request: gateway_pb2.GetLogRequest, context: Any) -> gateway_pb2.GameLog:

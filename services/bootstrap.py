@@ -109,5 +109,7 @@ def build_tables(settings: Settings) -> Tables:
         bot_delay=settings.bot_delay,
         bot_time_cap=settings.bot_time_cap,
         decision_seconds=settings.decision_seconds,
+        bot_games=settings.bot_games,
+        challenge_ttl=settings.challenge_ttl,
         retention=Retention(settings.archive_after, settings.archive_ttl, settings.open_table_seconds),
     )

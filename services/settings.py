@@ -118,6 +118,10 @@ SETTINGS: tuple[Setting, ...] = (
             "seconds a bot may think, whatever its level's budget (0: it plays its heuristic's move at once)"),
     Setting("MANAFORGE_DECISION_SECONDS", "decision_seconds", SECONDS, "120",
             "a table's default clock per decision (0: none)"),
+    Setting("MANAFORGE_BOT_GAMES", "bot_games", POSITIVE_COUNT, "8",
+            "games under way a bot account may play at once (beyond: challenges declined as busy, joins refused)"),
+    Setting("MANAFORGE_CHALLENGE_TTL", "challenge_ttl", POSITIVE_SECONDS, "300",
+            "seconds a challenge lasts, answered or not; then it is gone"),
     Setting("MANAFORGE_CARD_SETS", "card_sets", DIRECTORY, "",
             "a directory of MTGJSON set files every gateway, worker and rules service registers at start"),
     Setting("MANAFORGE_RULES_ADDRESSES", "rules_addresses", ADDRESSES, "",
@@ -136,6 +140,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("MANAFORGE_LIMIT_TOKEN_FAILURES_PER_MINUTE", "limit_token_failures_per_minute", PER_MINUTE, "60",
             "wrong seat tokens or player keys per minute"),
     Setting("MANAFORGE_LIMIT_STREAMS", "limit_streams", POSITIVE_COUNT, "1000", "concurrent Watch and Play streams"),
+    Setting("MANAFORGE_LIMIT_BOT_CALLS_PER_MINUTE", "limit_bot_calls_per_minute", PER_MINUTE, "600",
+            "calls per minute of one bot account (per gateway), beside its address's limits"),
     Setting("MANAFORGE_LIMIT_TRUSTED_EDGES", "limit_trusted_edges", HOSTS, "",
             "hosts whose x-forwarded-for the limits believe (`make run`: 127.0.0.1, its web edge)"),
     # the operator
@@ -173,6 +179,8 @@ class Settings:
     bot_delay: float = 0.5
     bot_time_cap: float = 2.0
     decision_seconds: float = 120.0
+    bot_games: int = 8
+    challenge_ttl: float = 300.0
     card_sets: str = ""
     rules_addresses: tuple[str, ...] = ()
     archive_after: float = 60.0
@@ -182,6 +190,7 @@ class Settings:
     limit_queue_joins_per_minute: float = 120.0
     limit_token_failures_per_minute: float = 60.0
     limit_streams: int = 1000
+    limit_bot_calls_per_minute: float = 600.0
     limit_trusted_edges: tuple[str, ...] = ()
     operator_key: str = ""
     uvloop: bool = True

@@ -103,3 +103,11 @@ def test_a_how_to_play_page_reads_as_plain_text() -> None:
         lines = plain_markdown(game.how_to_play(), 80)
         assert lines[0] == f"HOW TO PLAY {game.info.title.upper()}", lines[0]
         assert all(len(line) <= 80 and "**" not in line and "`" not in line for line in lines), game.info.name
+
+
+def test_a_bot_accounts_seat_is_named_as_one() -> None:
+    seats = [
+        gw.Seat(seat=0, kind=gw.SEAT_KIND_HUMAN, name="ann", player_id="a1"),
+        gw.Seat(seat=1, kind=gw.SEAT_KIND_HUMAN, name="robo", player_id="b2", bot_account=True),
+    ]
+    assert seat_names(gw.Table(seats=seats)) == {0: "ann", 1: "robo (bot account)"}

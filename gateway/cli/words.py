@@ -56,8 +56,8 @@ BOT_LEVEL = re.compile(r"\s*\([^)]*\)\s*$")  # "bot 2 (heuristic)" -> "bot 2"
 
 def seat_names(table: gw.Table) -> dict[int, str]:
     """What to call each seat in running text: a person by name (with the seat when two share a name, or none was
-    given), a bot as "bot 2" (numbered apart by the server; "the bot" when it is the only one), an open seat as
-    "seat N"."""
+    given; "(bot account)" after a bot account's), a bot as "bot 2" (numbered apart by the server; "the bot" when it
+    is the only one), an open seat as "seat N"."""
     humans = Counter(s.name for s in table.seats if s.kind == gw.SEAT_KIND_HUMAN and s.name)
     names: dict[int, str] = {}
     for s in table.seats:
@@ -66,6 +66,8 @@ def seat_names(table: gw.Table) -> dict[int, str]:
             names[s.seat] = "the bot" if name in ("", "bot") else name
         elif s.kind == gw.SEAT_KIND_HUMAN and s.name:
             names[s.seat] = s.name if humans[s.name] == 1 else f"{s.name} (seat {s.seat})"
+            if s.bot_account:
+                names[s.seat] += " (bot account)"
         else:
             names[s.seat] = f"seat {s.seat}"
     return names

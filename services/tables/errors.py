@@ -29,3 +29,12 @@ class OutOfRangeError(TableError):
 
 class DrainingError(TableError):
     """This process is shutting down: the client should resume on another gateway (UNAVAILABLE)."""
+
+
+class NotYoursError(TableError):
+    """The caller may not do this to another player's thing (accept a challenge made to someone else), or is not
+    the kind of player the call is for (a person calling what only bot accounts may)."""
+
+
+class QuotaError(TableError):
+    """A per-player bound is reached (pending challenges, event streams): RESOURCE_EXHAUSTED."""

@@ -72,13 +72,23 @@ class Matchmaker:
         self.lease = lease
 
     async def join_queue(
-        self, game_name: str, seats: int, player_name: str, opts: dict[str, str], player_id: str = ""
+        self,
+        game_name: str,
+        seats: int,
+        player_name: str,
+        opts: dict[str, str],
+        player_id: str = "",
+        allow_bots: bool = False,
     ) -> QueueTicket:
+        """Queue a player (or a guest). A bot account only joins a queue that allows bots (`allow_bots`), where only
+        tickets that allow them are matched."""
         config = playable(game_name, seats, opts)
+        if not allow_bots and await self.tables.players.is_bot(player_id):
+            raise TableStateError("bot account: queues are for people unless they allow bots (JoinQueue allow_bots)")
         if not player_id and await self.tables.players.name_taken(player_name):
             raise TableStateError(f"player name: {player_name!r} is a registered player's or a bot's")
-        queue = _queue_key(config)
-        ticket_id = keys.new_ticket_id(_queue_tag(config), secrets.token_hex(8))
+        queue = _queue_key(config, allow_bots)
+        ticket_id = keys.new_ticket_id(_queue_tag(config, allow_bots), secrets.token_hex(8))
         fields = {
             "name": player_name,
             "player": player_id,
@@ -94,7 +104,7 @@ class Matchmaker:
             matched, waiting = await self.store.queue_join(
                 queue, ticket_id, config.seats, self.window, self.widen, claim, self.lease
             )
-            if not matched or await self._hand_over(config, claim, matched, ""):
+            if not matched or await self._hand_over(config, claim, matched, "", queue):
                 return await self._ticket(ticket_id, waiting)
             if await self.store.ticket(ticket_id):  # not in the match refused: it waits, or was matched since
                 return await self._ticket(ticket_id)
@@ -117,7 +127,7 @@ class Matchmaker:
                 fields["queue"], "", config.seats, self.window, self.widen, claim, self.lease
             )
             if matched:
-                await self._hand_over(config, claim, matched, "")
+                await self._hand_over(config, claim, matched, "", fields["queue"])
             left = deadline - time.monotonic()
             if matched or left <= 0:
                 return await self._ticket(ticket_id)
@@ -139,7 +149,7 @@ class Matchmaker:
         while True:
             claim = secrets.token_hex(8)
             taken = await self.store.queue_take(fields["queue"], ticket_id, config.seats, claim, self.lease)
-            if taken and await self._hand_over(config, claim, taken, level):
+            if taken and await self._hand_over(config, claim, taken, level, fields["queue"]):
                 return await self._ticket(ticket_id)
             ticket = await self._ticket(ticket_id)
             if ticket.matched:
@@ -162,11 +172,10 @@ class Matchmaker:
             raise TableNotFoundError(f"unknown ticket: {ticket_id} (it may have expired)")
         return QueueTicket(ticket_id=ticket_id, matched=False, waiting=await self.store.queue_length(fields["queue"]))
 
-    async def _hand_over(self, config: GameConfig, claim: str, tickets: list[str], bot_level: str) -> bool:
+    async def _hand_over(self, config: GameConfig, claim: str, tickets: list[str], bot_level: str, queue: str) -> bool:
         """Make the table of a claimed match and hand its tickets over to it (the steps in this module's doc). False:
         the claim was handed back meanwhile (this call was slower than its lease, or one of the players left); the
         table made is removed, and the tickets wait in their queue again."""
-        queue = _queue_key(config)
         requests = [SeatRequest() for _ in tickets]
         requests += [SeatRequest(bot=True, bot_level=bot_level) for _ in range(config.seats - len(tickets))]
         try:
@@ -236,10 +245,11 @@ class Matchmaker:
         return live is not None and live.started
 
 
-def _queue_tag(config: GameConfig) -> str:
-    options = ",".join(f"{k}={v}" for k, v in sorted(config.options.items()))
+def _queue_tag(config: GameConfig, allow_bots: bool = False) -> str:
+    """A queue per game, seat count, options, and whether bot accounts may be matched in it."""
+    options = ",".join(f"{k}={v}" for k, v in sorted(config.options.items())) + ("|bots" if allow_bots else "")
     return keys.queue_tag(config.game, config.seats, hashlib.sha256(options.encode()).hexdigest()[:12])
 
 
-def _queue_key(config: GameConfig) -> str:
-    return keys.queue(_queue_tag(config))
+def _queue_key(config: GameConfig, allow_bots: bool = False) -> str:
+    return keys.queue(_queue_tag(config, allow_bots))

@@ -18,7 +18,7 @@ from openskill.models import PlackettLuce
 from redis.asyncio.cluster import RedisCluster
 
 from engine_core.errors import InvalidConfigError
-from services.tables.errors import SeatTokenError, TableNotFoundError, TableStateError
+from services.tables.errors import NotYoursError, SeatTokenError, TableNotFoundError, TableStateError
 
 NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{2,23}$")
 BOTLIKE = re.compile(r"^\s*bot\b", re.IGNORECASE)  # "bot", "bot (random)": what bots' seats are called
@@ -86,11 +86,30 @@ class Players:
         name = await self.redis.hget(f"mf:player:{player_id}", "name")
         if name is None:
             raise TableNotFoundError(f"unknown player: {player_id[:32]!r}")
-        player = Player(player_id=player_id, name=name.decode())
+        player = Player(player_id=player_id, name=name.decode(), bot=await self.is_bot(player_id))
         for key in await self.redis.smembers(f"mf:player:{player_id}:rated"):
             game, seats = key.decode().split(":")
             player.ratings.append(await self.rating(player_id, game, int(seats)))
         return player
+
+    # ----- bot accounts ----------------------------------------------------------------------------------------
+
+    async def is_bot(self, player_id: str) -> bool:
+        return bool(player_id) and await self.redis.hget(f"mf:player:{player_id}", "bot") == b"1"
+
+    async def upgrade_to_bot(self, player_id: str) -> Player:
+        """Make a player a bot account, for good (as Lichess does): only before any rated game, so a bot's rating
+        never started among people's."""
+        if await self.is_bot(player_id):
+            raise TableStateError("bot account: this player is a bot account already (an upgrade is for good)")
+        if await self.redis.scard(f"mf:player:{player_id}:rated"):
+            raise TableStateError("bot account: only a player with no rated game may become a bot account")
+        await self.redis.hset(f"mf:player:{player_id}", "bot", 1)
+        return await self.player(player_id)
+
+    async def require_bot(self, player_id: str, call: str) -> None:
+        if not await self.is_bot(player_id):
+            raise NotYoursError(f"bot account: {call} is for bot accounts only (UpgradeToBot)")
 
     # ----- tables ----------------------------------------------------------------------------------------------
 
@@ -107,8 +126,9 @@ class Players:
     # ----- ratings ---------------------------------------------------------------------------------------------
 
     @staticmethod
-    def _board(game: str, seats: int) -> str:
-        return f"mf:leaderboard:{game}:{seats}"
+    def _board(game: str, seats: int, bots: bool = False) -> str:
+        """People's leaderboard, or the bot accounts' (`bots`)."""
+        return f"mf:leaderboard:{'bots:' if bots else ''}{game}:{seats}"
 
     async def rating(self, player_id: str, game: str, seats: int) -> Rating:
         if player_id.startswith("bot:"):
@@ -118,7 +138,7 @@ class Players:
         if mu is None:
             default = MODEL.rating()
             return Rating(game=game, seats=seats, mu=default.mu, sigma=default.sigma, ordinal=default.ordinal())
-        rank = await self.redis.zrevrank(self._board(game, seats), player_id)
+        rank = await self.redis.zrevrank(self._board(game, seats, await self.is_bot(player_id)), player_id)
         mu, sigma = float(mu), float(sigma)
         mine = ordinal(mu, sigma)
         # the place on the leaderboard, which lists the bot levels among the players (after a player they tie with)
@@ -142,6 +162,7 @@ class Players:
             return False
         before = [await self.rating(p, game, len(seats)) if p else MODEL.rating() for p in seats]
         after = rate([(r.mu, r.sigma) for r in before], ranks)
+        bots = {p for p in players if await self.is_bot(p)}
         # one step on a single Redis; on a cluster each player's keys are written on their own node
         pipe = self.redis.pipeline(transaction=not isinstance(self.redis, RedisCluster))
         for player_id, (mu, sigma) in zip(seats, after, strict=True):
@@ -151,13 +172,13 @@ class Players:
             pipe.hset(key, mapping={"mu": mu, "sigma": sigma})
             pipe.hincrby(key, "n", 1)
             pipe.sadd(f"mf:player:{player_id}:rated", f"{game}:{len(seats)}")
-            pipe.zadd(self._board(game, len(seats)), {player_id: ordinal(mu, sigma)})
+            pipe.zadd(self._board(game, len(seats), player_id in bots), {player_id: ordinal(mu, sigma)})
         await pipe.execute()
         return True
 
-    async def leaderboard(self, game: str, seats: int, limit: int) -> list[LeaderboardEntry]:
-        """Players by ordinal, with the bot levels' published ratings placed among them."""
-        found = await self.redis.zrevrange(self._board(game, seats), 0, limit - 1, withscores=True)
+    async def leaderboard(self, game: str, seats: int, limit: int, bots: bool = False) -> list[LeaderboardEntry]:
+        """Players (or bot accounts) by ordinal, with the bot levels' published ratings placed among them."""
+        found = await self.redis.zrevrange(self._board(game, seats, bots), 0, limit - 1, withscores=True)
         entries = []
         for raw, _ in found:
             player_id = raw.decode()

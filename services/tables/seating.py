@@ -21,9 +21,10 @@ from services.tables.followups import TAKEOVER_LEVEL, FollowUp, bank_clock, foll
 from services.tables.lookup import Lookup, hash_seat_token, no_table
 from services.tables.players import GUEST_NAME, Players
 from services.tables.retention import Retention
-from services.tables.seats import seats_of
+from services.tables.seats import is_players, occupant_for, seats_of
 
 MAX_DECISION_SECONDS = 7 * 24 * 3600.0
+BOT_GAMES_KEPT = 30 * 24 * 3600  # seconds a bot account's list of games under way lives after its last game
 
 
 @dataclass(frozen=True)
@@ -37,8 +38,15 @@ class TableDefaults:
 
 class Seating:
     def __init__(
-        self, lookup: Lookup, players: Players, directory: Directory, defaults: TableDefaults, retention: Retention
+        self,
+        lookup: Lookup,
+        players: Players,
+        directory: Directory,
+        defaults: TableDefaults,
+        retention: Retention,
+        bot_games: int = 8,
     ) -> None:
+        self.bot_games = bot_games  # games under way a bot account may play at once
         self.lookup = lookup
         self.store = lookup.store
         self.players = players
@@ -75,7 +83,7 @@ class Seating:
             bot_delay_seconds=self.defaults.bot_delay if bot_delay is None else bot_delay,
             created_at=time.time(),
             seats=seats_of(occupants, checked.seats, only_taken=True),  # the bots: fixed at creation
-            time_control=self._time_control(time_control),
+            time_control=self.time_control(time_control),
         )
         open_seats = checked.seats - len(occupants)
         first = followups(record, game, state)
@@ -88,7 +96,7 @@ class Seating:
             _, seat, seat_token = await self.join_table(record.table_id, player_name, player_id=player_id)
         return await self.directory.table(record.table_id), seat, seat_token
 
-    def _time_control(self, asked: TimeControl | None) -> TimeControl:
+    def time_control(self, asked: TimeControl | None) -> TimeControl:
         """The clock a table plays with: what was asked, within bounds, else the platform's default."""
         if asked is None or not asked.ByteSize():
             return TimeControl(decision_seconds=self.defaults.decision_seconds)
@@ -129,10 +137,15 @@ class Seating:
             raise no_table(table_id)
         game = find_game(record.config.game)
         first = followups(record, game, game.state_from_bytes(live.state))  # armed if this seat starts play
-        occupant = f"player:{player_id}:{name}" if player_id else f"human:{name}"
+        bot_account = await self.players.is_bot(player_id)
+        if bot_account:
+            await self._enter_bot_game(player_id, table_id)
+        occupant = occupant_for(player_id, name, bot_account)
         status, taken = await self.store.claim_seat(
             table_id, record.config.seats, wanted, occupant, token_digest, first, bank_clock(record)
         )
+        if status != "ok" and bot_account:
+            await self.store.redis.zrem(_bot_games_key(player_id), table_id)
         if status == "taken":
             raise TableStateError(f"seat taken: seat {taken} is already occupied")
         if status == "full":
@@ -146,7 +159,7 @@ class Seating:
     async def rejoin(self, table_id: str, player_id: str) -> tuple[Table, int, str]:
         """A fresh seat token for the calling player's own seat (from any client; earlier tokens stay valid)."""
         occupants = await self.store.occupants(table_id)
-        mine = [seat for seat, occupant in occupants.items() if occupant.startswith(f"player:{player_id}:")]
+        mine = [seat for seat, occupant in occupants.items() if is_players(occupant, player_id)]
         if not mine:
             await self.lookup.record(table_id)
             raise TableStateError("rejoin: you hold no seat at this table")
@@ -154,6 +167,38 @@ class Seating:
         await self.store.add_token(table_id, hash_seat_token(seat_token), mine[0])
         await self.store.present(table_id, mine[0], (await self.lookup.record(table_id)).time_control.decision_seconds)
         return await self.directory.table(table_id), mine[0], seat_token
+
+    async def games_under_way(self, player_id: str) -> int:
+        """A bot account's games not yet finished (finished or removed ones leave its list as they are seen)."""
+        key = _bot_games_key(player_id)
+        under_way = 0
+        for raw in await self.store.redis.zrange(key, 0, -1):
+            live = await self.store.live(raw.decode())
+            if live is None or live.finished:
+                await self.store.redis.zrem(key, raw)
+            else:
+                under_way += 1
+        return under_way
+
+    def busy_message(self) -> str:
+        return f"busy: a bot account plays at most {self.bot_games} games at once (MANAFORGE_BOT_GAMES)"
+
+    async def is_busy(self, player_id: str) -> bool:
+        return await self.games_under_way(player_id) >= self.bot_games
+
+    async def _enter_bot_game(self, player_id: str, table_id: str) -> None:
+        """Count a table among a bot account's games under way, within its limit (the table is added first and
+        taken out again past the limit, so two joins at once cannot both pass)."""
+        key = _bot_games_key(player_id)
+        await self.store.redis.zadd(key, {table_id: time.time()})
+        await self.store.redis.expire(key, BOT_GAMES_KEPT)
+        if await self.games_under_way(player_id) > self.bot_games:
+            await self.store.redis.zrem(key, table_id)
+            raise TableStateError(self.busy_message())
+
+
+def _bot_games_key(player_id: str) -> str:
+    return f"mf:player:{player_id}:games"
 
 
 def _clean_name(name: str) -> str:

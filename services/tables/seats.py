@@ -1,5 +1,5 @@
-"""How a table's seats are held: each taken seat by an occupant string ("bot:<level>", "player:<id>:<name>" or
-"human:<name>"), and the Seat messages the clients see."""
+"""How a table's seats are held: each taken seat by an occupant string ("bot:<level>", "player:<id>:<name>",
+"botplayer:<id>:<name>" for a bot account, or "human:<name>"), and the Seat messages the clients see."""
 
 from __future__ import annotations
 
@@ -10,7 +10,22 @@ def occupant_of(seat: Seat) -> str:
     """How the seats hash names a seat's occupant ("bot:<level>", "player:<id>:<name>" or "human:<name>")."""
     if seat.kind == SeatKind.SEAT_KIND_BOT:
         return f"bot:{seat.bot_level}"
-    return f"player:{seat.player_id}:{seat.name}" if seat.player_id else f"human:{seat.name}"
+    if seat.player_id:
+        return f"{'botplayer' if seat.bot_account else 'player'}:{seat.player_id}:{seat.name}"
+    return f"human:{seat.name}"
+
+
+def occupant_for(player_id: str, name: str, bot_account: bool) -> str:
+    """A registered player's (or bot account's) occupant string, or a guest's."""
+    if not player_id:
+        return f"human:{name}"
+    return f"{'botplayer' if bot_account else 'player'}:{player_id}:{name}"
+
+
+def is_players(occupant: str, player_id: str) -> bool:
+    """Whether the seat is held by the registered player `player_id` (a person or a bot account)."""
+    kind, _, rest = occupant.partition(":")
+    return kind in ("player", "botplayer") and rest.partition(":")[0] == player_id
 
 
 def seats_of(
@@ -35,15 +50,22 @@ def _seat(seat: int, occupant: str | None, away: bool = False, number: int | Non
     if kind == "bot":
         name = f"bot {number} ({rest})" if number else f"bot ({rest})"
         return Seat(seat=seat, kind=SeatKind.SEAT_KIND_BOT, name=name, bot_level=rest)
-    if kind == "player":
+    if kind in ("player", "botplayer"):
         player_id, _, name = rest.partition(":")
-        return Seat(seat=seat, kind=SeatKind.SEAT_KIND_HUMAN, name=name, player_id=player_id, away=away)
+        return Seat(
+            seat=seat,
+            kind=SeatKind.SEAT_KIND_HUMAN,
+            name=name,
+            player_id=player_id,
+            away=away,
+            bot_account=kind == "botplayer",
+        )
     return Seat(seat=seat, kind=SeatKind.SEAT_KIND_HUMAN, name=rest, away=away)
 
 
 def rated_as(occupant: str) -> str:
     """A seat's identity for ratings: a player's id, "bot:<level>", or "" for a guest."""
     kind, _, rest = occupant.partition(":")
-    if kind == "player":
+    if kind in ("player", "botplayer"):
         return rest.partition(":")[0]
     return occupant if kind == "bot" else ""

@@ -5,6 +5,7 @@ over a shared lookup of what this process knows (lookup.py). It knows neither of
 - seating.py: making a table, taking a seat under a seat token, rejoining
 - playing.py + commit.py: a move through the compare-and-set
 - watching.py: views, update streams, the finished game's log
+- challenges.py + inbox.py: challenges between players, and each player's event stream across their tables
 - work.py: the follow-up work, one handler per kind: acting.py (bots, timers and clocks acting for a seat) and
   retention.py (replay validation, rating, archiving, abandoned tables)
 
@@ -14,19 +15,31 @@ follow a commit is recorded by the commit itself (followups.py), never asked for
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, AsyncIterator
 
 from google.protobuf.any_pb2 import Any as AnyMessage
 from manaforge.v1.common_pb2 import GameConfig
-from manaforge.v1.gateway_pb2 import GameLog, SeatRequest, SeatView, Table, TimeControl
+from manaforge.v1.gateway_pb2 import (
+    Challenge,
+    CreateChallengeRequest,
+    GameLog,
+    Player,
+    PlayerEvent,
+    SeatRequest,
+    SeatView,
+    Table,
+    TimeControl,
+)
 from manaforge.v1.rules_pb2 import GameInfo
 
 from engine_core.replay import Verdict
 from services.tables.acting import Acting
+from services.tables.challenges import Challenges
 from services.tables.commit import Committer, Submitted
 from services.tables.directory import Directory
 from services.tables.fanout import Hub
 from services.tables.followups import FollowUp
+from services.tables.inbox import Inbox
 from services.tables.lookup import Lookup
 from services.tables.operations import Operations
 from services.tables.players import Players
@@ -54,6 +67,8 @@ class Tables:
         bot_time_cap: float = 2.0,
         retention: Retention | None = None,
         decision_seconds: float = 120.0,
+        bot_games: int = 8,
+        challenge_ttl: float = 300.0,
     ) -> None:
         self.store = store
         self.lookup = Lookup(store)
@@ -62,7 +77,9 @@ class Tables:
         self.directory = Directory(self.lookup, self.players)
         retention = retention or Retention()
         defaults = TableDefaults(response_timeout, bot_delay, decision_seconds)
-        self.seating = Seating(self.lookup, self.players, self.directory, defaults, retention)
+        self.seating = Seating(self.lookup, self.players, self.directory, defaults, retention, bot_games)
+        self.inbox = Inbox(self.players, self.directory, self.seating)
+        self.challenges = Challenges(self.players, self.seating, self.inbox, challenge_ttl)
         self.playing = Playing(self.lookup, self.committer)
         self.finishing = Finishing(self.lookup, self.players, retention)
         self.work = Work(store, Acting(self.lookup, self.playing, bot_time_cap), self.finishing)
@@ -140,6 +157,27 @@ class Tables:
 
     async def log(self, table_id: str) -> GameLog:
         return await self.watching.log(table_id)
+
+    # ----- bot accounts, challenges, each player's events ----------------------------------------------------
+
+    async def upgrade_to_bot(self, player_id: str) -> Player:
+        return await self.players.upgrade_to_bot(player_id)
+
+    async def create_challenge(self, player_id: str, request: CreateChallengeRequest) -> Challenge:
+        return await self.challenges.create(player_id, request)
+
+    async def accept_challenge(self, player_id: str, challenge_id: str) -> Challenge:
+        return await self.challenges.accept(player_id, challenge_id)
+
+    async def decline_challenge(self, player_id: str, challenge_id: str, reason: int, text: str) -> Challenge:
+        return await self.challenges.decline(player_id, challenge_id, reason, text)
+
+    async def events(self, player_id: str, after: str = "") -> AsyncIterator[PlayerEvent]:
+        opening = (
+            [] if after else [PlayerEvent(challenge_received=c) for c in await self.challenges.pending_for(player_id)]
+        )
+        async for event in self.inbox.follow(player_id, after, opening, lambda: self.hub.draining):
+            yield event
 
     # ----- what follows a commit (the workers) ----------------------------------------------------------------
 

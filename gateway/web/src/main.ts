@@ -487,7 +487,7 @@ function parse(view: SeatView): { schema: DescMessage; message: Message } | unde
 }
 
 function seatNames(table: Table | undefined): string[] {
-  return (table?.seats ?? []).map((s) => (s.kind === SeatKind.OPEN ? `seat ${s.seat} (open)` : s.kind === SeatKind.BOT ? s.name || `bot (${s.botLevel || "random"})` : s.name));
+  return (table?.seats ?? []).map((s) => (s.kind === SeatKind.OPEN ? `seat ${s.seat} (open)` : s.kind === SeatKind.BOT ? s.name || `bot (${s.botLevel || "random"})` : s.botAccount ? `${s.name} (bot account)` : s.name));
 }
 
 function result(outcome: Outcome, names: string[], mine: number, game = ""): string {

@@ -23,11 +23,24 @@ from manaforge_sdk.errors import (
     TableNotFound,
 )
 from manaforge_sdk.messages import pack, unpack
-from manaforge_sdk.runner import Action, Bot, LegalActions, Result, View, legal_actions, play
+from manaforge_sdk.runner import (
+    Accept,
+    Action,
+    Bot,
+    ChallengeMessage,
+    LegalActions,
+    Result,
+    View,
+    legal_actions,
+    play,
+    serve,
+)
 
 __all__ = [
+    "Accept",
     "Action",
     "Bot",
+    "ChallengeMessage",
     "Client",
     "Credentials",
     "CredentialsRefused",
@@ -46,5 +59,6 @@ __all__ = [
     "legal_actions",
     "pack",
     "play",
+    "serve",
     "unpack",
 ]

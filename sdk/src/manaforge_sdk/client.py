@@ -138,6 +138,92 @@ class Client:
         self._use(credentials)
         return credentials
 
+    def upgrade_to_bot(self) -> gw.Player:
+        """Make the registered player a bot account, for good (only before any rated game): shown as a bot at
+        every table, rated on the bots' leaderboards, let into queues that allow bots only, limited in games at
+        once. Challenges it takes: `manaforge_sdk.runner.serve`."""
+        return self._once(lambda: self.stub.UpgradeToBot(gw.UpgradeToBotRequest()), "upgrading to a bot account")
+
+    def leaderboard(self, game: str, seats: int, *, bots: bool = False, limit: int = 20) -> list[gw.LeaderboardEntry]:
+        """The best players (or bot accounts, `bots`) of a game and seat count, best first."""
+        request = gw.GetLeaderboardRequest(game=game, seats=seats, limit=limit, bots=bots)
+        return list(self._retry(lambda: self.stub.GetLeaderboard(request), f"the leaderboard of {game}").entries)
+
+    # -- challenges and events --------------------------------------------------------------------------------------
+
+    def challenge(
+        self,
+        player_id: str,
+        game: str,
+        seats: int = 2,
+        *,
+        bots: Mapping[int, str] | None = None,
+        options: Mapping[str, str] | None = None,
+        clock: float | None = None,
+    ) -> gw.Challenge:
+        """Challenge the registered player `player_id` to `game`: you take seat 0, they seat 1; `bots`: seat (2 on)
+        -> bot level, the other seats open for whoever you invite (JoinTable with the table id). `clock`: seconds
+        per decision. The answer comes as an event (`events()`): accepted (then the game starts) or declined."""
+        bots = dict(bots or {})
+        request = gw.CreateChallengeRequest(
+            player_id=player_id,
+            config=GameConfig(game=game, seats=seats, options=dict(options or {})),
+            others=[gw.SeatRequest(bot=i in bots, bot_level=bots.get(i, "")) for i in range(2, seats)],
+        )
+        if clock is not None:
+            request.time_control.CopyFrom(gw.TimeControl(decision_seconds=clock))
+        return self._once(lambda: self.stub.CreateChallenge(request), f"challenging {player_id}")
+
+    def accept(self, challenge_id: str) -> gw.Challenge:
+        """Accept a challenge made to you: the table is made (its id in the answer); `events()` brings the seat."""
+        request = gw.AcceptChallengeRequest(challenge_id=challenge_id)
+        return self._once(lambda: self.stub.AcceptChallenge(request), f"accepting challenge {challenge_id}")
+
+    def decline(self, challenge_id: str, reason: str = "generic", text: str = "") -> gw.Challenge:
+        """Decline a challenge made to you. `reason`: generic, later, game, time_control, no_bots, or busy (bot
+        accounts only); `text`: your words to the challenger (up to 200 characters)."""
+        request = gw.DeclineChallengeRequest(
+            challenge_id=challenge_id, reason=gw.DeclineReason.Value(f"DECLINE_REASON_{reason.upper()}"), text=text
+        )
+        return self._once(lambda: self.stub.DeclineChallenge(request), f"declining challenge {challenge_id}")
+
+    def events(self, after: str = "") -> Iterator[gw.PlayerEvent]:
+        """The registered player's events, for as long as you read: challenges received, accepted and declined,
+        games started (with a seat token), your turn, games ended, across all your tables. The stream is open when
+        this returns: nothing that happens after is missed. A stream the gateway drops is opened again after the
+        last challenge event received; games under way are announced again then (so a game start may come twice:
+        key on its table id)."""
+        stream, after = self._events(after)
+        return self._follow(stream, after)
+
+    def _events(self, after: str) -> tuple[Any, str]:
+        """An Events stream, once it is live (its first message, a bare cursor, has come)."""
+
+        def opened() -> tuple[Any, str]:
+            stream: Any = self.stub.Events(gw.EventsRequest(after=after))
+            try:
+                return stream, next(stream).cursor
+            except BaseException:
+                stream.cancel()
+                raise
+
+        return self._retry(opened, "following your events")
+
+    def _follow(self, stream: Any, after: str) -> Iterator[gw.PlayerEvent]:
+        while True:
+            try:
+                for event in stream:
+                    after = event.cursor or after
+                    if event.WhichOneof("kind"):
+                        yield event
+                return
+            except grpc.RpcError as error:
+                if error.code() != grpc.StatusCode.UNAVAILABLE:
+                    raise refused(error, "following your events") from None
+            finally:
+                stream.cancel()
+            stream, after = self._events(after)  # the retry waits for the gateway, up to the client's patience
+
     def me(self) -> gw.Player:
         """The registered player this client plays as, with their ratings (per game and seat count)."""
         return self._retry(lambda: self.stub.GetPlayer(gw.GetPlayerRequest()), "asking for the player")
@@ -197,10 +283,14 @@ class Client:
         bot_level: str = "",
         options: Mapping[str, str] | None = None,
         name: str = "",
+        allow_bots: bool = False,
     ) -> Seat:
         """Matchmaking: wait for players of `game` at a table of `seats`; after `fill_after` seconds (None: never)
-        bots of `bot_level` ("": the level rated closest to you) take the seats still empty. Returns your seat."""
-        join = gw.JoinQueueRequest(game=game, seats=seats, player_name=self._name(name), options=dict(options or {}))
+        bots of `bot_level` ("": the level rated closest to you) take the seats still empty. Returns your seat.
+        `allow_bots`: the queue open to bot accounts (a bot account must set it)."""
+        join = gw.JoinQueueRequest(
+            game=game, seats=seats, player_name=self._name(name), options=dict(options or {}), allow_bots=allow_bots
+        )
         ticket = self._once(lambda: self.stub.JoinQueue(join), f"joining the queue of {game}")
         wait = gw.WaitForMatchRequest(ticket_id=ticket.ticket_id, timeout_seconds=5)
         fill = gw.FillWithBotsRequest(ticket_id=ticket.ticket_id, bot_level=bot_level)
@@ -289,6 +379,12 @@ class Client:
                 tries += 1
             finally:
                 stream.cancel()  # type: ignore[no-untyped-call]
+
+    def serve(self, bot: Bot, *, max_games: int = 4, games: int | None = None) -> list[Result]:
+        """Run this bot account: take challenges and play them with `bot`; see `manaforge_sdk.runner.serve`."""
+        from manaforge_sdk.runner import serve
+
+        return serve(self, bot, max_games=max_games, games=games)
 
     def play(self, table_id: str, seat_token: str, bot: Bot) -> Result:
         """Play the seat with `bot` to the end of the game and return its Result: see `manaforge_sdk.runner.play`."""

@@ -5,10 +5,13 @@ It follows the seat's updates (Watch, resumed after the last one across a gatewa
 waits for the seat at a version it has not acted at yet, asks the bot and submits the move with one client action
 id and the version it was chosen at (`expected_version`). A move sent while the gateway is away is sent again with
 the same id, so it lands once; a move the game no longer waits for (the seat's clock ran out and decided for it) is
-refused as stale, changes nothing, and the runner goes on with the next update."""
+refused as stale, changes nothing, and the runner goes on with the next update.
+
+`serve` runs a bot account: it takes challenges from its event stream and plays each game that starts with `play`."""
 
 from __future__ import annotations
 
+import threading
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -17,7 +20,7 @@ from typing import Any
 import grpc
 from google.protobuf.message import Message
 from manaforge.v1.common_pb2 import Outcome
-from manaforge.v1.gateway_pb2 import SeatView
+from manaforge.v1.gateway_pb2 import Challenge, SeatView
 
 from manaforge_sdk.client import Client
 from manaforge_sdk.errors import IllegalAction, ManaforgeError
@@ -100,3 +103,68 @@ def play(client: Client, table_id: str, seat_token: str, bot: Bot) -> Result:
     if final.outcome.finished:
         return Result(table_id, seat, final.outcome, moves)
     raise ManaforgeError(f"the updates of table {table_id} ended before the game did (version {final.version})")
+
+
+ChallengeMessage = Challenge
+"""A challenge (the gateway's Challenge message): challenger_name, challenger_bot, config, others, time_control."""
+Accept = Callable[[ChallengeMessage], bool]
+"""Whether a bot account takes a challenge (the challenge: challenger, config, seats, clock)."""
+
+
+def serve(
+    client: Client,
+    bot: Bot,
+    *,
+    max_games: int = 4,
+    accept: Accept | None = None,
+    games: int | None = None,
+) -> list[Result]:
+    """Run a bot account: follow its events, accept the challenges `accept` takes (all of them without it) while
+    fewer than `max_games` of its games are under way, decline the others (as busy, or as not this game), and
+    play every game that starts with `bot` (each on its own thread, with `play`). Returns the results once `games`
+    games have ended (None: never; stop it with Ctrl-C). The stream is resumed when the gateway restarts, and a
+    game announced again is not played twice."""
+    results: list[Result] = []
+    playing: dict[str, threading.Thread] = {}
+    lock = threading.Lock()
+
+    def run(table_id: str, token: str) -> None:
+        result = play(client, table_id, token, bot)
+        with lock:
+            results.append(result)
+
+    for event in client.events():
+        kind = event.WhichOneof("kind")
+        if kind == "challenge_received":
+            challenge = event.challenge_received
+            under_way = sum(thread.is_alive() for thread in playing.values())
+            if under_way >= max_games:
+                _answer(client.decline, challenge.challenge_id, "busy", f"playing {under_way} games already")
+            elif accept is not None and not accept(challenge):
+                _answer(client.decline, challenge.challenge_id, "game", "")
+            else:
+                try:
+                    client.accept(challenge.challenge_id)
+                except ManaforgeError as error:
+                    if error.code == grpc.StatusCode.FAILED_PRECONDITION and error.details.startswith("busy"):
+                        _answer(client.decline, challenge.challenge_id, "busy", error.details[:200])
+                    elif error.code not in (grpc.StatusCode.NOT_FOUND, grpc.StatusCode.FAILED_PRECONDITION):
+                        raise  # expired or answered meanwhile: nothing to do
+        elif kind == "game_started" and event.game_started.table_id not in playing:
+            started = event.game_started
+            thread = threading.Thread(target=run, args=(started.table_id, started.seat_token), daemon=True)
+            playing[started.table_id] = thread
+            thread.start()
+        elif kind == "game_ended" and event.game_ended.table_id in playing:
+            playing[event.game_ended.table_id].join()
+            if games is not None and len(results) >= games:
+                break
+    return results
+
+
+def _answer(decline: Callable[[str, str, str], Any], challenge_id: str, reason: str, text: str) -> None:
+    try:
+        decline(challenge_id, reason, text)
+    except ManaforgeError as error:
+        if error.code not in (grpc.StatusCode.NOT_FOUND, grpc.StatusCode.FAILED_PRECONDITION):
+            raise  # expired or answered meanwhile: nothing to do
