@@ -55,6 +55,7 @@ def test_two_people_queued_together_both_reach_the_table(page: Page, other: Page
 
 def test_a_reload_keeps_the_place_in_the_queue(page: Page, other: Page) -> None:
     join_queue(page, "blueprints", 2)
+    expect(page.get_by_role("status")).to_contain_text("waiting for Urza's Blueprints")  # the place is taken
     page.reload()
     expect(page.get_by_role("status")).to_contain_text("waiting for Urza's Blueprints")
     join_queue(other, "blueprints", 2)
