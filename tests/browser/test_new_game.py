@@ -20,7 +20,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import grpc
-import grpc_tools
 import pexpect
 import pytest
 from manaforge.v1 import rules_pb2 as r
@@ -69,29 +68,24 @@ def add_the_game(project: Path) -> None:
 
 
 def build(project: Path, env: dict[str, str]) -> None:
-    """What `make proto web` runs (the copy shares this checkout's virtualenv and npm packages)."""
-    run = {"cwd": project, "env": env, "check": True, "capture_output": True}
-    subprocess.run([sys.executable, "-m", "deploy.protogen", "proto"], **run)  # type: ignore[call-overload]
-    web = project / WEB
-    (web / "node_modules").symlink_to(ROOT / WEB / "node_modules")
-    include = Path(grpc_tools.__file__ or "").parent / "_proto"
-    protos = sorted(str(p.relative_to(project / "proto")) for p in (project / "proto").rglob("*.proto"))
-    (web / "src" / "gen").mkdir(exist_ok=True)
-    subprocess.run(  # type: ignore[call-overload]
+    """`make proto web` in the copy, with this checkout's virtualenv and npm packages (never installed again from
+    here: make builds only the generated code and the page)."""
+    (project / WEB / "node_modules").symlink_to(ROOT / WEB / "node_modules")
+    subprocess.run(
         [
-            sys.executable,
-            "-m",
-            "grpc_tools.protoc",
-            "-Iproto",
-            f"-I{include}",
-            f"--plugin=protoc-gen-es={web / 'node_modules' / '.bin' / 'protoc-gen-es'}",
-            f"--es_out={web / 'src' / 'gen'}",
-            "--es_opt=target=ts",
-            *protos,
+            "make",
+            "--no-print-directory",
+            "proto",
+            "web",
+            f"VENV={sys.prefix}",
+            f"--old-file={sys.prefix}/.installed",
+            f"--old-file={WEB}/node_modules/.package-lock.json",
         ],
-        **run,
+        cwd=project,
+        env=env,
+        check=True,
+        capture_output=True,
     )
-    subprocess.run(["node_modules/.bin/vite", "build", "--logLevel", "warn"], **{**run, "cwd": web})  # type: ignore[call-overload]
 
 
 @pytest.fixture(scope="module")
