@@ -20,6 +20,7 @@ from redis.exceptions import ConnectionError, TimeoutError
 
 from services.cardsets import load_card_sets
 from services.settings import Settings
+from services.tables.layout import check_layout
 from services.tables.multiplex import ClusterMultiplexed, Multiplexed
 from services.tables.rules import RemoteRules
 from services.tables.service import Retention, Tables
@@ -113,3 +114,15 @@ def build_tables(settings: Settings) -> Tables:
         challenge_ttl=settings.challenge_ttl,
         retention=Retention(settings.archive_after, settings.archive_ttl, settings.open_table_seconds),
     )
+
+
+async def checked_tables(settings: Settings) -> Tables:
+    """build_tables, once the stored data is found in the layout this release reads (services/tables/layout.py):
+    else LayoutError, naming the stored layout and this release's, and nothing is served."""
+    tables = build_tables(settings)
+    try:
+        await check_layout(tables.store.redis)
+    except BaseException:
+        await tables.store.close()
+        raise
+    return tables
