@@ -123,6 +123,20 @@ class Replacer:
             self.error = exc
 
 
+class Timed(Gateway):
+    """A client of one gateway that keeps its slowest call (a retried call counts from its first try to its answer):
+    how long a player waited at most while processes were replaced."""
+
+    slowest = 0.0
+
+    def call(self, name: str, *args: Any, **kwargs: Any) -> Any:
+        started = time.monotonic()
+        try:
+            return super().call(name, *args, **kwargs)
+        finally:
+            self.slowest = max(self.slowest, time.monotonic() - started)
+
+
 def listed(address: str, in_progress: bool) -> set[str]:
     """Every table of a listing (open tables, or games under way), page by page."""
     found: set[str] = set()
@@ -164,10 +178,14 @@ def test_an_upgrade_in_place_keeps_every_game(previous: tuple[Path, str], tmp_pa
         assert {cwd_of(stack, name) for name in REPLACED} == {tree}
         data = redis.Redis.from_url(stack.redis_url)
         rand = random.Random(35)
-        gateways = [Gateway(address) for address in stack.gateway_addresses]
+        gateways = [Timed(address) for address in stack.gateway_addresses]
         infos = gateways[0].call("games")
         games = [(gateways[i % 2], gateways[i % 2].start(info, rand)) for i, info in enumerate(infos)]
         assert {g.title for _, g in games} >= {"manufactory", "blueprints", "rnd", "manasurge", "mana_burn", "magicka"}
+        # a game of every kind whose players pause from mid-game until every process is replaced
+        parked = [(gateways[i % 2], gateways[i % 2].start(info, rand)) for i, info in enumerate(infos)]
+        for _, game in parked:
+            game.title += " (paused through the upgrade)"
 
         # one old game to its end (replay-validated by the old worker), one old table left open
         ended = gateways[1].start(next(i for i in infos if i.name == "cardbench"), rand)
@@ -179,20 +197,26 @@ def test_an_upgrade_in_place_keeps_every_game(previous: tuple[Path, str], tmp_pa
 
         load = Load(Gateway(stack.gateway_addresses[1]), [i.name for i in infos if i.min_seats == 2])
         load.thread.start()
-        play_until(games, rand, lambda: all(g.finished or len(g.acked) >= MID_GAME for _, g in games))
-        before = sum(len(g.acked) for _, g in games)
-        under_way_at_upgrade = [g.table_id for _, g in games if not g.finished]
+        everyone = [*games, *parked]
+        play_until(everyone, rand, lambda: all(g.finished or len(g.acked) >= MID_GAME for _, g in everyone))
+        before = sum(len(g.acked) for _, g in everyone)
+        under_way_at_upgrade = [g.table_id for _, g in everyone if not g.finished]
+        for gateway in gateways:
+            gateway.slowest = 0.0
 
         replacer = Replacer(stack)
         replacer.thread.start()
         play_until(games, rand, lambda: not replacer.thread.is_alive() or all(g.finished for _, g in games))
         if replacer.thread.is_alive():  # the games ended first: new ones keep playing through the replacements
             extra = [(gateways[i % 2], gateways[i % 2].start(info, rand)) for i, info in enumerate(infos)]
+            for _, game in extra:
+                game.title += " (made during the upgrade)"
             games += extra
             play_until(extra, rand, lambda: not replacer.thread.is_alive())
         replacer.thread.join()
         assert replacer.error is None, replacer.error
-        during = sum(len(g.acked) for _, g in games) - before
+        during = sum(len(g.acked) for _, g in everyone) - before
+        slowest = max(gateway.slowest for gateway in gateways)
         assert {cwd_of(stack, name) for name in REPLACED} == {ROOT}  # every process runs this checkout now
         assert data.get(k.layout()) == str(LAYOUT).encode()  # recorded by the first new process to start
 
@@ -201,6 +225,9 @@ def test_an_upgrade_in_place_keeps_every_game(previous: tuple[Path, str], tmp_pa
         assert waiting.table.table_id in open_tables
         still = [t for t in under_way_at_upgrade if not gateways[0].call("table", t).outcome.finished]
         assert set(still) <= playing, f"old tables under way but not listed: {set(still) - playing}"
+        paused = [g for _, g in parked if g.table_id in still]
+        assert len(paused) >= len(parked) - 1, "the paused old games should still be under way"
+        games += parked
         joined = gateways[1].call("join", waiting.table.table_id, "nils")
         tokens = {waiting.seat: waiting.seat_token, joined.seat: joined.seat_token}
         reopened = Game("cardbench (open in the old release)", waiting.table.table_id, tokens)
@@ -218,6 +245,7 @@ def test_an_upgrade_in_place_keeps_every_game(previous: tuple[Path, str], tmp_pa
         load.thread.join(60)
         assert load.error is None, load.error
         after = sum(len(g.acked) for _, g in games) - before - during
+        old = len(under_way_at_upgrade)
 
         lines = []
         for gateway, game in [*games, *((gateways[1], Game("bots only", t, {})) for t in load.tables)]:
@@ -235,8 +263,10 @@ def test_an_upgrade_in_place_keeps_every_game(previous: tuple[Path, str], tmp_pa
             [
                 *replacer.done,
                 *lines,
-                f"{len(games)} games played by clients, {len(load.tables)} bot-only tables as load",
+                f"{len(games)} games played by clients ({old} made by {PREVIOUS} and under way at the upgrade, "
+                f"{len(paused)} of them paused through it), {len(load.tables)} bot-only tables as load",
                 f"acknowledged human moves: {before} before the first replacement, {during} during, {after} after",
+                f"the slowest call while processes were replaced (retries included): {slowest:.1f} s",
                 f"{time.monotonic() - began:.0f} s",
             ]
         )
