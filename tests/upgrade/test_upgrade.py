@@ -53,6 +53,8 @@ def git(*args: str) -> str:
 @pytest.fixture(scope="module")
 def previous(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str]]:
     """The previous release's checkout (a git worktree of the tag) and the interpreter to run it on."""
+    if subprocess.run(["git", "rev-parse", "--verify", "-q", f"{PREVIOUS}^{{commit}}"], cwd=ROOT, check=False).returncode:
+        pytest.fail(f"the previous release's tag {PREVIOUS} is not in this clone: `git fetch --tags`")
     tree = tmp_path_factory.mktemp("upgrade") / PREVIOUS
     git("worktree", "add", "--detach", str(tree), PREVIOUS)
     try:
