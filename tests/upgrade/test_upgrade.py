@@ -19,7 +19,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -53,7 +53,8 @@ def git(*args: str) -> str:
 @pytest.fixture(scope="module")
 def previous(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str]]:
     """The previous release's checkout (a git worktree of the tag) and the interpreter to run it on."""
-    if subprocess.run(["git", "rev-parse", "--verify", "-q", f"{PREVIOUS}^{{commit}}"], cwd=ROOT, check=False).returncode:
+    tag = subprocess.run(["git", "rev-parse", "--verify", "-q", f"{PREVIOUS}^{{commit}}"], cwd=ROOT, check=False)
+    if tag.returncode:
         pytest.fail(f"the previous release's tag {PREVIOUS} is not in this clone: `git fetch --tags`")
     tree = tmp_path_factory.mktemp("upgrade") / PREVIOUS
     git("worktree", "add", "--detach", str(tree), PREVIOUS)
@@ -153,7 +154,7 @@ def listed(address: str, in_progress: bool) -> set[str]:
                 return found
 
 
-def play_until(games: list[tuple[Gateway, Game]], rand: random.Random, done: Any) -> int:
+def play_until(games: Sequence[tuple[Gateway, Game]], rand: random.Random, done: Any) -> int:
     """Step every unfinished game in turn until `done()`; returns the rounds played."""
     rounds = 0
     while not done():
