@@ -4,8 +4,9 @@ the worker busy; one game is played to its end and replay-validated, and one tab
 (the worker, both rules services, both gateways) is replaced, one at a time, by this checkout's, against the same
 Redis, while the games and the load go on. Every game must go on to its end with a valid replay, every move
 acknowledged to a client must be in its game's log at the version it was acknowledged with, the tables of the old
-release must be listed (under way, and open) and playable, and the finished old game must replay to its verdict
-under this release's rules.
+release must be listed (under way, and open) and playable, a spectator's stream cut by its gateway's replacement
+must resume with exactly the game's public events, and the finished old game must replay to its verdict under this
+release's rules.
 
 The launcher is this checkout's (deploy/launcher.py): `Stack(root=...)` runs the other checkout's code, on this
 project's virtualenv when both releases lock the same packages (else the previous release's own, built by its
@@ -23,6 +24,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+import grpc
 import psutil
 import pytest
 import redis
@@ -34,7 +36,7 @@ from engine_core.replay import LoggedStep, replay
 from gateway.client import Client
 from services.tables import keys as k
 from services.tables.layout import LAYOUT
-from tests.deploy.test_containers import Game, Gateway, retried
+from tests.deploy.test_containers import RETRYABLE, Game, Gateway, retried
 
 pytestmark = [pytest.mark.upgrade, pytest.mark.timeout(1200)]
 
@@ -126,6 +128,41 @@ class Replacer:
             self.error = exc
 
 
+class Watcher:
+    """A spectator's Watch stream of one table through one gateway's address, resumed after its last seq whenever the
+    stream ends early (its gateway replaced): the public events it was sent, and how often it resumed."""
+
+    def __init__(self, address: str, table_id: str) -> None:
+        self.address = address
+        self.table_id = table_id
+        self.events: list[tuple[int, str]] = []
+        self.resumes = 0
+        self.finished = False
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self.run, name="watcher", daemon=True)
+
+    def run(self) -> None:
+        last = 0
+        deadline = time.monotonic() + 900
+        try:
+            while not self.finished:
+                try:
+                    with Client(self.address) as client:
+                        for update in client.watch(self.table_id, after_seq=last):
+                            self.events += [(e.seq, e.text) for e in update.events]
+                            last = update.seq
+                            if update.view.outcome.finished:
+                                self.finished = True
+                                return
+                except grpc.RpcError as exc:
+                    if exc.code() not in RETRYABLE or time.monotonic() > deadline:
+                        raise
+                self.resumes += 1
+                time.sleep(0.3)
+        except BaseException as exc:
+            self.error = exc
+
+
 class Timed(Gateway):
     """A client of one gateway that keeps its slowest call (a retried call counts from its first try to its answer):
     how long a player waited at most while processes were replaced."""
@@ -189,6 +226,9 @@ def test_an_upgrade_in_place_keeps_every_game(previous: tuple[Path, str], tmp_pa
         parked = [(gateways[i % 2], gateways[i % 2].start(info, rand)) for i, info in enumerate(infos)]
         for _, game in parked:
             game.title += " (paused through the upgrade)"
+        watched = parked[0][1]
+        watcher = Watcher(stack.gateway_addresses[0], watched.table_id)  # its gateway is replaced mid-stream
+        watcher.thread.start()
 
         # one old game to its end (replay-validated by the old worker), one old table left open
         ended = gateways[1].start(next(i for i in infos if i.name == "cardbench"), rand)
@@ -247,6 +287,11 @@ def test_an_upgrade_in_place_keeps_every_game(previous: tuple[Path, str], tmp_pa
         load.stop.set()
         load.thread.join(60)
         assert load.error is None, load.error
+        watcher.thread.join(60)
+        assert watcher.error is None and watcher.finished, watcher.error
+        assert watcher.resumes >= 1  # cut when its 0.1.0 gateway was replaced, resumed on 0.2.0's
+        public = [(e.seq, e.text) for e in gateways[0].call("log", watched.table_id).events]
+        assert watcher.events == public, "the resumed stream lost or repeated events"
         after = sum(len(g.acked) for _, g in games) - before - during
         old = len(under_way_at_upgrade)
 
@@ -270,6 +315,7 @@ def test_an_upgrade_in_place_keeps_every_game(previous: tuple[Path, str], tmp_pa
                 f"{len(paused)} of them paused through it), {len(load.tables)} bot-only tables as load",
                 f"acknowledged human moves: {before} before the first replacement, {during} during, {after} after",
                 f"the slowest call while processes were replaced (retries included): {slowest:.1f} s",
+                f"a spectator of {watched.title}: {len(watcher.events)} events, resumed {watcher.resumes} time(s)",
                 f"{time.monotonic() - began:.0f} s",
             ]
         )
