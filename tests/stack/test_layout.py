@@ -45,12 +45,22 @@ def process(redis_url: str, *args: str) -> subprocess.Popen[str]:
     )
 
 
+def finished(running: subprocess.Popen[str], timeout: float = 60) -> str:
+    """The process's output once it has exited by itself (killed, and the test failed, when it has not)."""
+    try:
+        return running.communicate(timeout=timeout)[0]
+    except subprocess.TimeoutExpired:
+        running.kill()
+        out = running.communicate()[0]
+        raise AssertionError(f"still running after {timeout} s:\n{out[-2000:]}") from None
+
+
 def test_a_gateway_refuses_a_newer_layout_and_records_its_own_in_a_store_without_one(
     data: redis.Redis, redis_url: str
 ) -> None:
     data.set(k.layout(), LAYOUT + 1)
     refused = process(redis_url, "-m", "gateway", "--address", f"127.0.0.1:{free_port()}")
-    out, _ = refused.communicate(timeout=60)
+    out = finished(refused)
     assert refused.returncode == 78, out
     assert f"layout {LAYOUT + 1}, newer than layout {LAYOUT} that this release reads" in out
     assert data.get(k.layout()) == str(LAYOUT + 1).encode()  # nothing changed
@@ -73,7 +83,7 @@ def test_a_worker_refuses_a_newer_layout(data: redis.Redis, redis_url: str) -> N
         *("-m", "celery", "-A", "services.workers.app", "worker", "--pool", "threads", "--concurrency", "1"),
         *("--loglevel", "warning", "--without-gossip", "--without-mingle", "--without-heartbeat"),
     )
-    out, _ = worker.communicate(timeout=90)
+    out = finished(worker, 90)
     assert worker.returncode == 78, out
     assert f"layout {LAYOUT + 1}, newer than layout {LAYOUT}" in out
 
@@ -113,14 +123,14 @@ def test_migration_steps_run_in_order_once_and_a_newer_layout_is_left_alone(data
 
 def test_the_migrate_command_says_where_the_data_is(data: redis.Redis, redis_url: str) -> None:
     checked = process(redis_url, "-m", "deploy.migrate", "--check")
-    out, _ = checked.communicate(timeout=60)
+    out = finished(checked)
     assert (checked.returncode, out.splitlines()[0]) == (0, f"stored layout 1; this release reads layout {LAYOUT}")
     assert data.get(k.layout()) is None  # --check changes nothing
     run = process(redis_url, "-m", "deploy.migrate")
-    out, _ = run.communicate(timeout=60)
+    out = finished(run)
     assert run.returncode == 0 and f"0 migration step(s) run; the data is in layout {LAYOUT}" in out, out
     assert data.get(k.layout()) == str(LAYOUT).encode()
     data.set(k.layout(), LAYOUT + 1)
     refused = process(redis_url, "-m", "deploy.migrate")
-    out, _ = refused.communicate(timeout=60)
+    out = finished(refused)
     assert refused.returncode == 1 and f"layout {LAYOUT + 1}, newer than layout {LAYOUT}" in out, out
