@@ -89,6 +89,9 @@ def start_dispatcher(sender: Any, **_: Any) -> None:
     except LayoutError as exc:
         log.critical("worker not starting", extra={"fields": {"reason": str(exc), "status": EX_CONFIG}})
         os._exit(EX_CONFIG)
+    except Exception as exc:  # Redis never came (Celery would only log a receiver's error and run on, unable to work)
+        log.critical("worker not starting", extra={"fields": {"reason": repr(exc), "status": UNHEALTHY}})
+        os._exit(UNHEALTHY)
     dispatcher = Dispatcher(tables, send, SETTINGS.worker_stuck_after)
 
     async def begin() -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -74,6 +75,23 @@ def test_a_gateway_refuses_a_newer_layout_and_records_its_own_in_a_store_without
     finally:
         serving.terminate()
         serving.communicate(timeout=30)
+
+
+def test_a_gateway_started_before_its_redis_waits_for_it() -> None:
+    stack = Stack()
+    port = free_port()
+    address = f"127.0.0.1:{free_port()}"
+    gateway = process(f"redis://127.0.0.1:{port}/0", "-m", "gateway", "--address", address)
+    try:
+        time.sleep(5)  # longer than the Redis client's own retries of one command (about 2 s)
+        assert gateway.poll() is None
+        stack.start_redis(port)
+        wait_for_grpc(address, timeout=30)
+        assert redis.Redis.from_url(stack.redis_url).get(k.layout()) == str(LAYOUT).encode()
+    finally:
+        gateway.terminate()
+        gateway.communicate(timeout=30)
+        stack.stop()
 
 
 def test_a_worker_refuses_a_newer_layout(data: redis.Redis, redis_url: str) -> None:
