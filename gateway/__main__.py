@@ -10,6 +10,8 @@ import asyncio
 import signal
 import sys
 
+from redis.exceptions import RedisError
+
 from gateway.limits import Limits
 from gateway.server import serve
 from services import observability
@@ -26,6 +28,9 @@ async def run(address: str, settings: Settings) -> None:
     except LayoutError as exc:
         print(f"gateway: not starting: {exc}", file=sys.stderr, flush=True)
         raise SystemExit(EX_CONFIG) from None
+    except RedisError as exc:
+        print(f"gateway: not starting: Redis did not answer: {exc}", file=sys.stderr, flush=True)
+        raise SystemExit(1) from None
     gateway = await serve(tables, address, Limits.from_settings(settings), settings.operator_key)
     print(f"gateway on port {gateway.port}", flush=True)
     stopping = gateway.stopping  # also set by the operator's DrainGateway
