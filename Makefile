@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 PROTOS := $(shell find proto/manaforge -name '*.proto')
 GEN_STAMP := proto/manaforge/.generated
 
-.PHONY: install proto engines run demo test lint typecheck unit stack bench envbench arena arena-openspiel decisions predictability golden clean check-proto soak scale web chromium screenshots redis promtool podman image deploy-test sdk
+.PHONY: install proto engines run demo test lint typecheck unit stack bench envbench arena arena-openspiel decisions predictability golden clean check-proto soak scale web chromium screenshots redis promtool podman image deploy-test upgrade-test sdk
 
 install: $(STAMP)
 
@@ -96,6 +96,11 @@ image: install web podman
 # the containers, one container of each kind killed mid-game (tests/deploy/test_containers.py).
 deploy-test: image proto engines
 	$(BIN)/pytest -q -s -p no:cacheprovider tests/deploy --deploy
+
+# The upgrade test: the previous release (git tag v0.1.0, in a git worktree of its own) replaced by this checkout one
+# process at a time while games are under way (tests/upgrade/test_upgrade.py; docs/operations.md, Upgrading).
+upgrade-test: proto engines redis
+	$(BIN)/pytest -q -s -p no:cacheprovider tests/upgrade --upgrade
 
 # docs/screenshots: a board of every game in the browser client (a stack of its own, headless Chromium).
 screenshots: proto web chromium redis

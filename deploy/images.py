@@ -8,7 +8,7 @@ those cannot be pulled (a machine that reaches Debian's package archive but no c
 made here from Debian bookworm's own packages: `mmdebstrap` writes a root filesystem with Debian's Python 3.11 and
 `podman import` makes it an image. The Redis image is made the same way from Debian's `redis-server` (Redis 7.0)
 where the official `redis` image cannot be pulled. Every image is tagged under `localhost/` (IMAGES), so the
-manifests' `manaforge:0.1.0` resolves to the one built here.
+manifests' `manaforge:0.2.0` resolves to the one built here.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCKERFILE = ROOT / "deploy" / "Dockerfile"
-MANAFORGE = "localhost/manaforge:0.1.0"
+MANAFORGE = "localhost/manaforge:0.2.0"
 # A build behind a TLS-inspecting proxy trusts the proxy through the host's bundle, mounted over the image's own for
 # the build's RUN steps only (it is not copied into a layer).
 HOST_CA_BUNDLE = Path("/etc/ssl/certs/ca-certificates.crt")

@@ -259,6 +259,8 @@ class Stack:
     cluster_nodes: list[str] = field(default_factory=list)  # "host:port" of every cluster node ("redis-node-<i>")
     broker: bool = False  # Celery's broker on an embedded Redis of its own ("broker"), apart from the game data
     broker_url: str = ""
+    root: Path = ROOT  # the code every process runs: this checkout, or another release's (tests/upgrade)
+    python: str = sys.executable  # the interpreter (the venv) the processes run on
     _tmp: str = ""
     _lock: Any = None  # the open lock file of `redis_dir` while this stack runs
     _tmp_replica: str = ""
@@ -290,6 +292,8 @@ class Stack:
             MANAFORGE_BOT_DELAY=str(self.bot_delay),
             PYTHONUNBUFFERED="1",
         )
+        if self.root != ROOT:  # another checkout's code (and its generated protos) ahead of this one's install
+            env["PYTHONPATH"] = os.pathsep.join(str(self.root / part) for part in ("", "proto", "sdk/src"))
         env.update(self.settings)
         return env
 
@@ -309,7 +313,7 @@ class Stack:
         tied = threading.current_thread() is threading.main_thread()
         self.processes[name] = subprocess.Popen(
             tied_to_launcher(args) if tied else args,
-            cwd=ROOT,
+            cwd=self.root,
             env=env,
             stdout=out,
             stderr=out,
@@ -346,13 +350,13 @@ class Stack:
         if self.rules_on_move_path:
             self.settings["MANAFORGE_RULES_ADDRESSES"] = ",".join(self.rules_addresses)
         for name, address in zip(self.rules_names(), self.rules_addresses, strict=True):
-            self._spawn(name, [sys.executable, "-m", "services.rules.server", "--address", address])
+            self._spawn(name, [self.python, "-m", "services.rules.server", "--address", address])
         if self.web_port is not None:  # the edge on loopback forwards each browser's address to the limits
             self.settings.setdefault("MANAFORGE_LIMIT_TRUSTED_EDGES", "127.0.0.1")
         for i in range(self.gateways):
             address = f"127.0.0.1:{(i == 0 and self.gateway_port) or free_port()}"
             self.gateway_addresses.append(address)
-            self._spawn(f"gateway-{i}", [sys.executable, "-m", "gateway", "--address", address])
+            self._spawn(f"gateway-{i}", [self.python, "-m", "gateway", "--address", address])
         self.start_worker()
         if self.web_port is not None:
             self.web_address = f"127.0.0.1:{self.web_port or free_port()}"
@@ -365,7 +369,7 @@ class Stack:
     def start_web(self) -> None:
         """The web edge: the browser client, and its gRPC-Web calls carried to the first gateway (and the rules
         service, for replays)."""
-        edge = [sys.executable, "-m", "gateway.web_edge", "--address", self.web_address]
+        edge = [self.python, "-m", "gateway.web_edge", "--address", self.web_address]
         self._spawn("web", [*edge, "--gateway", self.gateway_addresses[0], "--rules", self.rules_address])
 
     def start_redis(self, port: int = 0) -> None:
@@ -475,7 +479,7 @@ class Stack:
         self._spawn(
             "worker",
             [
-                sys.executable,
+                self.python,
                 "-m",
                 "celery",
                 "-A",
@@ -519,11 +523,11 @@ class Stack:
             wait_for_http(self.web_address)
         elif name in self.rules_names():
             address = self.rules_addresses[self.rules_names().index(name)]
-            self._spawn(name, [sys.executable, "-m", "services.rules.server", "--address", address])
+            self._spawn(name, [self.python, "-m", "services.rules.server", "--address", address])
             wait_for_grpc(address)
         elif name.startswith("gateway-"):
             address = self.gateway_addresses[int(name.split("-")[1])]
-            self._spawn(name, [sys.executable, "-m", "gateway", "--address", address])
+            self._spawn(name, [self.python, "-m", "gateway", "--address", address])
             wait_for_grpc(address)
 
     def rules_names(self) -> list[str]:

@@ -8,16 +8,30 @@ from __future__ import annotations
 import argparse
 import asyncio
 import signal
+import sys
+
+from redis.exceptions import RedisError
 
 from gateway.limits import Limits
 from gateway.server import serve
 from services import observability
-from services.bootstrap import build_tables
+from services.bootstrap import checked_tables
 from services.settings import Settings, settings_at_start
+from services.tables.layout import LayoutError
+
+EX_CONFIG = 78  # the exit status of a gateway that refuses its store's layout (sysexits.h)
 
 
 async def run(address: str, settings: Settings) -> None:
-    gateway = await serve(build_tables(settings), address, Limits.from_settings(settings), settings.operator_key)
+    try:
+        tables = await checked_tables(settings)
+    except LayoutError as exc:
+        print(f"gateway: not starting: {exc}", file=sys.stderr, flush=True)
+        raise SystemExit(EX_CONFIG) from None
+    except RedisError as exc:
+        print(f"gateway: not starting: Redis did not answer: {exc}", file=sys.stderr, flush=True)
+        raise SystemExit(1) from None
+    gateway = await serve(tables, address, Limits.from_settings(settings), settings.operator_key)
     print(f"gateway on port {gateway.port}", flush=True)
     stopping = gateway.stopping  # also set by the operator's DrainGateway
     loop = asyncio.get_running_loop()

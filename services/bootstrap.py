@@ -10,16 +10,20 @@ starts those processes; no product package imports deploy.
 
 from __future__ import annotations
 
+import asyncio
+import logging
+import time
 from typing import Any
 
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import ClusterNode, RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
-from redis.exceptions import ConnectionError, TimeoutError
+from redis.exceptions import ConnectionError, RedisError, TimeoutError
 
 from services.cardsets import load_card_sets
 from services.settings import Settings
+from services.tables.layout import check_layout
 from services.tables.multiplex import ClusterMultiplexed, Multiplexed
 from services.tables.rules import RemoteRules
 from services.tables.service import Retention, Tables
@@ -28,6 +32,9 @@ from services.tables.store import MAX_BLOCK, RedisStore
 RETRIES = 6  # a command that meets a dropped connection is tried again for about 2 s (commits are idempotent)
 REDIS_CONNECTIONS = 256  # per process; a caller waits for a free connection beyond that
 BLOCKING_CONNECTIONS = 64  # for calls that wait in Redis (a WaitForMatch, a dispatcher's wake-up)
+REDIS_WAIT = 60.0  # seconds a process starting before its Redis waits for it (to check the stored layout)
+
+log = logging.getLogger(__name__)
 
 
 class Connection(aioredis.Connection):
@@ -113,3 +120,24 @@ def build_tables(settings: Settings) -> Tables:
         challenge_ttl=settings.challenge_ttl,
         retention=Retention(settings.archive_after, settings.archive_ttl, settings.open_table_seconds),
     )
+
+
+async def checked_tables(settings: Settings, wait: float = REDIS_WAIT) -> Tables:
+    """build_tables, once the stored data is found in the layout this release reads (services/tables/layout.py):
+    else LayoutError, naming the stored layout and this release's, and nothing is served. Redis not answering yet (a
+    process started before it) is waited for up to `wait` seconds, then its error is raised."""
+    tables = build_tables(settings)
+    deadline = time.monotonic() + wait
+    try:
+        while True:
+            try:
+                await check_layout(tables.store.redis)
+                return tables
+            except RedisError as exc:
+                if time.monotonic() > deadline:
+                    raise
+                log.warning("waiting for Redis to check the stored layout", extra={"fields": {"error": str(exc)}})
+                await asyncio.sleep(1.0)
+    except BaseException:
+        await tables.store.close()
+        raise

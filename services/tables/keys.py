@@ -34,6 +34,11 @@ def shard_tag(shard: int) -> str:
     return f"s{shard}.{n}"
 
 
+def layout() -> str:
+    """The layout version the stored data is in (layout.py): one key for the whole store."""
+    return "mf:layout"
+
+
 def shard_of(table_id: str) -> int:
     return zlib.crc32(table_id.encode()) % SHARDS
 

@@ -21,9 +21,10 @@ from celery.bootsteps import RUN
 from celery.signals import setup_logging, worker_ready, worker_shutting_down
 
 from services import observability
-from services.bootstrap import build_tables
+from services.bootstrap import checked_tables
 from services.settings import settings_at_start
 from services.tables.followups import FollowUp
+from services.tables.layout import LayoutError
 from services.tables.portal import Portal
 from services.tables.service import Tables
 from services.workers.dispatcher import Dispatcher
@@ -34,6 +35,7 @@ log = logging.getLogger(__name__)
 WATCH_EVERY = 1.0  # seconds between two looks at the worker's health
 STOP_GRACE = 25.0  # seconds a worker asked to stop may take to finish its tasks (Kubernetes waits 30)
 UNHEALTHY = 70  # the exit status of an unhealthy worker (EX_SOFTWARE)
+EX_CONFIG = 78  # the exit status of a worker that refuses its store's layout (services/tables/layout.py)
 
 SETTINGS = settings_at_start()  # read once, when the worker imports its app
 app = make_celery(SETTINGS.redis())
@@ -50,7 +52,7 @@ def service() -> tuple[Portal, Tables]:
             portal = Portal()
 
             async def build() -> Tables:
-                return build_tables(SETTINGS)
+                return await checked_tables(SETTINGS)
 
             _service = portal, portal.run(build())
         return _service
@@ -82,7 +84,14 @@ def start_dispatcher(sender: Any, **_: Any) -> None:
     """The worker is up (`sender` is its Celery consumer): serve its metrics, run its dispatcher on the service's
     event loop, and watch the worker's health from a thread of its own."""
     observability.serve_metrics(SETTINGS)
-    portal, tables = service()
+    try:
+        portal, tables = service()
+    except LayoutError as exc:
+        log.critical("worker not starting", extra={"fields": {"reason": str(exc), "status": EX_CONFIG}})
+        os._exit(EX_CONFIG)
+    except Exception as exc:  # Redis never came (Celery would only log a receiver's error and run on, unable to work)
+        log.critical("worker not starting", extra={"fields": {"reason": repr(exc), "status": UNHEALTHY}})
+        os._exit(UNHEALTHY)
     dispatcher = Dispatcher(tables, send, SETTINGS.worker_stuck_after)
 
     async def begin() -> None:
