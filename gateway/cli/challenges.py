@@ -14,6 +14,8 @@ from collections.abc import Callable, Iterator
 import grpc
 from manaforge.v1 import gateway_pb2 as gw
 
+from engine_core import find_game
+from engine_core.errors import UnknownGameError
 from gateway.cli.console import Console, EndOfInput, Line, Said
 from gateway.cli.reconnect import BACKOFF, is_away
 from gateway.client import Client
@@ -48,7 +50,9 @@ LOBBY_HELP = """In the lobby, type:
 def config_words(challenge: gw.Challenge) -> str:
     """ "cardbench, 2 seats, turn_limit=15, 60 s a decision" """
     words = [challenge.config.game, f"{challenge.config.seats} seats"]
-    words += [f"{name}={value}" for name, value in sorted(challenge.config.options.items())]
+    words += [
+        f"{name}={value}" for name, value in sorted(challenge.config.options.items()) if not is_default(challenge, name)
+    ]
     clock = challenge.time_control
     if clock.bank_seconds:
         words.append(f"a {clock.bank_seconds:g} s bank (+{clock.increment_seconds:g} s a move)")
@@ -58,6 +62,15 @@ def config_words(challenge: gw.Challenge) -> str:
     if bots:
         words.append(f"{bots} bot{'s' if bots > 1 else ''}")
     return ", ".join(words)
+
+
+def is_default(challenge: gw.Challenge, option: str) -> bool:
+    """The option has the game's default value (said of a challenge only when it differs)."""
+    try:
+        options = find_game(challenge.config.game).info.options
+    except UnknownGameError:
+        return False
+    return any(o.name == option and o.default == challenge.config.options[option] for o in options)
 
 
 def challenger_words(challenge: gw.Challenge) -> str:
