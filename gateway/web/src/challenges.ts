@@ -260,7 +260,7 @@ export class Challenges {
     const known = [...people.filter((e) => !e.playerId.startsWith("bot:") && e.name !== me), ...bots.filter((e) => !e.playerId.startsWith("bot:"))];
     const botIds = new Set(bots.map((e) => e.playerId));
     return html`<form class="stack" aria-label="Challenge a player" @submit=${submit}>
-      <h3>Or challenge a player</h3>
+      <h3>Or challenge a player to ${info.title}</h3>
       <label>Player's name <input name="player" required maxlength="24" list="known-players" autocomplete="off" /></label>
       <datalist id="known-players">${known.map((e) => html`<option value=${e.name}>${botIds.has(e.playerId) ? "bot account" : "player"}</option>`)}</datalist>
       <label>Seats <input name="seats" type="number" min=${Math.max(info.minSeats, 2)} max=${info.maxSeats} .value=${String(Math.max(info.minSeats, 2))} required /></label>
