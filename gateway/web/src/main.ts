@@ -1,5 +1,5 @@
 // The Manaforge browser client: the lobby (#/), a table to play or watch (#/table/ID) and a finished game's replay
-// (#/replay/ID). Every call is the Gateway's own API, over gRPC-Web.
+// (#/replay/ID); the operator's console (#/console). Every call is the platform's own API (Gateway, Admin), over gRPC-Web.
 import { html, nothing, render, type TemplateResult } from "lit-html";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { anyUnpack, type Any } from "@bufbuild/protobuf/wkt";
@@ -21,6 +21,7 @@ import {
 } from "./api";
 import { facesOf, human } from "./board";
 import { Challenges } from "./challenges";
+import { ConsolePage } from "./console";
 import { Cards, factsText } from "./cards";
 import { drawTable, presentation, resultText } from "./games";
 import { HowToPlayPage, howToPlayLink } from "./howto";
@@ -85,6 +86,7 @@ function route(): void {
     kind === "table" && id ? new TablePage(decoded(id))
     : kind === "replay" && id ? new ReplayPage(decoded(id))
     : kind === "rules" && id ? new HowToPlayPage(decoded(id), show)
+    : kind === "console" ? new ConsolePage(show)
     : new Lobby();
   show();
   if (first) return; // a page just loaded starts at its top, with the focus where the browser puts it
