@@ -138,7 +138,7 @@ export class ConsolePage {
     if (!operator() || !this.overview) {
       return html`<h1>Operator console</h1>${error}
         <section class="panel" aria-labelledby="sign-in">
-          <h2 id="sign-in">Operator key</h2>
+          <h2 id="sign-in">Sign in as the operator</h2>
           <p class="about">The console calls the gateway's Admin service; every action is written to its audit log.</p>
           <form class="stack" aria-label="Open the console" @submit=${submit((f) => this.signIn(f))}>
             <label>Operator key <input name="key" type="password" required autocomplete="current-password" /></label>
@@ -164,9 +164,9 @@ export class ConsolePage {
     const errors = Object.entries(o.errors).sort();
     return html`<section class="panel" aria-labelledby="health">
       <h2 id="health">At a glance</h2>
-      <dl class="facts">
+      <dl class="overview">
         <dt>Players online</dt><dd>${o.streamsOnline} streams open</dd>
-        <dt>Outbox</dt><dd>${o.outboxItems} items waiting${o.outboxLagSeconds > 0 ? html`, <strong>most overdue ${ago(o.outboxLagSeconds)}</strong>` : ", none overdue"}</dd>
+        <dt>Outbox</dt><dd>${o.outboxItems} item${o.outboxItems === 1n ? "" : "s"} waiting${o.outboxLagSeconds > 0 ? html`, <strong>most overdue ${ago(o.outboxLagSeconds)}</strong>` : ", none overdue"}</dd>
         <dt>Workers alive</dt><dd>${o.workers.length ? o.workers.length : html`<strong class="warning">none seen in the last 30 s</strong>`}</dd>
         <dt>Queues</dt><dd>${o.queues.length ? o.queues.map((q) => html`${q.queue}: ${q.waiting} waiting, oldest ${ago(q.oldestWaitSeconds)}<br />`) : "nobody waiting"}</dd>
         <dt>Errors (this gateway)</dt><dd>${errors.length ? errors.map(([name, count]) => html`${name}: ${count}<br />`) : "none"}</dd>
