@@ -58,7 +58,8 @@ def test_one_player_challenges_another_who_accepts_and_both_play_at_the_table(tw
     ann, bob = two
     ann_name, bob_name = register(ann, "ann"), register(bob, "bob")
     challenge(ann, bob_name)
-    expect(ann.get_by_role("list", name="Your challenges")).to_contain_text(f"You challenged {bob_name}: cardbench, 2 seats")
+    waiting = ann.get_by_role("list", name="Your challenges")
+    expect(waiting).to_contain_text(f"You challenged {bob_name}: cardbench, 2 seats")
     incoming = bob.get_by_role("list", name="Challenges to you")
     expect(incoming).to_contain_text(f"{ann_name} challenges you: cardbench, 2 seats")
     shoot(bob, "challenge-received-phone")
@@ -70,15 +71,13 @@ def test_one_player_challenges_another_who_accepts_and_both_play_at_the_table(tw
     expect(bob.locator("p[data-seat]")).to_have_attribute("data-seat", "1")
     expect(ann.locator("p[data-seat]")).to_have_attribute("data-seat", "0")
     expect(ann.get_by_role("status").filter(has_text="accepted your challenge")).to_be_visible()
-    mover = next(page for page in (ann, bob) if offered(page)) if any(offered(p) for p in (ann, bob)) else None
-    if mover is None:
-        ann.wait_for_selector(".actions .choices button:enabled", timeout=20_000)
-        mover = ann
-    other = bob if mover is ann else ann
-    before = version(other)
-    make_decision(mover)
-    other.wait_for_function("v => document.querySelector('.board')?.dataset.version !== v", arg=before)
-    assert version(other) == version(mover) != before
+    ann.wait_for_selector(".actions .choices button:enabled")  # seat 0 (the challenger) moves first
+    assert not offered(bob)
+    before = version(bob)
+    make_decision(ann)
+    bob.wait_for_function("v => document.querySelector('.board')?.dataset.version !== v", arg=before)
+    assert version(bob) == version(ann) != before
+    expect(bob.locator(".actions .choices button:enabled").first).to_be_visible()  # and now it is bob's turn
     shoot(ann, "challenge-table-phone")
 
 

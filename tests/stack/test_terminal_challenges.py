@@ -54,7 +54,7 @@ def test_a_person_challenges_a_bot_account_from_the_terminal_and_plays_it_to_the
     person.expect(rf"challenge \w+ sent to {name}: cardbench, 2 seats, 60 s a decision\. Waiting for {name}'s answer")
     person.expect(rf"{name} accepted: table (\w+), you are seat 0")
     table_id = person.group(1)
-    result, verdict = Player(person, random.Random(7), ann).play()
+    _, verdict = Player(person, random.Random(7), ann).play()
     assert verdict.startswith("valid"), verdict
     assert f"{name} (bot account)" in person.seen.getvalue()  # the table says who the bot account is
     assert person.finish() == 0
