@@ -14,7 +14,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from deploy.launcher import Stack
 from tests.browser.conftest import PHONE
-from tests.browser.pages import make_decision, offered, version
+from tests.browser.pages import accessibility_faults, make_decision, offered, version
 
 SHOTS = Path(os.environ.get("MANAFORGE_SHOTS", "/tmp/manaforge-shots"))
 
@@ -63,6 +63,7 @@ def test_one_player_challenges_another_who_accepts_and_both_play_at_the_table(tw
     incoming = bob.get_by_role("list", name="Challenges to you")
     expect(incoming).to_contain_text(f"{ann_name} challenges you: cardbench, 2 seats")
     shoot(bob, "challenge-received-phone")
+    assert accessibility_faults(bob) == []
     incoming.get_by_role("button", name="Accept").click()
     for page in (ann, bob):
         page.wait_for_url("**/#/table/*")
@@ -93,6 +94,7 @@ def test_a_declined_challenge_tells_the_challenger_why(two: tuple[Page, Page]) -
     form.get_by_label("Reason").select_option(label="Not now")
     form.get_by_label("Your words").fill("after dinner?")
     shoot(bob, "challenge-decline-phone")
+    assert accessibility_faults(bob) == []
     form.get_by_role("button", name="Decline", exact=True).click()
     expect(bob.get_by_role("status").filter(has_text="You declined")).to_be_visible()
     expect(ann.get_by_role("status").filter(has_text="declined your challenge")).to_have_text(

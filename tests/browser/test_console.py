@@ -15,7 +15,7 @@ from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from deploy.launcher import Stack, free_port, wait_for_http
 from tests.browser.conftest import OPERATOR_KEY, PHONE
-from tests.browser.pages import create_table
+from tests.browser.pages import accessibility_faults, create_table
 from tests.browser.test_challenges import shoot
 from tests.browser.test_web_edge import frame
 
@@ -56,6 +56,7 @@ def test_the_console_ends_a_live_table_and_the_players_page_shows_the_ending(
     row.get_by_role("button", name=f"End table {table_id}").click()
     expect(row.get_by_role("group", name=f"End table {table_id}?")).to_contain_text("aborted by the operator")
     shoot(ops, "console-confirm-phone")
+    assert accessibility_faults(ops) == []
     row.get_by_role("button", name="End the table").click()
     expect(ops.get_by_role("status").filter(has_text="Done:")).to_contain_text(f"table {table_id} aborted at version")
     expect(player.locator(".result")).to_contain_text(

@@ -13,6 +13,7 @@ from pathlib import Path
 import manaforge_sdk as mf
 import pytest
 from manaforge.v1 import gateway_pb2 as gw
+from manaforge.v1.common_pb2 import GameConfig
 
 from deploy.launcher import Stack
 from tests.stack.test_terminal_games import Player, Terminal, spawn
@@ -126,3 +127,24 @@ def test_a_person_in_the_lobby_accepts_a_challenge_and_both_play_it(stack: Stack
     other.join(120)
     assert len(outcomes) == 2 and all(verdict.startswith("valid") for _, verdict in outcomes), outcomes
     assert challenger.finish() == 0 and lobby.finish() == 0
+
+
+def test_a_challenge_that_comes_while_a_person_sits_at_a_table_is_announced_there(stack: Stack, tmp_path: Path) -> None:
+    ann = register(stack, tmp_path, "ann")
+    person = spawn(stack, tmp_path, "play", "cardbench", "--clock", "120")
+    person.expect(r"your move(?: \(b: back\))?> ")
+    challenger = mf.connect(stack.gateway_addresses[0])
+    made = challenger.stub.RegisterPlayer(gw.RegisterPlayerRequest(name=f"zed{uuid.uuid4().hex[:6]}"))
+    challenger._use(mf.Credentials(made.player_id, made.secret_key, made.name))
+    sent = challenger.stub.CreateChallenge(
+        gw.CreateChallengeRequest(player_name=ann, config=GameConfig(game="cardbench", seats=2))
+    )
+    person.expect(
+        rf"\*\* {made.name} challenges you: cardbench, 2 seats, 120 s a decision \(expires in \d+ s\): after this"
+        rf" game, `manaforge accept {sent.challenge_id}` \(or decline\)"
+    )
+    person.expect(r"your move(?: \(b: back\))?> ")  # the question is asked again below the announcement
+    person.sendline("q")
+    person.expect("you left table")
+    assert person.finish() == 0
+    challenger.close()
