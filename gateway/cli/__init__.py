@@ -21,7 +21,7 @@
                                            challenge a registered player (or a bot account), wait for the answer
   manaforge challenges                     the challenges waiting for your answer, and for others'
   manaforge accept ID                      accept a challenge and play it
-  manaforge decline ID [--reason WHY] [TEXT]   decline one (WHY: later, game, clock, no_bots), with your words
+  manaforge decline ID [WHY] [TEXT]        decline one (WHY: later, game, clock, no_bots), with your words
   manaforge lobby                          wait for challenges: each announced as it comes, answered there
 
 --gateway, --name and --guest may come before or after the command. The gateway is MANAFORGE_GATEWAY (HOST:PORT)
@@ -194,8 +194,13 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("challenge", metavar="ID", help="the challenge's id, as `manaforge challenges` lists it")
     p = command("decline", cmd_decline, "decline a challenge made to you; the challenger is told why")
     p.add_argument("challenge", metavar="ID", help="the challenge's id")
-    p.add_argument("--reason", default="generic", choices=sorted(REASONS), help="why (default: none given)")
-    p.add_argument("text", nargs="*", metavar="TEXT", help="your words to the challenger (up to 200 characters)")
+    p.add_argument(
+        "text",
+        nargs="*",
+        metavar="[WHY] TEXT",
+        help=f"why, first: {', '.join(r for r in REASONS if r != 'generic')} (else none given); then your words to"
+        " the challenger (up to 200 characters), e.g. `later not tonight`",
+    )
     command("lobby", cmd_lobby, "wait for challenges: each is announced as it comes and answered there")
     p = command("watch", cmd_watch, "follow a game as a spectator (the public view only)")
     p.add_argument("table", help="the table's id")

@@ -58,9 +58,11 @@ def config_words(challenge: gw.Challenge) -> str:
         words.append(f"a {clock.bank_seconds:g} s bank (+{clock.increment_seconds:g} s a move)")
     elif clock.decision_seconds:
         words.append(f"{clock.decision_seconds:g} s a decision")
-    bots = sum(seat.bot for seat in challenge.others)
-    if bots:
-        words.append(f"{bots} bot{'s' if bots > 1 else ''}")
+    levels = [seat.bot_level or "random" for seat in challenge.others if seat.bot]
+    if levels:
+        words.append(f"{len(levels)} bot{'s' if len(levels) > 1 else ''} ({', '.join(sorted(set(levels)))})")
+    if open_seats := len(challenge.others) - len(levels):
+        words.append(f"{open_seats} open seat{'s' if open_seats > 1 else ''}")
     return ", ".join(words)
 
 
@@ -243,7 +245,7 @@ def list_challenges(client: Client, out: Out) -> None:
     if not listed.received and not listed.sent:
         out("no challenges waiting: challenge a player with `manaforge challenge NAME GAME`")
     if listed.received:
-        out("Waiting for your answer (`manaforge accept ID`, `manaforge decline ID [--reason WHY] [TEXT]`):")
+        out("Waiting for your answer (`manaforge accept ID`, `manaforge decline ID [WHY] [TEXT]`):")
     for c in listed.received:
         out(f"  {c.challenge_id}  from {challenger_words(c)}: {config_words(c)}, expires in {expires_in(c)}")
     if listed.sent:

@@ -171,7 +171,7 @@ def cmd_accept(client: Client, args: argparse.Namespace) -> None:
 
 def cmd_decline(client: Client, args: argparse.Namespace) -> None:
     registered_only(args)
-    challenges.decline(client, args.challenge, args.reason, " ".join(args.text), print)
+    challenges.decline(client, args.challenge, *challenges.split_reason(args.text), print)
 
 
 def cmd_lobby(client: Client, args: argparse.Namespace) -> None:

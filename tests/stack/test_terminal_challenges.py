@@ -107,6 +107,14 @@ def test_a_person_in_the_lobby_declines_a_challenge_and_the_challenger_reads_why
     after.expect("no challenges waiting")
     assert after.finish() == 0
 
+    again = spawn(stack, homes[0], "challenge", bob, "manufactory", "--seats", "3", "--bot", "heuristic")
+    again.expect(rf"challenge (\w+) sent to {bob}: manufactory, 3 seats, 120 s a decision, 1 bot \(heuristic\)\.")
+    declined = spawn(stack, homes[1], "decline", again.group(1), "clock", "too", "slow", "for", "me")
+    declined.expect(f"you declined {ann}'s challenge")
+    assert declined.finish() == 0
+    again.expect(rf"{bob} declined your challenge \(manufactory, .*\): not this clock — \"too slow for me\"")
+    assert again.finish() == 0
+
 
 def test_a_person_in_the_lobby_accepts_a_challenge_and_both_play_it(stack: Stack, tmp_path: Path) -> None:
     homes = tmp_path / "ann", tmp_path / "bob"

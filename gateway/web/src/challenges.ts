@@ -48,8 +48,10 @@ export function configWords(c: Challenge, title: (game: string) => string, defau
   const clock = c.timeControl;
   if (clock?.bankSeconds) words.push(`a ${clock.bankSeconds} s bank`);
   else if (clock?.decisionSeconds) words.push(`${clock.decisionSeconds} s a decision`);
-  const bots = c.others.filter((s) => s.bot).length;
-  if (bots) words.push(`${bots} bot${bots > 1 ? "s" : ""}`);
+  const levels = c.others.filter((s) => s.bot).map((s) => s.botLevel || "random");
+  if (levels.length) words.push(`${levels.length} bot${levels.length > 1 ? "s" : ""} (${[...new Set(levels)].sort().join(", ")})`);
+  const open = c.others.length - levels.length;
+  if (open) words.push(`${open} open seat${open > 1 ? "s" : ""}`);
   return words.join(", ");
 }
 
