@@ -46,11 +46,15 @@ def register(page: Page, prefix: str) -> str:
     return name
 
 
-def challenge(page: Page, name: str, game: str = "cardbench") -> None:
+def challenge(page: Page, name: str, game: str = "cardbench", options: dict[str, str] | None = None) -> None:
     page.wait_for_selector(f"select[name=game] option[value={game}]", state="attached")
     page.select_option("select[name=game]", game)
     form = page.get_by_role("form", name="Challenge a player")
     form.get_by_label("Player's name").fill(name)
+    if options:
+        form.locator("summary").click()
+        for label, value in options.items():
+            form.get_by_label(label).select_option(value)
     form.get_by_role("button", name="Challenge").click()
 
 
@@ -87,8 +91,9 @@ def test_a_declined_challenge_tells_the_challenger_why(two: tuple[Page, Page]) -
     ann_name, bob_name = register(ann, "ann"), register(bob, "bob")
     challenge(ann, "nobody_here")
     expect(ann.get_by_role("alert")).to_contain_text("no registered player is called 'nobody_here'")
-    challenge(ann, bob_name)
+    challenge(ann, bob_name, "mana_burn", {"turn limit": "15"})
     incoming = bob.get_by_role("list", name="Challenges to you")
+    expect(incoming).to_contain_text(f"{ann_name} challenges you: MANA BURN, 2 seats, turn limit 15, 120 s a decision")
     incoming.get_by_role("button", name="Decline…").click()
     form = bob.get_by_role("form", name=f"Decline {ann_name}'s challenge")
     form.get_by_label("Reason").select_option(label="Not now")
@@ -98,7 +103,8 @@ def test_a_declined_challenge_tells_the_challenger_why(two: tuple[Page, Page]) -
     form.get_by_role("button", name="Decline", exact=True).click()
     expect(bob.get_by_role("status").filter(has_text="You declined")).to_be_visible()
     expect(ann.get_by_role("status").filter(has_text="declined your challenge")).to_have_text(
-        f"{bob_name} declined your challenge (cardbench, 2 seats, 120 s a decision): not now — “after dinner?”. OK"
+        f"{bob_name} declined your challenge (MANA BURN, 2 seats, turn limit 15, 120 s a decision): not now"
+        " — “after dinner?”. OK"
     )
     expect(ann.get_by_role("list", name="Your challenges")).to_have_count(0)
     shoot(ann, "challenge-declined-phone")

@@ -172,11 +172,11 @@ export class Challenges {
   }
 
   /** Challenge a player by name to `game`; the answer comes on the stream. */
-  async challenge(name: string, game: string, seats: number, clock: number, others: string): Promise<void> {
+  async challenge(name: string, game: string, seats: number, clock: number, others: string, options: Record<string, string>): Promise<void> {
     await this.act(async () => {
       const made = await gateway.createChallenge({
         playerName: name,
-        config: { game, seats, options: {} },
+        config: { game, seats, options },
         others: Array.from({ length: Math.max(0, seats - 2) }, () => (others === "open" ? { bot: false } : { bot: true, botLevel: others })),
         timeControl: clock ? { decisionSeconds: clock } : undefined,
       });
@@ -256,7 +256,12 @@ export class Challenges {
     const submit = (e: SubmitEvent) => {
       e.preventDefault();
       const data = new FormData(e.currentTarget as HTMLFormElement);
-      void this.challenge((data.get("player") as string).trim(), info.name, Number(data.get("seats")), Number(data.get("clock")), data.get("others") as string);
+      const options: Record<string, string> = {};
+      for (const option of info.options) {
+        const value = data.get(`option-${option.name}`);
+        if (typeof value === "string") options[option.name] = value;
+      }
+      void this.challenge((data.get("player") as string).trim(), info.name, Number(data.get("seats")), Number(data.get("clock")), data.get("others") as string, options);
     };
     const me = identity().name;
     const known = [...people.filter((e) => !e.playerId.startsWith("bot:") && e.name !== me), ...bots.filter((e) => !e.playerId.startsWith("bot:"))];
@@ -271,6 +276,15 @@ export class Challenges {
           ${info.botLevels.map((level, i) => html`<option value=${level} ?selected=${i === 0}>bots: ${level}</option>`)}
           <option value="open">open, for people to join</option>
         </select></label>` : nothing}
+      ${info.options.length
+        ? html`<details><summary>Options (${info.options.map((o) => human(o.name)).join(", ")})</summary>
+            ${info.options.map((o) => html`<label>${human(o.name)}
+              ${o.choices.length
+                ? html`<select name=${`option-${o.name}`}>${o.choices.map((c) => html`<option ?selected=${c === o.defaultValue}>${c}</option>`)}</select>`
+                : html`<input name=${`option-${o.name}`} .value=${o.defaultValue} />`}
+              <small>${o.description}</small></label>`)}
+          </details>`
+        : nothing}
       <label>Clock per decision
         <select name="clock"><option value="0">the platform's default</option><option value="30">30 s</option><option value="60">1 min</option><option value="300">5 min</option></select>
       </label>
