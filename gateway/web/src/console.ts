@@ -165,7 +165,7 @@ export class ConsolePage {
     return html`<section class="panel" aria-labelledby="health">
       <h2 id="health">At a glance</h2>
       <dl class="overview">
-        <dt>Players online</dt><dd>${o.streamsOnline} streams open</dd>
+        <dt>Players online</dt><dd>${o.streamsOnline} stream${o.streamsOnline === 1n ? "" : "s"} open (players and spectators)</dd>
         <dt>Outbox</dt><dd>${o.outboxItems} item${o.outboxItems === 1n ? "" : "s"} waiting${o.outboxLagSeconds > 0 ? html`, <strong>most overdue ${ago(o.outboxLagSeconds)}</strong>` : ", none overdue"}</dd>
         <dt>Workers alive</dt><dd>${o.workers.length ? o.workers.length : html`<strong class="warning">none seen in the last 30 s</strong>`}</dd>
         <dt>Queues</dt><dd>${o.queues.length ? o.queues.map((q) => html`${q.queue}: ${q.waiting} waiting, oldest ${ago(q.oldestWaitSeconds)}<br />`) : "nobody waiting"}</dd>
