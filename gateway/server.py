@@ -396,8 +396,17 @@ class GatewayServicer:
     async def CreateChallenge(self, request: gateway_pb2.CreateChallengeRequest, context: Any) -> gateway_pb2.Challenge:
         self._rate("challenges", context, self.limits.tables_per_minute)
         check_text("player_id", request.player_id, MAX_ID)
+        check_text("player_name", request.player_name, MAX_ID)
         player_id = await self._player(context, required=True)
         return await self.tables.create_challenge(player_id, request)
+
+    @aio_unary
+    async def ListChallenges(
+        self, request: gateway_pb2.ListChallengesRequest, context: Any
+    ) -> gateway_pb2.ListChallengesResponse:
+        player_id = await self._player(context, required=True)
+        received, sent = await self.tables.list_challenges(player_id)
+        return gateway_pb2.ListChallengesResponse(received=received, sent=sent)
 
     @aio_unary
     async def AcceptChallenge(self, request: gateway_pb2.AcceptChallengeRequest, context: Any) -> gateway_pb2.Challenge:

@@ -8,6 +8,11 @@ replay; this process only reframes: each call is passed on unchanged, as bytes, 
 platform's API is the one API. Unary and server-streaming methods (Watch) work; a browser cannot open a client
 stream, so Play is refused (a page plays with Watch and SubmitAction).
 
+The operator's console (#/console) calls the gateway's Admin service through the edge only when it is started with
+`--console` (MANAFORGE_WEB_CONSOLE=1), and only for a browser on this machine (a loopback peer, with no proxy's
+forwarding header): an operator elsewhere comes through an SSH tunnel. The gateway checks the operator key of each
+call; the edge refuses an address's Admin calls for a minute after FAILED_KEYS wrong keys in one (docs/operations.md).
+
 gRPC-Web framing (https://github.com/grpc/grpc/blob/master/doc/PROTOCOL-WEB.md): the body is frames of one flag
 byte and a 4-byte big-endian length; flag 0 carries a message, flag 0x80 the trailers (`grpc-status`, ...).
 """
@@ -17,15 +22,18 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import ipaddress
 import signal
 import struct
+import time
+from collections import deque
 from collections.abc import AsyncGenerator, AsyncIterator
 from pathlib import Path
 from urllib.parse import quote
 
 import grpc
 from aiohttp import web
-from manaforge.v1 import gateway_pb2, rules_pb2
+from manaforge.v1 import admin_pb2, gateway_pb2, rules_pb2
 
 from services import observability
 from services.settings import settings_at_start
@@ -35,7 +43,52 @@ CONTENT_TYPE = "application/grpc-web+proto"
 FORWARDED_METADATA = ("x-player-id", "x-player-key")  # what a page sends as call metadata
 GATEWAY = gateway_pb2.DESCRIPTOR.services_by_name["Gateway"]
 RULES = rules_pb2.DESCRIPTOR.services_by_name["RulesService"]
+ADMIN = admin_pb2.DESCRIPTOR.services_by_name["Admin"]
+OPERATOR_METADATA = ("x-operator-key", "x-operator-name")  # forwarded on Admin calls only
+FAILED_KEYS = 5  # wrong operator keys from one address in KEY_WINDOW seconds, before its Admin calls are refused
+KEY_WINDOW = 60.0
+KEY_ADDRESSES = 1024  # addresses whose failures are remembered (the oldest forgotten first)
+PROXY_HEADERS = ("X-Forwarded-For", "Forwarded", "X-Real-IP")
 CHANNELS: web.AppKey[dict[str, grpc.aio.Channel]] = web.AppKey("channels", dict)
+CONSOLE: web.AppKey[Console] = web.AppKey("console")
+
+
+class Console:
+    """Whether the edge carries Admin calls, to whom, and the wrong keys each address has sent lately."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self.failures: dict[str, deque[float]] = {}
+
+    def refusal(self, request: web.Request) -> str:
+        """Why this browser's Admin call is not carried ("" when it is)."""
+        if not self.enabled:
+            return "the operator console is off on this web edge (start it with --console, MANAFORGE_WEB_CONSOLE=1)"
+        if not _is_loopback(request.remote) or any(h in request.headers for h in PROXY_HEADERS):
+            return "the operator console answers browsers on the edge's own machine only (use an SSH tunnel)"
+        return ""
+
+    def locked_for(self, address: str) -> float:
+        """Seconds until `address` may try a key again (0: now)."""
+        failures = self.failures.get(address)
+        now = time.monotonic()
+        while failures and failures[0] <= now - KEY_WINDOW:
+            failures.popleft()
+        if not failures or len(failures) < FAILED_KEYS:
+            return 0.0
+        return failures[0] + KEY_WINDOW - now
+
+    def failed(self, address: str) -> None:
+        if address not in self.failures and len(self.failures) >= KEY_ADDRESSES:
+            self.failures.pop(next(iter(self.failures)))  # the address remembered longest
+        self.failures.setdefault(address, deque(maxlen=FAILED_KEYS)).append(time.monotonic())
+
+
+def _is_loopback(host: str | None) -> bool:
+    try:
+        return host is not None and ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 class BadFrame(ValueError):
@@ -65,8 +118,11 @@ def trailers(code: grpc.StatusCode, message: str = "") -> bytes:
 
 async def call(request: web.Request) -> web.StreamResponse:
     """One gRPC-Web call of /{service}/{method}: framed in, framed out, trailers in the body."""
-    service = GATEWAY if request.match_info["service"] == GATEWAY.full_name else RULES
+    named = request.match_info["service"]
+    service = GATEWAY if named == GATEWAY.full_name else ADMIN if named == ADMIN.full_name else RULES
     method = service.methods_by_name.get(request.match_info["method"])
+    console = request.app[CONSOLE]
+    address = request.remote or ""
     if request.content_type not in (CONTENT_TYPE, "application/grpc-web"):
         raise web.HTTPUnsupportedMediaType(text=f"send {CONTENT_TYPE} (binary gRPC-Web)")
     response = web.StreamResponse(headers={"Content-Type": CONTENT_TYPE, "Cache-Control": "no-store"})
@@ -76,11 +132,21 @@ async def call(request: web.Request) -> web.StreamResponse:
             raise _Refused(grpc.StatusCode.UNIMPLEMENTED, f"no method {request.match_info['method']} in {service.name}")
         if method.client_streaming:
             raise _Refused(grpc.StatusCode.UNIMPLEMENTED, f"{method.name} needs a client stream: use Watch")
+        if service is ADMIN:
+            if refused := console.refusal(request):
+                raise _Refused(grpc.StatusCode.PERMISSION_DENIED, refused)
+            if wait := console.locked_for(address):
+                raise _Refused(
+                    grpc.StatusCode.RESOURCE_EXHAUSTED,
+                    f"operator key: {FAILED_KEYS} wrong keys from this address in a minute; try again in {wait:.0f} s",
+                )
         try:
             payload = unframe(await request.read())
         except BadFrame as exc:
             raise _Refused(grpc.StatusCode.INVALID_ARGUMENT, str(exc)) from None
-        channel = request.app[CHANNELS][service.full_name]
+        channel = request.app[CHANNELS][
+            GATEWAY.full_name if service is ADMIN else service.full_name
+        ]  # Admin: same port
         forwarded = _forward(request, channel, method.full_name, method.server_streaming, payload)
         async with contextlib.aclosing(forwarded) as messages:  # closed at once: the gateway's call is cancelled
             async for message in messages:
@@ -89,6 +155,8 @@ async def call(request: web.Request) -> web.StreamResponse:
     except _Refused as refused:
         ending = trailers(refused.code, refused.message)
     except grpc.aio.AioRpcError as error:
+        if service is ADMIN and error.code() in (grpc.StatusCode.PERMISSION_DENIED, grpc.StatusCode.UNAUTHENTICATED):
+            console.failed(address)
         ending = trailers(error.code(), error.details() or "")
     except ConnectionError:  # the page went away (a closed tab, a reload): nobody to answer, nothing to report
         return response
@@ -108,7 +176,8 @@ async def _forward(
     request: web.Request, channel: grpc.aio.Channel, full_name: str, streaming: bool, payload: bytes
 ) -> AsyncGenerator[bytes, None]:
     path = "/" + full_name.rsplit(".", 1)[0] + "/" + full_name.rsplit(".", 1)[1]
-    metadata = [(key, request.headers[key]) for key in FORWARDED_METADATA if key in request.headers]
+    forwarded = FORWARDED_METADATA + (OPERATOR_METADATA if full_name.startswith(ADMIN.full_name) else ())
+    metadata = [(key, request.headers[key]) for key in forwarded if key in request.headers]
     metadata.append(("x-forwarded-for", request.remote or ""))  # the gateway's per-address limits count the browser
     timeout = _timeout(request.headers.get("grpc-timeout", ""))
     if not streaming:
@@ -134,10 +203,11 @@ async def index(request: web.Request) -> web.FileResponse:
     return web.FileResponse(DIST / "index.html", headers={"Cache-Control": "no-cache"})
 
 
-def build_app(gateway: str, rules: str, dist: Path = DIST) -> web.Application:
+def build_app(gateway: str, rules: str, dist: Path = DIST, console: bool = False) -> web.Application:
     if not (dist / "index.html").is_file():
         raise SystemExit(f"the browser client is not built ({dist}): run `make web`")
     app = web.Application()
+    app[CONSOLE] = Console(console)
 
     async def channels(app: web.Application) -> AsyncIterator[None]:
         app[CHANNELS] = {
@@ -149,15 +219,17 @@ def build_app(gateway: str, rules: str, dist: Path = DIST) -> web.Application:
             await channel.close(None)
 
     app.cleanup_ctx.append(channels)
-    app.router.add_post(f"/{{service:{GATEWAY.full_name}|{RULES.full_name}}}/{{method}}", call)
+    app.router.add_post(f"/{{service:{GATEWAY.full_name}|{RULES.full_name}|{ADMIN.full_name}}}/{{method}}", call)
     app.router.add_get("/", index)
     app.router.add_static("/", dist)
     return app
 
 
-async def serve(gateway: str, rules: str, host: str, port: int) -> web.AppRunner:
+async def serve(gateway: str, rules: str, host: str, port: int, console: bool = False) -> web.AppRunner:
     """Start the edge; the caller stops it with `await runner.cleanup()`."""
-    runner = web.AppRunner(build_app(gateway, rules), access_log=None, shutdown_timeout=2.0)  # streams: cut short
+    runner = web.AppRunner(
+        build_app(gateway, rules, console=console), access_log=None, shutdown_timeout=2.0
+    )  # streams: cut short
     await runner.setup()
     await web.TCPSite(runner, host, port).start()
     return runner
@@ -168,12 +240,18 @@ def main() -> None:
     parser.add_argument("--address", default="127.0.0.1:8080", help="where to serve the page (host:port)")
     parser.add_argument("--gateway", default="127.0.0.1:50051", help="the gateway's gRPC address")
     parser.add_argument("--rules", default="127.0.0.1:50061", help="the rules service's gRPC address (replays)")
+    parser.add_argument(
+        "--console",
+        action="store_true",
+        help="carry the operator console's Admin calls, for browsers on this machine (also MANAFORGE_WEB_CONSOLE=1)",
+    )
     args = parser.parse_args()
-    observability.configure("web-edge", settings_at_start())
+    settings = settings_at_start()
+    observability.configure("web-edge", settings)
     host, port = args.address.rsplit(":", 1)
 
     async def run() -> None:
-        runner = await serve(args.gateway, args.rules, host, int(port))
+        runner = await serve(args.gateway, args.rules, host, int(port), args.console or settings.web_console)
         print(f"web client on http://{args.address}/", flush=True)
         stopping = asyncio.Event()
         for sig in (signal.SIGTERM, signal.SIGINT):

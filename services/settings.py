@@ -147,6 +147,8 @@ SETTINGS: tuple[Setting, ...] = (
     # the operator
     Setting("MANAFORGE_OPERATOR_KEY", "operator_key", TEXT, "",
             "the key an operator's Admin calls carry (x-operator-key; docs/operations.md); empty: the console is off"),
+    Setting("MANAFORGE_WEB_CONSOLE", "web_console", SWITCH, "0",
+            "the web edge carries the operator console's Admin calls (#/console), from loopback browsers only"),
     # processes
     Setting("MANAFORGE_UVLOOP", "uvloop", SWITCH, "1",
             "gateways and rules services on uvloop (0: the standard asyncio loop)"),
@@ -193,6 +195,7 @@ class Settings:
     limit_bot_calls_per_minute: float = 600.0
     limit_trusted_edges: tuple[str, ...] = ()
     operator_key: str = ""
+    web_console: bool = False
     uvloop: bool = True
     worker_stuck_after: float = 60.0
     log_level: str = "INFO"

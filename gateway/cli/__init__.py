@@ -17,6 +17,12 @@
   manaforge rejoin TABLE                   take your seat again after quitting (a guest from this machine, a
                                            registered player from any)
   manaforge leaderboard GAME [--seats N]   the best players of a game, with the bot levels' ratings among them
+  manaforge challenge NAME GAME [--seats N] [--bot LEVEL|--open] [--option NAME=VALUE] [--clock SECONDS]
+                                           challenge a registered player (or a bot account), wait for the answer
+  manaforge challenges                     the challenges waiting for your answer, and for others'
+  manaforge accept ID                      accept a challenge and play it
+  manaforge decline ID [WHY] [TEXT]        decline one (WHY: later, game, clock, no_bots), with your words
+  manaforge lobby                          wait for challenges: each announced as it comes, answered there
 
 --gateway, --name and --guest may come before or after the command. The gateway is MANAFORGE_GATEWAY (HOST:PORT)
 when set, else 127.0.0.1 on MANAFORGE_GATEWAY_PORT (50051 unless set), as `make run` uses.
@@ -34,11 +40,17 @@ from collections.abc import Mapping
 
 import grpc
 
+from gateway.cli.challenges import REASONS
 from gateway.cli.commands import (
     BOT_LEVELS,
+    cmd_accept,
+    cmd_challenge,
+    cmd_challenges,
+    cmd_decline,
     cmd_games,
     cmd_join,
     cmd_leaderboard,
+    cmd_lobby,
     cmd_me,
     cmd_play,
     cmd_queue,
@@ -167,6 +179,29 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--bot", default="random", choices=BOT_LEVELS, help="the level of those bots (default: random)")
     game_options(p)
+    p = command("challenge", cmd_challenge, "challenge a registered player (or a bot account) and wait for the answer")
+    p.add_argument("player", metavar="NAME", help="the player's name, as leaderboards show it")
+    p.add_argument("game", help="the game's name, as `manaforge games` lists it")
+    p.add_argument("--seats", type=int, default=0, metavar="N", help="how many players (default: the game's fewest)")
+    p.add_argument("--bot", default="random", choices=BOT_LEVELS, help="the level of bots past seat 1 (default random)")
+    p.add_argument("--open", action="store_true", help="leave the seats past the two players open for people to join")
+    game_options(p)
+    p.add_argument(
+        "--clock", type=float, default=None, metavar="SECONDS", help="seconds per decision (default: the server's)"
+    )
+    command("challenges", cmd_challenges, "the challenges waiting for your answer, and yours waiting for others'")
+    p = command("accept", cmd_accept, "accept a challenge made to you, and play it")
+    p.add_argument("challenge", metavar="ID", help="the challenge's id, as `manaforge challenges` lists it")
+    p = command("decline", cmd_decline, "decline a challenge made to you; the challenger is told why")
+    p.add_argument("challenge", metavar="ID", help="the challenge's id")
+    p.add_argument(
+        "text",
+        nargs="*",
+        metavar="[WHY] TEXT",
+        help=f"why, first: {', '.join(r for r in REASONS if r != 'generic')} (else none given); then your words to"
+        " the challenger (up to 200 characters), e.g. `later not tonight`",
+    )
+    command("lobby", cmd_lobby, "wait for challenges: each is announced as it comes and answered there")
     p = command("watch", cmd_watch, "follow a game as a spectator (the public view only)")
     p.add_argument("table", help="the table's id")
     p = command("replay", cmd_replay, "a finished game, move by move, with its result and replay verdict")

@@ -13,6 +13,8 @@ from manaforge.v1.common_pb2 import GameConfig
 
 from engine_core import find_game
 from engine_core.bots import bot_levels
+from gateway.cli import challenges
+from gateway.cli.console import Console
 from gateway.cli.reconnect import Reconnector
 from gateway.cli.saved import credentials_path, save_seat, saved_seats
 from gateway.cli.sitting import play, watch
@@ -123,10 +125,61 @@ def cmd_leaderboard(client: Client, args: argparse.Namespace) -> None:
         print(f"{place:>3}. {entry.name:<24} {entry.rating.ordinal:6.2f}  ({entry.rating.games} games)")
 
 
-def sit(client: Client, args: argparse.Namespace, table_id: str, token: str) -> None:
-    """Play the seat; its key is kept on this machine first, so that `manaforge rejoin` finds it."""
+def sit(client: Client, args: argparse.Namespace, table_id: str, token: str, console: Console | None = None) -> None:
+    """Play the seat; its key is kept on this machine first, so that `manaforge rejoin` finds it. A registered
+    player is told of the challenges that come meanwhile."""
     save_seat(table_id, token)
-    play(client, table_id, token, registered=args.registered)
+    console = console or Console()
+    stop = challenges.announce_at_table(client, console) if args.registered else (lambda: None)
+    try:
+        play(client, table_id, token, console=console, registered=args.registered)
+    finally:
+        stop()
+
+
+def registered_only(args: argparse.Namespace) -> None:
+    if not args.registered:
+        sys.exit(
+            "manaforge: challenges are between registered players: `manaforge register NAME` first"
+            + (" (--guest plays as a guest)" if args.guest else "")
+        )
+
+
+def cmd_challenge(client: Client, args: argparse.Namespace) -> None:
+    registered_only(args)
+    info = next((g for g in client.games() if g.name == args.game), None)
+    if info is None:
+        sys.exit(f"manaforge: no game named {args.game!r}: `manaforge games` lists them")
+    seats = args.seats or info.min_seats
+    others = [gw.SeatRequest(bot=not args.open, bot_level="" if args.open else args.bot) for _ in range(seats - 2)]
+    config = GameConfig(game=args.game, seats=seats, options=dict(args.option))
+    request = gw.CreateChallengeRequest(player_name=args.player, config=config, others=others)
+    if args.clock is not None:
+        request.time_control.CopyFrom(gw.TimeControl(decision_seconds=args.clock))
+    challenges.challenge(client, request, print, lambda table_id, token: sit(client, args, table_id, token))
+
+
+def cmd_challenges(client: Client, args: argparse.Namespace) -> None:
+    registered_only(args)
+    challenges.list_challenges(client, print)
+
+
+def cmd_accept(client: Client, args: argparse.Namespace) -> None:
+    registered_only(args)
+    challenges.accept(client, args.challenge, print, lambda table_id, token: sit(client, args, table_id, token))
+
+
+def cmd_decline(client: Client, args: argparse.Namespace) -> None:
+    registered_only(args)
+    challenges.decline(client, args.challenge, *challenges.split_reason(args.text), print)
+
+
+def cmd_lobby(client: Client, args: argparse.Namespace) -> None:
+    registered_only(args)
+    console = Console()
+    table = challenges.Lobby(client, print, console).run()
+    if table is not None:
+        sit(client, args, *table, console=console)
 
 
 def cmd_join(client: Client, args: argparse.Namespace) -> None:

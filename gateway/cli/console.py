@@ -86,6 +86,10 @@ class Console:
     def follow(self, updates: Iterator[gw.WatchUpdate]) -> None:
         """Read `updates` on a thread of their own until they end."""
         threading.Thread(target=self._follow, args=(updates,), name="updates", daemon=True).start()
+        self.listen()
+
+    def listen(self) -> None:
+        """Read the typed lines on a thread of their own (once: `follow` does it too)."""
         if not self._reading:
             self._reading = True
             threading.Thread(target=self._read, name="keyboard", daemon=True).start()

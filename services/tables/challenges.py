@@ -51,6 +51,8 @@ class Challenges:
         self.ttl = ttl
 
     async def create(self, challenger_id: str, request: CreateChallengeRequest) -> Challenge:
+        if not request.player_id and request.player_name:
+            request.player_id = await self.players.player_id_named(request.player_name)
         if request.player_id == challenger_id:
             raise InvalidConfigError("challenge", "a player cannot challenge themselves")
         challenger = await self.players.player(challenger_id)
@@ -132,10 +134,10 @@ class Challenges:
         await self.inbox.tell(challenge.challenger_id, PlayerEvent(challenge_declined=challenge))
         return challenge
 
-    async def pending_for(self, player_id: str) -> list[Challenge]:
-        """The challenges waiting for a player's answer, oldest first."""
+    async def pending_for(self, player_id: str, direction: str = "in") -> list[Challenge]:
+        """The challenges waiting for a player's answer ("in"), or from them for another's ("out"), oldest first."""
         found = []
-        for raw in await self.redis.zrangebyscore(_waiting(player_id, "in"), time.time(), "+inf"):
+        for raw in await self.redis.zrangebyscore(_waiting(player_id, direction), time.time(), "+inf"):
             stored = await self.redis.get(_key(raw.decode()))
             if stored is not None:
                 challenge = Challenge.FromString(stored)

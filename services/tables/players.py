@@ -82,6 +82,13 @@ class Players:
             return f"player name: {name!r} is a registered player's or a bot's; register to use yours"
         return ""
 
+    async def player_id_named(self, name: str) -> str:
+        """The id of the registered player called `name` (any case)."""
+        found = await self.redis.hget("mf:players:names", name.lower())
+        if found is None:
+            raise TableNotFoundError(f"unknown player: no registered player is called {name[:32]!r}")
+        return str(found.decode())
+
     async def player(self, player_id: str) -> Player:
         name = await self.redis.hget(f"mf:player:{player_id}", "name")
         if name is None:

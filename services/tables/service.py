@@ -172,6 +172,10 @@ class Tables:
     async def decline_challenge(self, player_id: str, challenge_id: str, reason: int, text: str) -> Challenge:
         return await self.challenges.decline(player_id, challenge_id, reason, text)
 
+    async def list_challenges(self, player_id: str) -> tuple[list[Challenge], list[Challenge]]:
+        """The player's pending challenges: (received, sent), oldest first."""
+        return await self.challenges.pending_for(player_id, "in"), await self.challenges.pending_for(player_id, "out")
+
     async def events(self, player_id: str, after: str = "") -> AsyncIterator[PlayerEvent]:
         opening = (
             [] if after else [PlayerEvent(challenge_received=c) for c in await self.challenges.pending_for(player_id)]

@@ -31,7 +31,12 @@ OPERATOR_KEY = "browser-tests-operator-key"  # the Admin calls of test_operator.
 @pytest.fixture(scope="session")
 def web_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     """Each process's output in <log_dir>/<name>.log (the web edge's: web.log)."""
-    settings = {**LOOPBACK_LIMITS, "MANAFORGE_BOT_TIME_CAP": "0.2", "MANAFORGE_OPERATOR_KEY": OPERATOR_KEY}
+    settings = {
+        **LOOPBACK_LIMITS,
+        "MANAFORGE_BOT_TIME_CAP": "0.2",
+        "MANAFORGE_OPERATOR_KEY": OPERATOR_KEY,
+        "MANAFORGE_WEB_CONSOLE": "1",
+    }
     logs = str(tmp_path_factory.mktemp("stack-logs"))
     with Stack(gateways=1, response_timeout=1.0, web_port=0, settings=settings, log_dir=logs) as running:
         yield running

@@ -1,5 +1,5 @@
 // The Manaforge browser client: the lobby (#/), a table to play or watch (#/table/ID) and a finished game's replay
-// (#/replay/ID). Every call is the Gateway's own API, over gRPC-Web.
+// (#/replay/ID); the operator's console (#/console). Every call is the platform's own API (Gateway, Admin), over gRPC-Web.
 import { html, nothing, render, type TemplateResult } from "lit-html";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { anyUnpack, type Any } from "@bufbuild/protobuf/wkt";
@@ -20,6 +20,8 @@ import {
   type TicketHeld,
 } from "./api";
 import { facesOf, human } from "./board";
+import { Challenges } from "./challenges";
+import { ConsolePage } from "./console";
 import { Cards, factsText } from "./cards";
 import { drawTable, presentation, resultText } from "./games";
 import { HowToPlayPage, howToPlayLink } from "./howto";
@@ -55,7 +57,8 @@ function title(game: string): string {
 }
 
 function show(): void {
-  render(html`${page instanceof Lobby ? nothing : queue.banner()}${page ? page.view() : nothing}`, app);
+  challenges.sync();
+  render(html`${challenges.panel()}${page instanceof Lobby ? nothing : queue.banner()}${page ? page.view() : nothing}`, app);
   const who = identity();
   render(html`${who.playerId ? html`Signed in as <strong>${who.name}</strong>` : html`Guest <strong>${who.name}</strong>`}`, document.getElementById("who")!);
 }
@@ -83,6 +86,7 @@ function route(): void {
     kind === "table" && id ? new TablePage(decoded(id))
     : kind === "replay" && id ? new ReplayPage(decoded(id))
     : kind === "rules" && id ? new HowToPlayPage(decoded(id), show)
+    : kind === "console" ? new ConsolePage(show)
     : new Lobby();
   show();
   if (first) return; // a page just loaded starts at its top, with the focus where the browser puts it
@@ -224,6 +228,7 @@ async function act(work: () => Promise<void>): Promise<void> {
 }
 
 const queue = new Queue();
+const challenges = new Challenges(show, go); // the signed-in player's challenges, on every page
 
 // ---------------------------------------------------------------------------------------------------- the lobby
 
@@ -233,6 +238,7 @@ class Lobby implements Page {
   playing: Table[] = [];
   mine: Table[] = [];
   leaders: LeaderboardEntry[] = [];
+  bots: LeaderboardEntry[] = []; // the bot accounts' leaderboard of the game: players to challenge
   player?: Player;
   error = "";
   game = "";
@@ -254,6 +260,7 @@ class Lobby implements Page {
     try {
       const listed = await gateway.listGames({});
       [this.games, this.maintenance] = [listed.games, listed.notice];
+      challenges.know(this.games, title);
       this.game ||= this.games.find((g) => g.name !== "cardbench")?.name ?? this.games[0]?.name ?? "";
       if (identity().playerId) this.player = await gateway.getPlayer({});
     } catch (e) {
@@ -269,6 +276,7 @@ class Lobby implements Page {
       if (identity().playerId) this.mine = (await gateway.listTables({ mine: true, pageSize: 10 })).tables;
       const seats = Math.max(this.info()?.minSeats ?? 2, 2);
       if (this.game) this.leaders = (await gateway.getLeaderboard({ game: this.game, seats, limit: 10 })).entries;
+      if (this.game && identity().playerId) this.bots = (await gateway.getLeaderboard({ game: this.game, seats, limit: 10, bots: true })).entries;
     } catch (e) {
       this.error = problem(e);
     }
@@ -384,7 +392,7 @@ class Lobby implements Page {
             ${this.games.map((g) => html`<option value=${g.name} ?selected=${g.name === this.game}>${g.title}</option>`)}
           </select>
         </label>
-        ${info ? html`<p class="about">${info.description} ${howToPlayLink(info.name, `How to play ${info.title}`)}</p>${this.createForm(info, submit)}${this.queueForm(info, submit)}` : nothing}
+        ${info ? html`<p class="about">${info.description} ${howToPlayLink(info.name, `How to play ${info.title}`)}</p>${this.createForm(info, submit)}${this.queueForm(info, submit)}${challenges.form(info, this.leaders, this.bots)}` : nothing}
       </section>
       ${this.tableList("Tables waiting for players", "waiting", this.open, (t) => html`<button @click=${() => this.join(t)}>Join</button>`)}
       ${this.tableList("Games being played", "playing", this.playing, (t) => html`<a class="button" href=${`#/table/${t.tableId}`}>Watch</a>`)}

@@ -55,7 +55,10 @@ export function drawTable(scene: Scene, schema: DescMessage, version: bigint): T
 }
 
 /** The result in words: the game's own, or who won and the scores. */
+const ABORTED = "aborted by the operator"; // the reason of a table the operator ended (services/tables/operations.py)
+
 export function resultText(game: string, outcome: Outcome, seats: Seating): string {
+  if (outcome.reason === ABORTED && !outcome.winners.length) return "The operator ended this game: aborted by the operator, no winner, no rating change.";
   const own = presentation(game)?.result;
   if (own) return own(outcome, seats);
   const mine = seats.mine;
