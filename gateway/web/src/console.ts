@@ -250,7 +250,7 @@ export class ConsolePage {
   private system(o: Overview): TemplateResult {
     return html`<section class="panel" aria-labelledby="system">
       <h2 id="system">Gateways and workers</h2>
-      <ul class="tables">${o.gateways.map((g) => html`<li><span>Gateway ${g.address}: ${g.streams} streams${g.draining ? " (draining)" : ""}, seen ${ago(g.seenSecondsAgo)} ago</span></li>`)}</ul>
+      <ul class="tables">${o.gateways.map((g) => html`<li><span>Gateway ${g.address}: ${g.streams} stream${g.streams === 1n ? "" : "s"}${g.draining ? " (draining)" : ""}, seen ${ago(g.seenSecondsAgo)} ago</span></li>`)}</ul>
       <ul class="tables">${o.workers.map((w) => html`<li><span>Worker ${w.name}: seen ${ago(w.seenSecondsAgo)} ago</span></li>`)}</ul>
       ${this.confirming === "drain"
         ? html`<p role="group" aria-label="Drain the gateway?">Drain the gateway this page talks to? Its streams end and players reconnect elsewhere; it stops.
