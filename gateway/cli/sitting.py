@@ -5,29 +5,22 @@ game waits for now; the clock shown is the server's deadline of that decision.""
 
 from __future__ import annotations
 
-import time
-import uuid
 from collections import deque
 from functools import partial
 
-import grpc
 from manaforge.v1 import gateway_pb2 as gw
 from manaforge.v1.common_pb2 import DecisionKind
 from manaforge.v1.gateway_pb2 import SeatView
 
 from gateway.cli.asking import Leave, Out
 from gateway.cli.console import Console, Ended, EndOfInput, Item, Line, Said, Update
+from gateway.cli.deciding import Deciding
 from gateway.cli.reconnect import PATIENCE, Reconnector
-from gateway.cli.table import WATCH_HELP, choose, command, show, show_verdict
+from gateway.cli.table import WATCH_HELP, command, show, show_verdict
 from gateway.cli.words import Screen, seat_names
-from gateway.client import Client, pack
+from gateway.client import Client
 
-REMIND = 10.0  # seconds left on the seat's clock when the person is reminded (when more than twice this was left)
 TAKEOVER_AFTER = 3  # decisions run out in a row before a seat is away, when the table's clock does not say
-
-
-class Superseded(Exception):
-    """The decision being asked about is gone: the updates that say how wait in the inbox."""
 
 
 def clock_of(table: gw.Table) -> float:
@@ -35,8 +28,8 @@ def clock_of(table: gw.Table) -> float:
     return table.time_control.bank_seconds or table.time_control.decision_seconds
 
 
-class Sitting:
-    """One person's seat at one table: the updates followed, the questions asked, the answers sent."""
+class Sitting(Deciding):
+    """One person's seat at one table: the updates followed, the questions asked (deciding.py), the answers sent."""
 
     def __init__(
         self, client: Client, table_id: str, token: str, console: Console, out: Out, patience: float, registered: bool
@@ -147,92 +140,6 @@ class Sitting:
                 " until you type something."
             )
 
-    # -- deciding -------------------------------------------------------------------------------------------------
-
-    def _decide(self, view: SeatView) -> None:
-        """Ask for a move and send it, until one lands, or the decision is gone."""
-        self.asked = view
-        mine = [d.at for d in view.deadlines if d.seat == view.seat]
-        self.remind_at = mine[0] - REMIND if mine and mine[0] - time.time() > 2 * REMIND else None
-        while True:
-            try:
-                action = choose(view, self._ask, self.out, self.screen)
-            except Superseded:
-                return
-            request = gw.SubmitActionRequest(
-                table_id=self.table_id,
-                seat_token=self.token,
-                action=pack(action),
-                client_action_id=uuid.uuid4().hex,  # one id for every try: a move that landed is not made twice
-                expected_version=view.version,
-            )
-            try:
-                done = self.link.call(
-                    partial(self.client.stub.SubmitAction, request), back="the gateway is back: your move was sent"
-                )
-            except grpc.RpcError as exc:
-                if exc.code() == grpc.StatusCode.ABORTED:  # the game moved on: the next updates show where to
-                    self.out("Too late: the game moved on before your move arrived, so it was not made.")
-                    return
-                self.out(f"refused: {exc.details()}")
-                continue
-            self.asked = None
-            self.known = max(self.known, done.version)  # an update from before it (a stream resumed) asks nothing
-            return
-
-    def _ask(self, prompt: str) -> str:
-        """The next line typed, the question on screen meanwhile; raises Superseded when an update takes the decision
-        away, EOFError when nothing more can be typed."""
-        if self.typed:  # typed ahead: shown after its question, as if typed there
-            typed = self.typed.popleft()
-            self.console.write(f"{prompt}{typed}\n")
-            return typed
-        if self.input_ended:
-            raise EOFError
-        self.prompt = prompt
-        self.console.write(prompt)
-        try:
-            while True:
-                item = self.console.next(self._until_reminder())
-                if item is None:
-                    self.remind_at = None
-                    self._interject(f"  {REMIND:g} s left on your clock, then the clock decides for you")
-                elif isinstance(item, Line):
-                    return item.text
-                elif isinstance(item, EndOfInput):
-                    self.input_ended = True
-                    self.out("")
-                    raise EOFError
-                elif isinstance(item, Update):
-                    if self.asked is None or item.update.view.version != self.asked.version:
-                        self.inbox.append(item.update)
-                        self.out("")
-                        raise Superseded
-                    said = (f"  * {self.screen.event(event.text)}" for event in item.update.events)
-                    self._interject(*said)  # the same decision
-                elif isinstance(item, Said):
-                    self._interject(item.text)
-                else:
-                    self._ended(item)
-                    self.out("")
-                    raise Superseded
-        finally:
-            self.prompt = None
-
-    def _until_reminder(self) -> float | None:
-        """Seconds until the person is reminded of the seat's clock (None: no reminder to come)."""
-        return None if self.remind_at is None else max(0.0, self.remind_at - time.time())
-
-    def _interject(self, *lines: str) -> None:
-        """Lines said while a question is on screen: below it, then the question again."""
-        if not lines:
-            return
-        self.out("")
-        for line in lines:
-            self.out(line)
-        if self.prompt is not None:
-            self.console.write(self.prompt)
-
     # -- waiting --------------------------------------------------------------------------------------------------
 
     def _updates(self) -> list[gw.WatchUpdate]:
@@ -259,11 +166,6 @@ class Sitting:
             self.out(item.text)
         elif isinstance(item, Ended):
             self._ended(item)
-
-    def _ended(self, item: Ended) -> None:
-        if item.error is not None:
-            raise item.error
-        self.ended = True
 
     def _typed(self, text: str) -> None:
         """A line typed while no question is asked: a line that asks the terminal something (h, v, i, r) is

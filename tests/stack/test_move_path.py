@@ -13,4 +13,4 @@ def test_a_move_hashes_its_seat_token_once_and_crosses_the_facade_once(direct_ta
     assert trace.token_hashes == 1
     path = collapsed([name for name in trace.path if not name.startswith("engine_core")])
     assert path.count("services/tables/service.py") == 2  # down, then back up with the answer
-    assert path[:3] == ["services/edge.py", "gateway/server.py", "services/tables/service.py"]
+    assert path[:3] == ["services/edge.py", "gateway/calls/live.py", "services/tables/service.py"]

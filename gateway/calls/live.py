@@ -1,0 +1,170 @@
+"""The Gateway service's live calls: a seat's moves and updates (SubmitAction, GetView, Watch, and Play, which
+carries both on one stream) and a player's Events stream. Updates arrive already encoded (one encoding per commit and
+seat, shared by every watcher of that seat) and go out as they are (gateway/wire.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable
+from typing import Any, TypeVar
+
+import grpc
+from manaforge.v1 import gateway_pb2
+from manaforge.v1.gateway_pb2 import ActionResult, PlayRequest, PlayUpdate, SubmitActionResponse
+
+from engine_core.errors import MalformedActionError
+from gateway.calls.common import Calls
+from gateway.limits import MAX_ID, check_request, check_text
+from gateway.metrics import ACTIONS, SUBMIT_SECONDS
+from gateway.wire import as_field
+from services import observability
+from services.edge import aio_streaming, aio_unary, message_of, status_of
+from services.tables.errors import SeatTokenError
+
+T = TypeVar("T")
+OUTBOX_LIMIT = 64  # messages waiting to go out on one Play stream; beyond that its updates wait in the hub
+EVENT_STREAMS = 3  # Events streams one player may hold open on one gateway
+
+
+class LiveCalls(Calls):
+    async def _token_checked(self, context: Any, call: Awaitable[T]) -> T:
+        """A call that checks a seat token: repeated failures from one address are refused for a while."""
+        try:
+            return await call
+        except SeatTokenError:
+            self._rate("failed token checks", context, self.limits.token_failures_per_minute)
+            raise
+
+    @aio_unary
+    async def SubmitAction(self, request: gateway_pb2.SubmitActionRequest, context: Any) -> SubmitActionResponse:
+        return await self._token_checked(context, self._submit(request.table_id, request.seat_token, request))
+
+    async def _submit(
+        self, table_id: str, token: str, request: gateway_pb2.SubmitActionRequest
+    ) -> SubmitActionResponse:
+        expected = request.expected_version if request.HasField("expected_version") else None
+        started = time.perf_counter()
+        try:
+            done = await self.tables.submit(table_id, token, request.action, request.client_action_id, expected)
+        except Exception:
+            ACTIONS.labels("refused").inc()
+            raise
+        SUBMIT_SECONDS.observe(time.perf_counter() - started)
+        ACTIONS.labels("duplicate" if done.duplicate else "accepted").inc()
+        return SubmitActionResponse(version=done.version, events=done.events, duplicate=done.duplicate)
+
+    @aio_unary
+    async def GetView(self, request: gateway_pb2.GetViewRequest, context: Any) -> gateway_pb2.SeatView:
+        return await self._token_checked(context, self.tables.view(request.table_id, request.seat_token))
+
+    @aio_streaming
+    async def Watch(self, request: gateway_pb2.WatchRequest, context: Any) -> AsyncIterator[bytes]:
+        flags = (not request.without_text, not request.without_legal_actions)
+        with self._stream(context):
+            updates = self.tables.watch(request.table_id, request.seat_token, request.after_seq, flags)
+            async for update in await self._first(context, updates):
+                yield update
+
+    async def _first(self, context: Any, updates: AsyncGenerator[bytes, None]) -> AsyncIterator[bytes]:
+        """`updates` once its first one (after the token check) is there: a failed token check counts."""
+        first = await self._token_checked(context, anext(updates))
+
+        async def rest() -> AsyncIterator[bytes]:
+            yield first
+            async for update in updates:
+                yield update
+
+        return rest()
+
+    @aio_streaming
+    async def Play(self, requests: AsyncIterator[PlayRequest], context: Any) -> AsyncIterator[bytes]:
+        with self._stream(context):
+            async for message in self._play(requests, context):
+                yield message
+
+    async def _play(self, requests: AsyncIterator[PlayRequest], context: Any) -> AsyncIterator[bytes]:
+        opening = await anext(aiter(requests), None)
+        if opening is None or opening.WhichOneof("kind") != "watch":
+            raise MalformedActionError("play stream", "the first message must be `watch` (the table and seat token)")
+        watch = opening.watch
+        flags = (not watch.without_text, not watch.without_legal_actions)
+        outbox: asyncio.Queue[tuple[str, Any]] = asyncio.Queue(OUTBOX_LIMIT)
+        inflight = 0
+
+        async def pump() -> None:
+            updates = self.tables.watch(watch.table_id, watch.seat_token, watch.after_seq, flags)
+            try:
+                async for update in await self._first(context, updates):
+                    await outbox.put(("send", as_field(1, update)))
+                await outbox.put(("finished", None))
+            except Exception as exc:
+                await outbox.put(("error", exc))
+            finally:
+                await updates.aclose()
+
+        async def act() -> None:
+            nonlocal inflight
+            try:
+                async for request in requests:
+                    inflight += 1  # until its result is sent (below): the stream ends only once none is owed
+                    result = await self._result(watch, request)
+                    await outbox.put(("result", PlayUpdate(result=result).SerializeToString()))
+                await outbox.put(("closed", None))
+            except Exception as exc:
+                await outbox.put(("error", exc))
+
+        tasks = [asyncio.ensure_future(pump()), asyncio.ensure_future(act())]
+        finished = False
+        try:
+            while True:
+                kind, item = await outbox.get()
+                if kind == "send":
+                    yield item
+                elif kind == "result":
+                    inflight -= 1
+                    yield item
+                elif kind == "error":
+                    raise item
+                elif kind == "closed":
+                    return
+                else:
+                    finished = True
+                if finished and inflight == 0 and outbox.empty():
+                    return
+        finally:
+            for task in tasks:
+                task.cancel()
+
+    async def _result(self, watch: gateway_pb2.WatchRequest, request: PlayRequest) -> ActionResult:
+        """One action of a Play stream, answered in-band: the status SubmitAction would give, and its message."""
+        if request.WhichOneof("kind") != "action":
+            code, message = grpc.StatusCode.INVALID_ARGUMENT, "play stream: after the first message, only actions"
+            return ActionResult(code=code.value[0], message=message)
+        action = request.action
+        try:
+            check_request(action)
+            response = await self._submit(watch.table_id, watch.seat_token, action)
+        except Exception as exc:
+            known = status_of(exc)
+            code, message = (
+                (known, message_of(exc)) if known is not None else (grpc.StatusCode.INTERNAL, "internal error")
+            )
+            if known is None:
+                observability.failed("gateway", "Play", action)
+            else:
+                observability.refused("gateway", "Play", action, code.name, message)
+            return ActionResult(client_action_id=action.client_action_id, code=code.value[0], message=message)
+        return ActionResult(client_action_id=action.client_action_id, response=response)
+
+    @aio_streaming
+    async def Events(self, request: gateway_pb2.EventsRequest, context: Any) -> AsyncIterator[bytes]:
+        check_text("after", request.after, MAX_ID)
+        player_id = await self._player(context, required=True)
+        self.event_streams.enter(player_id, EVENT_STREAMS, "this player (Events)")
+        try:
+            with self._stream(context):
+                async for event in self.tables.events(player_id, request.after):
+                    yield event.SerializeToString()
+        finally:
+            self.event_streams.leave(player_id)
