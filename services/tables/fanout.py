@@ -2,7 +2,10 @@
 
 The first watcher of a table subscribes its channel (and waits for Redis to confirm, so nothing published after
 its catch-up read is missed); the last one to leave unsubscribes. Each published commit is decoded once (by the
-injected `decode`) and the same object is handed to every watcher of that table in this process. A watcher that
+injected `decode`) and the same object is handed to every watcher of that table in this process. A commit this
+process made itself is handed to its watchers at once (`hand_over`), and its echo from pub/sub is then dropped by
+its version (every item has one); watchers also drop any version they already have, so an update is never sent
+twice, and one that comes after a gap makes its watcher read the gap from the durable stream. A watcher that
 falls behind, and every watcher when the pub/sub connection drops, is told to resynchronise: it reads what it
 missed from the table's durable event stream, so a watcher never loses or repeats an update.
 """
@@ -64,6 +67,7 @@ class Hub:
         self._followers: dict[str, set[Follower]] = {}
         self._outstanding: dict[str, int] = {}  # SUBSCRIBE commands sent on this connection, not yet confirmed
         self._confirmed: dict[str, asyncio.Future[None]] = {}
+        self._handed: dict[str, int] = {}  # followed table -> the last version this process handed over itself
         self._conn: aioredis.Connection | None = None
         self._connected = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
@@ -131,6 +135,7 @@ class Hub:
         followers.discard(follower)
         if not followers:
             del self._followers[follower.table_id]
+            self._handed.pop(follower.table_id, None)
             name = channel(follower.table_id)
             confirmed = self._confirmed.pop(name, None)
             if confirmed is not None and not confirmed.done():
@@ -207,6 +212,17 @@ class Hub:
         if confirmed is not None and not confirmed.done():
             confirmed.set_result(None)
 
+    def hand_over(self, table_id: str, item: Any) -> None:
+        """A commit this process made (decoded, with its `version`): to the table's watchers here at once; its echo
+        from pub/sub is dropped."""
+        followers = self._followers.get(table_id)
+        if not followers:
+            return
+        if item.version > self._handed.get(table_id, 0):
+            self._handed[table_id] = item.version
+        for follower in followers:
+            follower.push(item)
+
     def _deliver(self, table_id: str, data: bytes) -> None:
         followers = self._followers.get(table_id)
         if not followers:
@@ -216,5 +232,8 @@ class Hub:
         except Exception:
             log.exception("undecodable commit on table %s: its watchers resynchronise", table_id)
             item = RESYNC
+        else:
+            if item.version <= self._handed.get(table_id, 0):
+                return  # handed over already (or older than what was): every watcher here has it or skips it
         for follower in followers:
             follower.push(item)

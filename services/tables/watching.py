@@ -49,8 +49,9 @@ class Watching:
         as this process's guess of the table's live state."""
         commit = Commit.FromString(data)
         record = self.lookup.records.get(table_id)
-        if record is None:
-            return Published(commit)
+        known = self.lookup.lives.get(table_id)
+        if record is None or (known is not None and known.version >= commit.version):
+            return Published(commit)  # its state is decoded when a watcher needs it (an echo of our own: never)
         game = find_game(record.config.game)
         published = Published(commit, game.state_from_bytes(commit.state))
         self.lookup.learn_commit(table_id, commit, published.state(game))
