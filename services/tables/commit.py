@@ -94,6 +94,8 @@ class Committer:
                 last_seq=known.seq + len(events),
                 state=moved.data,
                 events=events,
+                seat=seat,
+                client_action_id="" if trusted else client_action_id,  # a Play stream answers it with the update
             )
             logged = LoggedAction(
                 version=known.version + 1,
