@@ -17,7 +17,9 @@ from services.settings import Settings, settings_at_start
 
 
 async def run(address: str, settings: Settings) -> None:
-    gateway = await serve(build_tables(settings), address, Limits.from_settings(settings), settings.operator_key)
+    limits = Limits.from_settings(settings)
+    tables = build_tables(settings)
+    gateway = await serve(tables, address, limits, settings.operator_key, settings.gateway_reuseport)
     print(f"gateway on port {gateway.port}", flush=True)
     stopping = gateway.stopping  # also set by the operator's DrainGateway
     loop = asyncio.get_running_loop()
