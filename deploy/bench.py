@@ -2,13 +2,14 @@
 throughput, and one gateway holding many Watch streams. Every figure comes from this one run.
 
     python -m deploy.bench [--seconds S] [--warmup S] [--gateways N] [--streams N] [--skip-engine] [--skip-stack]
-                           [--only peer,unary,connections]
+                           [--only peer,unary,connections] [--own-results]
 
 1. Engine: each game's random-playout steps/s on one core, and its ratio to RLCard's UNO in the same run.
 2. The peers' workload (`../shared/peers/bgio/README.md`): cardbench matches of 100 moves, both seats watching and
    the seat to move playing as soon as its own update arrives; 1, 16 and 64 concurrent matches, a timed window after
    a warm-up. Moves/s, p50/p99 of move sent -> the other seat's update, server CPU ms per move for each process
-   (utime+stime from /proc over the window) and the load clients' CPU, Redis commands per move.
+   (utime+stime from /proc over the window) and the load clients' CPU, Redis commands per move. On Play streams
+   each move's answer comes inside its update (WatchRequest.results_in_updates; `--own-results`: a message of its own).
 3. The same workload with the rules service on the move path (2 rules processes, round robin).
 4. The same workload with a Redis replica that every move waits for (WAIT 1): the cost of surviving a failover.
 5. Unary only: the same matches driven by SubmitAction answers alone (no watchers), moves/s.
@@ -70,7 +71,14 @@ def redis_calls(stack: Stack) -> dict[str, int]:
 
 
 def peer_run(
-    stack: Stack, matches: int, seconds: float, warmup: float, loaders: int, lean: bool, play: bool
+    stack: Stack,
+    matches: int,
+    seconds: float,
+    warmup: float,
+    loaders: int,
+    lean: bool,
+    play: bool,
+    folded: bool = True,
 ) -> dict[str, Any]:
     """One level of the peers' workload: returns moves/s, latencies and CPU per move by process."""
     context = multiprocessing.get_context("spawn")
@@ -79,7 +87,8 @@ def peer_run(
     window = Window(start, start + seconds)
     parts = spread(matches, loaders)
     workers = [
-        context.Process(target=load_process, args=(stack.gateway_addresses, n, window, lean, play, out)) for n in parts
+        context.Process(target=load_process, args=(stack.gateway_addresses, n, window, lean, play, out, folded))
+        for n in parts
     ]
     for worker in workers:
         worker.start()
@@ -184,7 +193,8 @@ def unary_throughput(stack: Stack, matches: int, seconds: float) -> tuple[float,
 def peer_levels(stack: Stack, args: argparse.Namespace, levels: list[int], play: bool) -> None:
     """The peers' workload at each number of concurrent matches, printed as it is measured."""
     for matches in levels:
-        print_peer(peer_run(stack, matches, args.seconds, args.warmup, args.loaders, not args.full_updates, play))
+        lean = not args.full_updates
+        print_peer(peer_run(stack, matches, args.seconds, args.warmup, args.loaders, lean, play, not args.own_results))
 
 
 def main() -> None:
@@ -196,6 +206,9 @@ def main() -> None:
     parser.add_argument("--loaders", type=int, default=1, help="load client processes")
     parser.add_argument("--streams", type=int, default=10_000)
     parser.add_argument("--full-updates", action="store_true", help="updates with rendered text and legal actions")
+    parser.add_argument(
+        "--own-results", action="store_true", help="Play: each move's answer as a message of its own, not in its update"
+    )
     parser.add_argument("--matches", default=",".join(map(str, CONCURRENCY)))
     parser.add_argument("--skip-engine", action="store_true")
     parser.add_argument("--skip-stack", action="store_true")

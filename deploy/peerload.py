@@ -46,9 +46,12 @@ class LoadResult:
     errors: list[str] = field(default_factory=list)
 
 
-async def play_match(stub: GatewayAsyncStub, window: Window, result: LoadResult, lean: bool, play: bool) -> str:
+async def play_match(
+    stub: GatewayAsyncStub, window: Window, result: LoadResult, lean: bool, play: bool, folded: bool = True
+) -> str:
     """One match. `play`: each seat on one Play stream (updates and moves on the same stream, as the peers' clients
-    use one socket); otherwise each seat watches with Watch and moves with SubmitAction calls."""
+    use one socket), with each move's answer inside its update when `folded` (WatchRequest.results_in_updates);
+    otherwise each seat watches with Watch and moves with SubmitAction calls."""
     config = GameConfig(game="cardbench", seats=2)
     created = await stub.CreateTable(gw.CreateTableRequest(config=config, player_name="a"))
     table_id = created.table.table_id
@@ -85,8 +88,12 @@ async def play_match(stub: GatewayAsyncStub, window: Window, result: LoadResult,
 
     async def playing_seat(me: int) -> None:
         call = stub.Play()  # type: ignore[call-arg]  # the stubs know only the request-iterator form
-        await call.write(gw.PlayRequest(watch=watch(me)))
+        opening = watch(me)
+        opening.results_in_updates = folded
+        await call.write(gw.PlayRequest(watch=opening))
         async for message in call:
+            if message.answered.code:
+                result.errors.append(f"answered with code {message.answered.code}")
             if message.HasField("result"):
                 if message.result.code:
                     result.errors.append(f"code {message.result.code}: {message.result.message}")
@@ -105,7 +112,9 @@ async def play_match(stub: GatewayAsyncStub, window: Window, result: LoadResult,
     return table_id
 
 
-async def drive(addresses: list[str], matches: int, window: Window, lean: bool, play: bool) -> LoadResult:
+async def drive(
+    addresses: list[str], matches: int, window: Window, lean: bool, play: bool, folded: bool = True
+) -> LoadResult:
     result = LoadResult()
     channels = [grpc.aio.insecure_channel(a) for a in addresses]
     stubs = [GatewayStub(c) for c in channels]
@@ -115,7 +124,7 @@ async def drive(addresses: list[str], matches: int, window: Window, lean: bool, 
         stub = stubs[i % len(stubs)]
         while time.time() < window.end:
             try:
-                await play_match(stub, window, result, lean, play)
+                await play_match(stub, window, result, lean, play, folded)
             except grpc.aio.AioRpcError as exc:
                 result.errors.append(f"{exc.code().name}: {exc.details()}")
                 await asyncio.sleep(0.05)
@@ -137,11 +146,13 @@ async def drive(addresses: list[str], matches: int, window: Window, lean: bool, 
     return result
 
 
-def load_process(addresses: list[str], matches: int, window: Window, lean: bool, play: bool, out: Queue[Any]) -> None:
+def load_process(
+    addresses: list[str], matches: int, window: Window, lean: bool, play: bool, out: Queue[Any], folded: bool = True
+) -> None:
     """A load process's body: `matches` concurrent matches until the window ends; its result goes to `out`."""
     import uvloop
 
-    out.put(uvloop.run(drive(addresses, matches, window, lean, play)))
+    out.put(uvloop.run(drive(addresses, matches, window, lean, play, folded)))
 
 
 def spread(total: int, parts: int) -> list[int]:

@@ -31,7 +31,8 @@ async def run(address: str, settings: Settings) -> None:
     except RedisError as exc:
         print(f"gateway: not starting: Redis did not answer: {exc}", file=sys.stderr, flush=True)
         raise SystemExit(1) from None
-    gateway = await serve(tables, address, Limits.from_settings(settings), settings.operator_key)
+    limits = Limits.from_settings(settings)
+    gateway = await serve(tables, address, limits, settings.operator_key, settings.gateway_reuseport)
     print(f"gateway on port {gateway.port}", flush=True)
     stopping = gateway.stopping  # also set by the operator's DrainGateway
     loop = asyncio.get_running_loop()

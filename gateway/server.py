@@ -31,7 +31,6 @@ SERVICE = gateway_pb2.DESCRIPTOR.services_by_name["Gateway"]
 # Calls arriving faster than the event loop takes them wait in gRPC's queue, which cancels what does not fit (its
 # default of 1,000 cancelled about one in twelve of 2,000 streams opened at once): room for a reconnecting crowd.
 SERVER_OPTIONS = [
-    ("grpc.so_reuseport", 0),
     ("grpc.max_receive_message_length", MAX_MESSAGE),
     ("grpc.server.max_pending_requests", 10_000),
     ("grpc.server.max_pending_requests_hard_limit", 20_000),
@@ -96,11 +95,15 @@ class Gateway:
         await self.tables.close()
 
 
-async def serve(tables: Tables, address: str, limits: Limits | None = None, operator_key: str = "") -> Gateway:
+async def serve(
+    tables: Tables, address: str, limits: Limits | None = None, operator_key: str = "", reuseport: bool = False
+) -> Gateway:
     """Start the gateway on `address` ("127.0.0.1:0" picks a free port), with the operator's Admin service
-    (gateway/admin.py) beside it."""
+    (gateway/admin.py) beside it. `reuseport`: other gateway processes may listen on the same address (SO_REUSEPORT;
+    the kernel spreads new connections among them); otherwise an address in use is refused."""
     limits = limits or Limits()
-    server = grpc.aio.server(options=SERVER_OPTIONS, interceptors=[admin.Moderating(Moderation(tables.store.redis))])
+    options = [("grpc.so_reuseport", int(reuseport)), *SERVER_OPTIONS]
+    server = grpc.aio.server(options=options, interceptors=[admin.Moderating(Moderation(tables.store.redis))])
     servicer = GatewayServicer(tables, limits)
     add_service(server, servicer, SERVICE)
     stopping = asyncio.Event()

@@ -152,6 +152,9 @@ SETTINGS: tuple[Setting, ...] = (
     # processes
     Setting("MANAFORGE_UVLOOP", "uvloop", SWITCH, "1",
             "gateways and rules services on uvloop (0: the standard asyncio loop)"),
+    Setting("MANAFORGE_GATEWAY_REUSEPORT", "gateway_reuseport", SWITCH, "0",
+            "gateways listen with SO_REUSEPORT: several gateway processes share one address (the kernel spreads "
+            "connections), so one host or pod uses all its cores; 0: a second gateway on a used address fails"),
     Setting("MANAFORGE_WORKER_STUCK_AFTER", "worker_stuck_after", POSITIVE_SECONDS, "60",
             "seconds a worker's dispatcher may begin no step before the worker exits to be restarted"),
     Setting("MANAFORGE_LOG_LEVEL", "log_level", LOG_LEVEL, "INFO", "the lowest level logged (JSON lines on stderr)"),
@@ -197,6 +200,7 @@ class Settings:
     operator_key: str = ""
     web_console: bool = False
     uvloop: bool = True
+    gateway_reuseport: bool = False
     worker_stuck_after: float = 60.0
     log_level: str = "INFO"
     metrics_port: int = 0  # 0: no metrics server

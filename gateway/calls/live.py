@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Iterator
 from typing import Any, TypeVar
 
 import grpc
@@ -64,13 +64,13 @@ class LiveCalls(Calls):
         with self._stream(context):
             updates = self.tables.watch(request.table_id, request.seat_token, request.after_seq, flags)
             async for update in await self._first(context, updates):
-                yield update
+                yield update.encoded
 
-    async def _first(self, context: Any, updates: AsyncGenerator[bytes, None]) -> AsyncIterator[bytes]:
+    async def _first(self, context: Any, updates: AsyncGenerator[T, None]) -> AsyncIterator[T]:
         """`updates` once its first one (after the token check) is there: a failed token check counts."""
         first = await self._token_checked(context, anext(updates))
 
-        async def rest() -> AsyncIterator[bytes]:
+        async def rest() -> AsyncIterator[T]:
             yield first
             async for update in updates:
                 yield update
@@ -89,14 +89,21 @@ class LiveCalls(Calls):
             raise MalformedActionError("play stream", "the first message must be `watch` (the table and seat token)")
         watch = opening.watch
         flags = (not watch.without_text, not watch.without_legal_actions)
+        folding = watch.results_in_updates
         outbox: asyncio.Queue[tuple[str, Any]] = asyncio.Queue(OUTBOX_LIMIT)
-        inflight = 0
+        owed = 0  # actions not answered yet: the stream ends only once none is owed
+        # results_in_updates: an applied action is answered by the update of its commit, whichever of the two (the
+        # update, the action's result) reaches this loop first
+        wanted: dict[str, int] = {}  # client action ids of this stream's actions in flight -> how many
+        folded: dict[str, int] = {}  # client action id -> the version whose update answered it, result not yet here
+        waiting: dict[int, ActionResult] = {}  # version -> an applied action's result, its update not yet here
+        shown = 0  # the last table version an update of this stream showed
 
         async def pump() -> None:
             updates = self.tables.watch(watch.table_id, watch.seat_token, watch.after_seq, flags)
             try:
                 async for update in await self._first(context, updates):
-                    await outbox.put(("send", as_field(1, update)))
+                    await outbox.put(("send", update))
                 await outbox.put(("finished", None))
             except Exception as exc:
                 await outbox.put(("error", exc))
@@ -104,15 +111,43 @@ class LiveCalls(Calls):
                 await updates.aclose()
 
         async def act() -> None:
-            nonlocal inflight
+            nonlocal owed
             try:
                 async for request in requests:
-                    inflight += 1  # until its result is sent (below): the stream ends only once none is owed
+                    owed += 1  # until it is answered (below)
+                    action_id = request.action.client_action_id
+                    if folding and action_id:
+                        wanted[action_id] = wanted.get(action_id, 0) + 1
                     result = await self._result(watch, request)
-                    await outbox.put(("result", PlayUpdate(result=result).SerializeToString()))
+                    await outbox.put(("result", result))
                 await outbox.put(("closed", None))
             except Exception as exc:
                 await outbox.put(("error", exc))
+
+        def answer(result: ActionResult) -> bytes | None:
+            """`result` as a message of its own, or None when an update answered it (or will)."""
+            nonlocal owed
+            action_id, version = result.client_action_id, result.response.version
+            if folding and action_id in wanted:
+                wanted[action_id] -= 1
+                if not wanted[action_id]:
+                    del wanted[action_id]
+            if folding and result.code == 0 and folded.get(action_id) == version:  # (a duplicate: of that commit)
+                del folded[action_id]
+                owed -= 1
+                return None
+            if folding and result.code == 0 and not result.response.duplicate and version > shown:
+                waiting[version] = result  # its update is still to come
+                return None
+            owed -= 1
+            return PlayUpdate(result=result).SerializeToString()
+
+        def unanswered() -> Iterator[bytes]:
+            """The results still waiting for an update that will not come: as messages of their own."""
+            nonlocal owed
+            for version in sorted(waiting):
+                owed -= 1
+                yield PlayUpdate(result=waiting.pop(version)).SerializeToString()
 
         tasks = [asyncio.ensure_future(pump()), asyncio.ensure_future(act())]
         finished = False
@@ -120,17 +155,36 @@ class LiveCalls(Calls):
             while True:
                 kind, item = await outbox.get()
                 if kind == "send":
-                    yield item
+                    for version in [v for v in waiting if v < item.version]:  # passed over by a catch-up
+                        owed -= 1
+                        yield PlayUpdate(result=waiting.pop(version)).SerializeToString()
+                    shown = max(shown, item.version)
+                    result = waiting.pop(item.version, None)
+                    if result is not None:
+                        owed -= 1
+                    elif item.answers and item.answers in wanted and item.answers not in folded:
+                        folded[item.answers] = item.version  # its result is on the way: it is answered here
+                        result = ActionResult(client_action_id=item.answers)
+                        result.response.version = item.version
+                    if result is None:
+                        yield as_field(1, item.encoded)
+                    else:
+                        result.response.ClearField("events")  # they are the update's
+                        yield as_field(1, item.encoded) + as_field(3, result.SerializeToString())
                 elif kind == "result":
-                    inflight -= 1
-                    yield item
+                    if (message := answer(item)) is not None:
+                        yield message
                 elif kind == "error":
                     raise item
                 elif kind == "closed":
+                    for message in unanswered():
+                        yield message
                     return
                 else:
                     finished = True
-                if finished and inflight == 0 and outbox.empty():
+                    for message in unanswered():  # no update follows the last one
+                        yield message
+                if finished and owed == 0 and outbox.empty():
                     return
         finally:
             for task in tasks:

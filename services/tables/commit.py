@@ -8,6 +8,7 @@ by a fresh read first, which also finds an earlier answer to the same client act
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from google.protobuf.message import Message
@@ -24,7 +25,7 @@ from services.tables.lookup import Known, Lookup, no_table
 from services.tables.metrics import COMMITS
 from services.tables.rules import LocalRules, Moved, Rules
 from services.tables.store import CommitResult
-from services.tables.views import pack
+from services.tables.views import Published, pack
 
 MAX_RETRIES = 64
 
@@ -46,6 +47,9 @@ class Committer:
         self.store = lookup.store
         self.rules: Rules = rules or LocalRules()  # where each move's rules run
         self.round_trips = 0  # commits plus reads done on the submit path (`make bench` reports them per move)
+        # Each commit this process lands, as its watchers here receive it (Tables hands it to the hub at once,
+        # without waiting for Redis's pub/sub to bring it back).
+        self.landed: Callable[[str, Published], None] | None = None
 
     async def submit(
         self,
@@ -90,6 +94,8 @@ class Committer:
                 last_seq=known.seq + len(events),
                 state=moved.data,
                 events=events,
+                seat=seat,
+                client_action_id="" if trusted else client_action_id,  # a Play stream answers it with the update
             )
             logged = LoggedAction(
                 version=known.version + 1,
@@ -119,6 +125,10 @@ class Committer:
                 self.lookup.remember(
                     table_id, Known(result.version, result.last_seq, moved.state, True, moved.finished)
                 )
+                if self.landed is not None:
+                    if result.appended:
+                        commit.MergeFromString(result.appended)  # as published: with the deadlines armed
+                    self.landed(table_id, Published(commit, moved.state))
                 return Submitted(result.version, visible_events(events, seat), False)
             if result.status == "dup":
                 return await self._stored_answer(table_id, seat, result)

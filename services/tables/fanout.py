@@ -2,7 +2,12 @@
 
 The first watcher of a table subscribes its channel (and waits for Redis to confirm, so nothing published after
 its catch-up read is missed); the last one to leave unsubscribes. Each published commit is decoded once (by the
-injected `decode`) and the same object is handed to every watcher of that table in this process. A watcher that
+injected `decode`) and the same object is handed to every watcher of that table in this process. A commit this
+process made itself is handed to its watchers at once (`hand_over`), unless a commit before it is still on its way
+through pub/sub (made elsewhere, and known here from a conflict answer): then it waits for that one (or for its own
+echo), so watchers get every commit in order, one update each. Its echo from pub/sub is dropped by its version
+(every item has one). Watchers also drop any version they already have, and one that comes after a gap makes its
+watcher read the gap from the durable stream. A watcher that
 falls behind, and every watcher when the pub/sub connection drops, is told to resynchronise: it reads what it
 missed from the table's durable event stream, so a watcher never loses or repeats an update.
 """
@@ -64,6 +69,8 @@ class Hub:
         self._followers: dict[str, set[Follower]] = {}
         self._outstanding: dict[str, int] = {}  # SUBSCRIBE commands sent on this connection, not yet confirmed
         self._confirmed: dict[str, asyncio.Future[None]] = {}
+        self._last: dict[str, int] = {}  # followed table -> the last version its watchers here were handed
+        self._held: dict[str, Any] = {}  # followed table -> a commit made here, waiting for the one before it
         self._conn: aioredis.Connection | None = None
         self._connected = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
@@ -131,6 +138,8 @@ class Hub:
         followers.discard(follower)
         if not followers:
             del self._followers[follower.table_id]
+            self._last.pop(follower.table_id, None)
+            self._held.pop(follower.table_id, None)
             name = channel(follower.table_id)
             confirmed = self._confirmed.pop(name, None)
             if confirmed is not None and not confirmed.done():
@@ -193,6 +202,8 @@ class Hub:
             elif kind == b"subscribe":
                 self._subscribed(reply[1].decode())
             elif kind == b"pong":  # after a reconnect: every resubscription is confirmed; resync every watcher
+                self._last.clear()
+                self._held.clear()
                 for followers in self._followers.values():
                     for follower in followers:
                         follower.push(RESYNC)
@@ -207,6 +218,29 @@ class Hub:
         if confirmed is not None and not confirmed.done():
             confirmed.set_result(None)
 
+    def hand_over(self, table_id: str, item: Any) -> None:
+        """A commit this process made (decoded, with its `version`): to the table's watchers here at once, or once
+        the commit before it has come through pub/sub; its own echo from pub/sub is then dropped."""
+        followers = self._followers.get(table_id)
+        if not followers:
+            return
+        last = self._last.get(table_id)
+        if last is not None and item.version > last + 1:
+            self._held[table_id] = item  # a commit made elsewhere comes first
+            return
+        self._push(table_id, followers, item)
+
+    def _push(self, table_id: str, followers: set[Follower], item: Any) -> None:
+        if item.version <= self._last.get(table_id, -1):
+            return  # they have it
+        self._last[table_id] = item.version
+        for follower in followers:
+            follower.push(item)
+        held = self._held.get(table_id)
+        if held is not None and held.version <= item.version + 1:
+            del self._held[table_id]
+            self._push(table_id, followers, held)
+
     def _deliver(self, table_id: str, data: bytes) -> None:
         followers = self._followers.get(table_id)
         if not followers:
@@ -215,6 +249,10 @@ class Hub:
             item = self.decode(table_id, data)
         except Exception:
             log.exception("undecodable commit on table %s: its watchers resynchronise", table_id)
-            item = RESYNC
-        for follower in followers:
-            follower.push(item)
+            for follower in followers:
+                follower.push(RESYNC)
+            return
+        held = self._held.get(table_id)
+        if held is not None and held.version == item.version:  # its own echo, and the one before never came:
+            item = self._held.pop(table_id)  # its watchers read the gap from the stream
+        self._push(table_id, followers, item)  # an echo of one handed over is dropped there

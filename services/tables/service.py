@@ -49,7 +49,7 @@ from services.tables.rules import Rules
 from services.tables.seating import Seating, TableDefaults
 from services.tables.store import RedisStore
 from services.tables.views import Published
-from services.tables.watching import Flags, Watching
+from services.tables.watching import Flags, Update, Watching
 from services.tables.work import Work
 
 __all__ = ["Retention", "Tables"]
@@ -85,6 +85,7 @@ class Tables:
         self.work = Work(store, Acting(self.lookup, self.playing, bot_time_cap), self.finishing)
         self.hub = hub or Hub(store.pubsub_connection, self.decode)
         self.hub.decode = self.decode
+        self.committer.landed = self.hub.hand_over
         self.watching = Watching(self.lookup, self.directory, self.hub)
         self.operations = Operations(self.lookup)
 
@@ -149,7 +150,7 @@ class Tables:
 
     def watch(
         self, table_id: str, seat_token: str = "", after_seq: int = 0, flags: Flags = (True, True)
-    ) -> AsyncGenerator[bytes, None]:
+    ) -> AsyncGenerator[Update, None]:
         return self.watching.watch(table_id, seat_token, after_seq, flags)
 
     def decode(self, table_id: str, data: bytes) -> Published:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import AsyncGenerator
+from typing import NamedTuple
 
 from manaforge.v1.gateway_pb2 import Deadline, GameLog, SeatView
 from manaforge.v1.storage_pb2 import Commit, Deadlines
@@ -22,6 +23,15 @@ from services.tables.store import Live
 from services.tables.views import Published, seat_view, watch_update
 
 Flags = tuple[bool, bool]  # (rendered text, legal actions) in each update
+
+
+class Update(NamedTuple):
+    """One encoded update of a watched seat, the table version it shows and, when it shows one commit made by that
+    seat's own move, the client action id the move carried ("" otherwise: a catch-up, another seat's move)."""
+
+    version: int
+    encoded: bytes
+    answers: str = ""
 
 
 class Watching:
@@ -49,8 +59,9 @@ class Watching:
         as this process's guess of the table's live state."""
         commit = Commit.FromString(data)
         record = self.lookup.records.get(table_id)
-        if record is None:
-            return Published(commit)
+        known = self.lookup.lives.get(table_id)
+        if record is None or (known is not None and known.version >= commit.version):
+            return Published(commit)  # its state is decoded when a watcher needs it (an echo of our own: never)
         game = find_game(record.config.game)
         published = Published(commit, game.state_from_bytes(commit.state))
         self.lookup.learn_commit(table_id, commit, published.state(game))
@@ -58,9 +69,10 @@ class Watching:
 
     async def watch(
         self, table_id: str, seat_token: str = "", after_seq: int = 0, flags: Flags = (True, True)
-    ) -> AsyncGenerator[bytes, None]:
-        """The seat's updates, encoded: first everything after `after_seq`, then each commit as it lands, until the
-        game is over. Every event the seat may see arrives once and in order, whatever is dropped on the way."""
+    ) -> AsyncGenerator[Update, None]:
+        """The seat's updates, encoded, each with the table version it shows: first everything after `after_seq`,
+        then each commit as it lands, until the game is over. Every event the seat may see arrives once and in
+        order, whatever is dropped on the way."""
         record = await self.lookup.record(table_id)
         seat = await self._seat(table_id, seat_token)
         game = find_game(record.config.game)
@@ -73,7 +85,7 @@ class Watching:
             caught = await self._catch_up(table_id, game, seat, after_seq, -1, flags)
             assert caught is not None
             last, version, finished, update = caught
-            yield update
+            yield Update(version, update)
             while not finished:
                 item = await follower.next()
                 if item is DRAIN:
@@ -84,7 +96,7 @@ class Watching:
                     caught = await self._catch_up(table_id, game, seat, last, version, flags)
                     if caught is not None:
                         last, version, finished, update = caught
-                        yield update
+                        yield Update(version, update)
                     continue
                 if item.version <= version:
                     continue  # already sent by a catch-up
@@ -92,7 +104,8 @@ class Watching:
                 last, version = item.commit.last_seq, item.version
                 finished = game.is_terminal(item.state(game))
                 FANOUT_SECONDS.observe(time.monotonic() - item.received)
-                yield update
+                mine = seat is not None and item.commit.seat == seat
+                yield Update(version, update, item.commit.client_action_id if mine else "")
         finally:
             self.hub.leave(follower)
             if seat is None:

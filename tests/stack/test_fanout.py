@@ -164,6 +164,64 @@ def test_play_stream_carries_actions_and_updates_and_answers_refusals_in_band(st
         check_stream([m.update for m in seen if m.HasField("update")], store, table_id, me)
 
 
+def test_play_stream_with_results_in_updates_answers_each_action_once(stack: Stack, store: Any) -> None:
+    """results_in_updates: an applied move is answered inside the update of its commit (one message, not two);
+    a refusal and a duplicate, which make no update, still get a result; every action is answered exactly once."""
+    address = stack.gateway_addresses[0]
+    with Client(address) as client:
+        table_id, ann, bob = cardbench_table(client)
+
+    async def seat(stub: Any, me: int, token: str, odd_ones: bool) -> tuple[list[gw.PlayUpdate], int]:
+        call = stub.Play()
+        opening = gw.WatchRequest(table_id=table_id, seat_token=token, results_in_updates=True)
+        await call.write(gw.PlayRequest(watch=opening))
+        seen, sent, first_id = [], 0, ""
+        async for message in call:
+            seen.append(message)
+            if message.HasField("result"):
+                continue
+            view = message.update.view
+            if view.pending.seats == [me] and not view.outcome.finished:
+                state = CardbenchState()
+                view.view.Unpack(state)
+                if odd_ones and first_id:  # a card not in hand (refused), then the first move again (a duplicate)
+                    missing = next(c for c in range(52) if c not in state.hands[me].cards)
+                    await call.write(gw.PlayRequest(action=gw.SubmitActionRequest(action=play(missing))))
+                    again = gw.SubmitActionRequest(action=play(state.hands[me].cards[0]), client_action_id=first_id)
+                    await call.write(gw.PlayRequest(action=again))
+                    sent, odd_ones = sent + 2, False
+                card = state.hands[me].cards[0]
+                action_id = f"v{view.version}"
+                first_id = first_id or action_id
+                action = gw.SubmitActionRequest(action=pack(CardbenchAction(card=card)), client_action_id=action_id)
+                await call.write(gw.PlayRequest(action=action))
+                sent += 1
+        return seen, sent
+
+    async def run() -> list[tuple[list[gw.PlayUpdate], int]]:
+        async with grpc.aio.insecure_channel(address) as channel:
+            stub = GatewayStub(channel)
+            return list(await asyncio.wait_for(asyncio.gather(seat(stub, 0, ann, True), seat(stub, 1, bob, False)), 60))
+
+    (ann_seen, ann_sent), (bob_seen, bob_sent) = asyncio.run(run())
+    for me, seen, sent in ((0, ann_seen, ann_sent), (1, bob_seen, bob_sent)):
+        updates = [m for m in seen if m.HasField("update")]
+        check_stream([m.update for m in updates], store, table_id, me)
+        folded = [m for m in updates if m.HasField("answered")]
+        results = [m.result for m in seen if m.HasField("result")]
+        assert len(folded) + len(results) == sent == (52 if me == 0 else 50)  # every action answered once
+        assert len(folded) == 50  # every applied move answered by its own update: no message of its own
+        for m in folded:
+            answer, version = m.answered, m.update.view.version
+            assert answer.code == 0 and answer.response.version == version and not answer.response.duplicate
+            assert answer.client_action_id == f"v{version - 1}" and not answer.response.events
+            assert version % 2 == (1 if me == 0 else 0)  # only the mover's own update carries the answer
+    refused, duplicate = (m.result for m in ann_seen if m.HasField("result"))
+    assert refused.code == grpc.StatusCode.FAILED_PRECONDITION.value[0] and "play from hand" in refused.message
+    assert duplicate.code == 0 and duplicate.response.duplicate and duplicate.response.version == 1
+    assert not [m for m in bob_seen if m.HasField("result")]
+
+
 def test_first_play_message_must_be_watch(stack: Stack) -> None:
     async def run() -> grpc.StatusCode:
         async with grpc.aio.insecure_channel(stack.gateway_addresses[0]) as channel:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
 import time
 import uuid
@@ -13,7 +15,7 @@ from manaforge.v1 import gateway_pb2 as gw
 from manaforge.v1.common_pb2 import GameConfig
 from manaforge.v1.games.cardbench_pb2 import CardbenchState
 
-from deploy.launcher import Stack
+from deploy.launcher import Stack, free_port
 from engine_core import find_game
 from engine_core.conformance import card_refs
 from gateway.client import Client
@@ -362,3 +364,30 @@ def test_queues_match_close_ratings_first_and_widen_the_window_with_waiting(
         assert time.monotonic() < deadline
         waited = matchmaker.wait_for_match(weak.ticket_id, 1.0)
     assert waited.table_id
+
+
+def test_gateway_processes_share_one_address_only_with_reuseport(stack: Stack) -> None:
+    """MANAFORGE_GATEWAY_REUSEPORT=1: several gateway processes listen on one address (a pod uses all its cores) and
+    any of them serves it; without it a gateway on an address in use stops at start."""
+    address = f"127.0.0.1:{free_port()}"
+
+    def start(reuseport: str) -> subprocess.Popen[str]:
+        env = {**stack.env(), "MANAFORGE_GATEWAY_REUSEPORT": reuseport}
+        command = [sys.executable, "-m", "gateway", "--address", address]
+        return subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+
+    sharing = [start("1"), start("1")]
+    try:
+        for process in sharing:
+            assert process.stdout is not None and "gateway on port" in process.stdout.readline()
+        assert start("0").wait(60) != 0  # the address is taken
+        with Client(address) as client:
+            assert "cardbench" in {g.name for g in client.games()}
+        sharing[0].terminate()
+        sharing[0].wait(30)
+        with Client(address) as client:  # the other one serves every new connection now
+            assert "cardbench" in {g.name for g in client.games()}
+    finally:
+        for process in sharing:
+            process.kill()
+            process.wait(10)

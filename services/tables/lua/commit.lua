@@ -14,7 +14,7 @@
 -- Each clock or timer armed gets its deadline computed here, on Redis's clock: stored in the live hash (a Deadlines
 -- message) and appended to the published commit (its field 6), so every view shows when a decision runs out.
 -- Returns one of
---   {'ok', 'version:first_seq:last_seq'}
+--   {'ok', 'version:first_seq:last_seq', what was appended to the published commit (its deadlines, field 6)}
 --   {'dup', <that of the earlier submit with this seat and client action id>}
 --   {'token'}                                         the token holds no seat, or another seat
 --   {'conflict', version, seq, state, started, finished}  the live state now: the caller retries from it
@@ -104,4 +104,4 @@ if ARGV[9] == '1' then
   redis.call('ZREM', KEYS[11], ARGV[10])
 end
 redis.call('PUBLISH', ARGV[5], ARGV[8] .. published)
-return {'ok', result}
+return {'ok', result, published}

@@ -25,13 +25,15 @@ class NotReplicatedError(RedisError):
 @dataclass(frozen=True)
 class CommitResult:
     """What the compare-and-set said: `ok` or `dup` (with the version and event seqs of the move), `conflict` (with
-    the live state now), `token` (the token holds no such seat) or `missing` (no such table)."""
+    the live state now), `token` (the token holds no such seat) or `missing` (no such table). `appended`: on `ok`,
+    what the script appended to the commit it published (the deadlines it armed, Commit field 6)."""
 
     status: str
     version: int = 0
     first_seq: int = 0
     last_seq: int = 0
     live: Live | None = None
+    appended: bytes = b""
 
 
 def _result(detail: bytes, status: str) -> CommitResult:
@@ -94,7 +96,10 @@ class LiveStates(StoreBase):
         else:
             reply = await self._hot_commit(names, args)
         status = reply[0].decode()
-        if status in ("ok", "dup"):
+        if status == "ok":
+            version, first, last = (int(x) for x in reply[1].split(b":"))
+            return CommitResult(status, version, first, last, appended=reply[2])
+        if status == "dup":
             return _result(reply[1], status)
         if status == "conflict":
             return CommitResult(status, live=Live.parse(reply[1:]))
