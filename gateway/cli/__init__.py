@@ -126,22 +126,28 @@ def parser() -> argparse.ArgumentParser:
             help="a variant option of the game, repeatable (`manaforge games` lists them)",
         )
 
+    def table_flags(p: argparse.ArgumentParser, bots: str, open_seats: str) -> None:
+        """The flags of a new table, shared by `play` and `challenge`: its game, seats, bots, options and clock."""
+        p.add_argument("game", help="the game's name, as `manaforge games` lists it")
+        p.add_argument(
+            "--seats", type=int, default=0, metavar="N", help="how many players (default: the game's fewest)"
+        )
+        p.add_argument("--bot", default="random", choices=BOT_LEVELS, help=f"the level of {bots} (default: random)")
+        p.add_argument("--open", action="store_true", help=f"leave {open_seats} open for people to join")
+        game_options(p)
+        p.add_argument(
+            "--clock",
+            type=float,
+            default=None,
+            metavar="SECONDS",
+            help="seconds per decision (0: none; default: the server's)",
+        )
+
     command("games", cmd_games, "the games, their player counts and variant options")
     p = command("rules", cmd_rules, "how to play a game: its goal, a turn, the cards, the end")
     p.add_argument("game", help="the game's name, as `manaforge games` lists it")
     p = command("play", cmd_play, "start a table and play it: you at seat 0, bots (or open seats) in the others")
-    p.add_argument("game", help="the game's name, as `manaforge games` lists it")
-    p.add_argument("--seats", type=int, default=0, metavar="N", help="how many players (default: the game's fewest)")
-    p.add_argument("--bot", default="random", choices=BOT_LEVELS, help="the level of the bots (default: random)")
-    p.add_argument("--open", action="store_true", help="leave the other seats open for people to join")
-    game_options(p)
-    p.add_argument(
-        "--clock",
-        type=float,
-        default=None,
-        metavar="SECONDS",
-        help="seconds per decision (0: none; default: the server's)",
-    )
+    table_flags(p, bots="the bots", open_seats="the other seats")
     p = command("tables", cmd_tables, "tables waiting for players (--playing: games under way, to watch)")
     p.add_argument("--game", default="", help="only this game's tables")
     p.add_argument("--playing", action="store_true", help="games under way, to spectate")
@@ -181,14 +187,7 @@ def parser() -> argparse.ArgumentParser:
     game_options(p)
     p = command("challenge", cmd_challenge, "challenge a registered player (or a bot account) and wait for the answer")
     p.add_argument("player", metavar="NAME", help="the player's name, as leaderboards show it")
-    p.add_argument("game", help="the game's name, as `manaforge games` lists it")
-    p.add_argument("--seats", type=int, default=0, metavar="N", help="how many players (default: the game's fewest)")
-    p.add_argument("--bot", default="random", choices=BOT_LEVELS, help="the level of bots past seat 1 (default random)")
-    p.add_argument("--open", action="store_true", help="leave the seats past the two players open for people to join")
-    game_options(p)
-    p.add_argument(
-        "--clock", type=float, default=None, metavar="SECONDS", help="seconds per decision (default: the server's)"
-    )
+    table_flags(p, bots="bots past seat 1", open_seats="the seats past the two players")
     command("challenges", cmd_challenges, "the challenges waiting for your answer, and yours waiting for others'")
     p = command("accept", cmd_accept, "accept a challenge made to you, and play it")
     p.add_argument("challenge", metavar="ID", help="the challenge's id, as `manaforge challenges` lists it")
