@@ -7,7 +7,7 @@ throughput, and one gateway holding many Watch streams. Every figure comes from 
 1. Engine: each game's random-playout steps/s on one core, and its ratio to RLCard's UNO in the same run.
 2. The peers' workload (`../shared/peers/bgio/README.md`): cardbench matches of 100 moves, both seats watching and
    the seat to move playing as soon as its own update arrives; 1, 16 and 64 concurrent matches, a timed window after
-   a warm-up. Moves/s, p50/p99 of move sent -> the other seat's update, server CPU ms per move for each process
+   a warm-up. Moves/s, p50/p99/p999 of move sent -> the other seat's update, server CPU ms per move for each process
    (utime+stime from /proc over the window) and the load clients' CPU, Redis commands per move. On Play streams
    each move's answer comes inside its update (WatchRequest.results_in_updates; `--own-results`: a message of its own).
 3. The same workload with the rules service on the move path (2 rules processes, round robin).
@@ -111,6 +111,7 @@ def peer_run(
         "moves_per_s": load.moves / seconds,
         "p50": percentile(load.latencies_ms, 50),
         "p99": percentile(load.latencies_ms, 99),
+        "p999": percentile(load.latencies_ms, 99.9),
         "cpu_ms": cpu,
         "server_cpu_ms": sum(cpu.values()),
         "load_cpu_ms": load.cpu_seconds * 1000 / moves,
@@ -124,7 +125,8 @@ def print_peer(result: dict[str, Any]) -> None:
     cpu = "  ".join(f"{name} {ms:.3f}" for name, ms in result["cpu_ms"].items() if ms >= 0.0005)
     say(
         f"  {result['matches']:>3} matches  {result['moves_per_s']:>7,.0f} moves/s  p50 {result['p50']:6.2f} ms"
-        f"  p99 {result['p99']:6.2f} ms  server CPU {result['server_cpu_ms']:.3f} ms/move ({cpu})"
+        f"  p99 {result['p99']:6.2f} ms  p999 {result['p999']:6.2f} ms"
+        f"  server CPU {result['server_cpu_ms']:.3f} ms/move ({cpu})"
         f"  load clients {result['load_cpu_ms']:.3f} ms/move  ({result['finished']} matches finished)"
     )
     per_move = ", ".join(f"{k} {v:.2f}" for k, v in sorted(result["redis_per_move"].items()))
