@@ -35,7 +35,7 @@ from manaforge.v1.games.cardbench_pb2 import CardbenchAction, CardbenchState
 
 from deploy.connections import connection_run, percentile
 from deploy.launcher import LOOPBACK_LIMITS, Stack
-from deploy.peerload import LoadResult, Window, first_errors, load_process, merge, spread
+from deploy.peerload import LoadResult, Window, cpu_seconds, first_errors, load_process, merge, spread
 from deploy.retention_bench import retention_run
 from gateway.client import Client, pack
 
@@ -47,11 +47,6 @@ def say(line: str) -> None:
 
 
 # ----- the peers' workload ------------------------------------------------------------------------------------
-
-
-def cpu_seconds(process: psutil.Process) -> float:
-    times = process.cpu_times()
-    return float(times.user + times.system + times.children_user + times.children_system)
 
 
 def redis_calls(stack: Stack) -> dict[str, int]:
