@@ -99,9 +99,12 @@ async def play_table(
                 load.moves += 1
                 commits.append((seat, done.version, sent))
 
+    tasks = [asyncio.ensure_future(seat_task(seat)) for seat in tokens]
     try:
-        await asyncio.gather(*(seat_task(seat) for seat in tokens))
+        await asyncio.gather(*tasks)
     finally:
+        for task in tasks:
+            task.cancel()  # one seat failed: the others would wait for its moves for ever
         for mover, version, sent in commits:
             for seat, times in seen.items():
                 shown = [t for v, t in times.items() if v >= version]  # the first update at or after the commit
