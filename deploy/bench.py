@@ -212,7 +212,7 @@ def main() -> None:
     parser.add_argument("--matches", default=",".join(map(str, CONCURRENCY)))
     parser.add_argument("--skip-engine", action="store_true")
     parser.add_argument("--skip-stack", action="store_true")
-    parser.add_argument("--only", default="engine,peer,remote,replica,unary,connections,retention,games")
+    parser.add_argument("--only", default="engine,peer,remote,replica,unary,connections,retention,games", help="runs")
     parser.add_argument("--game-tables", type=int, default=16, help="tables of each game at once (the games run)")
     parser.add_argument("--game-seconds", type=float, default=5.0, help="timed window of each game (the games run)")
     parser.add_argument("--games", type=int, default=10_000, help="games of the retention run")
