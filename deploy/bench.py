@@ -2,7 +2,8 @@
 throughput, and one gateway holding many Watch streams. Every figure comes from this one run.
 
     python -m deploy.bench [--seconds S] [--warmup S] [--gateways N] [--streams N] [--skip-engine] [--skip-stack]
-                           [--only peer,unary,connections] [--own-results]
+                           [--only engine,peer,unary,connections,games] [--own-results] [--game-tables N]
+                           [--game-seconds S]
 
 1. Engine: each game's random-playout steps/s on one core, and its ratio to RLCard's UNO in the same run.
 2. The peers' workload (`../shared/peers/bgio/README.md`): cardbench matches of 100 moves, both seats watching and
@@ -16,6 +17,9 @@ throughput, and one gateway holding many Watch streams. Every figure comes from 
 6. Retention: Redis memory per live and per archived game, and while thousands of games are played and archived.
 7. Connections: one gateway process holding `--streams` spectator streams over 100 tables while 4 tables play;
    the gateway's memory per stream and SubmitAction / ListGames p50/p99 meanwhile.
+8. Every game (deploy/gamebench.py): `--game-tables` tables of each registered game played by scripted clients
+   (Watch + SubmitAction per seat, a uniformly random legal action each decision, no bots) for `--game-seconds`;
+   moves/s, p50/p99, server CPU ms per move by process, and the rules' own µs per move beside them.
 The load clients run on the same machine as the stack (2 cores here): CPU per move is the figure that carries over.
 """
 
@@ -34,8 +38,9 @@ import redis
 from manaforge.v1.games.cardbench_pb2 import CardbenchAction, CardbenchState
 
 from deploy.connections import connection_run, percentile
+from deploy.gamebench import games_lines, games_section
 from deploy.launcher import LOOPBACK_LIMITS, Stack
-from deploy.peerload import LoadResult, Window, first_errors, load_process, merge, spread
+from deploy.peerload import LoadResult, Window, cpu_seconds, first_errors, load_process, merge, spread
 from deploy.retention_bench import retention_run
 from gateway.client import Client, pack
 
@@ -47,11 +52,6 @@ def say(line: str) -> None:
 
 
 # ----- the peers' workload ------------------------------------------------------------------------------------
-
-
-def cpu_seconds(process: psutil.Process) -> float:
-    times = process.cpu_times()
-    return float(times.user + times.system + times.children_user + times.children_system)
 
 
 def redis_calls(stack: Stack) -> dict[str, int]:
@@ -214,14 +214,16 @@ def main() -> None:
     parser.add_argument("--matches", default=",".join(map(str, CONCURRENCY)))
     parser.add_argument("--skip-engine", action="store_true")
     parser.add_argument("--skip-stack", action="store_true")
-    parser.add_argument("--only", default="peer,remote,replica,unary,connections,retention", help="stack runs")
+    parser.add_argument("--only", default="engine,peer,remote,replica,unary,connections,retention,games", help="runs")
+    parser.add_argument("--game-tables", type=int, default=16, help="tables of each game at once (the games run)")
+    parser.add_argument("--game-seconds", type=float, default=5.0, help="timed window of each game (the games run)")
     parser.add_argument("--games", type=int, default=10_000, help="games of the retention run")
     parser.add_argument("--archive-ttl", type=float, default=60.0, help="archive lifetime in the retention run")
     args = parser.parse_args()
     runs = set(args.only.split(","))
-    if not args.skip_engine:  # in a process of its own, as `python -m deploy.enginebench` runs it: the stack
-        # client, grpc and redis imported here are about 25,000 more objects for every full collection of the GC to
-        # walk, and the engines' figures would depend on what this harness imports
+    if "engine" in runs and not args.skip_engine:  # in a process of its own, as `python -m deploy.enginebench` runs
+        # it: the stack client, grpc and redis imported here are about 25,000 more objects for every full collection
+        # of the GC to walk, and the engines' figures would depend on what this harness imports
         command = [sys.executable, "-m", "deploy.enginebench", "--seconds", str(args.engine_seconds)]
         subprocess.run(command, check=True)
     if args.skip_stack:
@@ -248,6 +250,17 @@ def main() -> None:
             say("\nmemory after the runs (resident set size)")
             for name, process in stack.processes.items():
                 say(f"  {name:<12} {psutil.Process(process.pid).memory_info().rss / 2**20:7.1f} MiB")
+    if "games" in runs:
+        with Stack(gateways=args.gateways, worker_concurrency=1, settings=LOOPBACK_LIMITS) as stack:
+            say(
+                f"\nevery game through the stack: {args.game_tables} tables of each at its minimum seat count, every"
+                " seat a scripted client (Watch + SubmitAction, a random legal action each decision, no bots),"
+                f" {args.gateways} gateway(s) + redis + worker, {args.warmup:g} s warm-up + {args.game_seconds:g} s"
+                " window each; the rules' own cost per move measured in this process"
+            )
+            rows = games_section(stack, args.game_tables, args.game_seconds, args.warmup)
+            for line in games_lines(rows):
+                say("  " + line)
     if "remote" in runs:
         with Stack(
             gateways=args.gateways, rules=2, rules_on_move_path=True, worker_concurrency=1, settings=LOOPBACK_LIMITS

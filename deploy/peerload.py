@@ -172,5 +172,11 @@ def merge(results: list[LoadResult]) -> LoadResult:
     return merged
 
 
+def cpu_seconds(process: psutil.Process) -> float:
+    """A server process's CPU so far: user + system time, its children's included."""
+    times = process.cpu_times()
+    return float(times.user + times.system + times.children_user + times.children_system)
+
+
 def first_errors(errors: list[str], limit: int = 3) -> list[str]:
     return [f"{error} (x{errors.count(error)})" for error in itertools.islice(dict.fromkeys(errors), limit)]
