@@ -87,6 +87,7 @@ class LiveStates(StoreBase):
             commit_message,
             int(finished),
             table_id,
+            int(self.sharded_pubsub),
             *follow_args,
             *events,
         ]
