@@ -108,8 +108,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("MANAFORGE_REDIS_CLUSTER_PASSWORD", "redis_cluster_password", TEXT, "", "the cluster's password"),
     Setting("MANAFORGE_SHARDED_PUBSUB", "sharded_pubsub", SHARDED, "auto",
             "table channels on sharded pub/sub (SPUBLISH, SSUBSCRIBE: a commit's message stays on its table's shard); "
-            "auto: on for a Redis Cluster, off for one Redis; off on a cluster only while upgrading from 0.2.0 "
-            "(docs/scaling.md)"),
+            "auto: on for a Redis Cluster, off for one Redis; off on a cluster is the bridge of an upgrade from 0.2.0 "
+            "(PUBLISH and SPUBLISH, SUBSCRIBE and SSUBSCRIBE: docs/scaling.md)"),
     Setting("MANAFORGE_REDIS_REPLICAS", "redis_replicas", COUNT, "0",
             "acknowledge a move once this many replicas have it (WAIT); 0: once the primary has it"),
     Setting("MANAFORGE_REDIS_REPLICA_WAIT", "redis_replica_wait", SECONDS, "0.1",
@@ -183,7 +183,7 @@ class Settings:
     redis_url: str = ""  # see redis()
     redis_cluster: tuple[str, ...] = ()
     redis_cluster_password: str = ""
-    sharded_pubsub: str = "auto"  # see is_sharded_pubsub()
+    sharded_pubsub: str = "auto"
     redis_replicas: int = 0
     redis_replica_wait: float = 0.1
     response_timeout: float = 30.0
@@ -236,10 +236,6 @@ class Settings:
     def redis(self) -> str:
         """The Redis server's URL: REDIS_URL, else the local default."""
         return self.redis_url or LOCAL_REDIS
-
-    def is_sharded_pubsub(self) -> bool:
-        """Table channels on sharded pub/sub: MANAFORGE_SHARDED_PUBSUB on, or auto with a Redis Cluster."""
-        return self.sharded_pubsub == "on" or (self.sharded_pubsub == "auto" and bool(self.redis_cluster))
 
 
 def settings_at_start(environ: Mapping[str, str] = os.environ) -> Settings:

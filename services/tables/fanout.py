@@ -68,8 +68,9 @@ class Hub:
         self.routes = routes  # where each table's channel is subscribed (store/pubsub.py)
         self.decode = decode  # (table id, published bytes) -> the object every watcher of the table receives
         self._followers: dict[str, set[Follower]] = {}
-        self._links: dict[str, Link] = {}  # node -> its pub/sub connection ("": any node)
-        self._link_of: dict[str, Link] = {}  # followed channel -> the link it is subscribed on
+        self._links: dict[tuple[bool, str], Link] = {}  # (sharded, node) -> its pub/sub connection ("": any node)
+        self._link_of: dict[str, list[Link]] = {}  # followed channel -> the links it is subscribed on
+        self._unconfirmed: dict[str, set[Link]] = {}  # channel being followed -> the links yet to confirm it
         self._confirmed: dict[str, asyncio.Future[None]] = {}
         self._last: dict[str, int] = {}  # followed table -> the last version its watchers here were handed
         self._held: dict[str, Any] = {}  # followed table -> a commit made here, waiting for the one before it
@@ -112,9 +113,11 @@ class Hub:
         name = channel(table_id)
         if len(followers) == 1:
             self._confirmed[name] = asyncio.get_running_loop().create_future()
-            link = self._link(self.routes.node_of(name))
-            self._link_of[name] = link
-            await link.add([name], stale=False)
+            links = [self._link(sharded, self.routes.node_of(name, sharded)) for sharded in self.routes.kinds]
+            self._link_of[name] = links
+            self._unconfirmed[name] = set(links)
+            for link in links:
+                await link.add([name], stale=False)
         try:
             await asyncio.wait_for(asyncio.shield(self._confirmed[name]), CONFIRM_TIMEOUT)
         except TimeoutError:
@@ -138,16 +141,16 @@ class Hub:
             confirmed = self._confirmed.pop(name, None)
             if confirmed is not None and not confirmed.done():
                 confirmed.cancel()
-            link = self._link_of.pop(name, None)
-            if link is not None:
-                asyncio.get_running_loop().create_task(link.remove(name))
+            self._unconfirmed.pop(name, None)
+            for link in self._link_of.pop(name, []):
+                link.remove(name)
 
     # ----- the links (subscriptions.py) -----------------------------------------------------------------------
 
-    def _link(self, node: str) -> Link:
-        link = self._links.get(node)
+    def _link(self, sharded: bool, node: str) -> Link:
+        link = self._links.get((sharded, node))
         if link is None:
-            link = self._links[node] = Link(node, self.routes.sharded, lambda: self.routes.connection(node), self)
+            link = self._links[sharded, node] = Link(node, sharded, lambda: self.routes.connection(node), self)
         link.start()
         return link
 
@@ -157,25 +160,32 @@ class Hub:
         await self.routes.refresh()
         moved: dict[str, list[str]] = {}
         for name in list(link.names):
-            node = self.routes.node_of(name)
+            node = self.routes.node_of(name, True)
             if node != link.node:
                 link.names.discard(name)
                 link.stale.discard(name)
                 moved.setdefault(node, []).append(name)
         for node, names in moved.items():
-            target = self._link(node)
+            target = self._link(True, node)
             for name in names:
-                self._link_of[name] = target
+                self._link_of[name] = [target if x is link else x for x in self._link_of.get(name, [])]
+                if link in self._unconfirmed.get(name, ()):
+                    self._unconfirmed[name] = {target if x is link else x for x in self._unconfirmed[name]}
             await target.add(names, stale=True)
-        if not link.names and self._links.get(link.node) is link:
-            del self._links[link.node]
+        if not link.names and self._links.get((True, link.node)) is link:
+            del self._links[True, link.node]
 
     def message(self, name: bytes, data: bytes) -> None:
         self._deliver(table_of_channel(name), data)
 
-    def subscribed(self, name: str) -> None:
+    def subscribed(self, link: Link, name: str) -> None:
+        waiting = self._unconfirmed.get(name)
+        if waiting is None:
+            return
+        waiting.discard(link)
         confirmed = self._confirmed.get(name)
-        if confirmed is not None and not confirmed.done():
+        if not waiting and confirmed is not None and not confirmed.done():
+            del self._unconfirmed[name]
             confirmed.set_result(None)
 
     def resync(self, names: Iterable[str]) -> None:

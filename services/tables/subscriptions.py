@@ -39,7 +39,7 @@ class Owner(Protocol):
     """What a link reports to its hub."""
 
     def message(self, name: bytes, data: bytes) -> None: ...
-    def subscribed(self, name: str) -> None: ...
+    def subscribed(self, link: Link, name: str) -> None: ...
     def resync(self, names: Iterable[str]) -> None: ...
     async def reroute(self, link: Link) -> None: ...
 
@@ -81,21 +81,32 @@ class Link:
             if stale:
                 self.stale.update(names)
             return
-        for name in names:
-            self._outstanding[name] = self._outstanding.get(name, 0) + 1
-        commands = [(self._subscribe, *names)]
+        commands = self._subscribing(names)
         if stale:
             self._resyncs.append(names)
             commands.append(("PING",))
         await self._send(conn, commands)
 
-    async def remove(self, name: str) -> None:
+    def remove(self, name: str) -> None:
+        """Carry `name` no more: it is unsubscribed at the loop's next turn, unless it was added again meanwhile."""
         self.names.discard(name)
         self.stale.discard(name)
+        asyncio.get_running_loop().create_task(self._leave(name))
+
+    async def _leave(self, name: str) -> None:
         conn = self._conn
-        if conn is not None and self._connected.is_set():
+        if name not in self.names and conn is not None and self._connected.is_set():
             self._leaving[name] = self._leaving.get(name, 0) + 1
             await self._send(conn, [(self._unsubscribe, name)])
+
+    def _subscribing(self, names: list[str]) -> list[tuple[str, ...]]:
+        """The commands that subscribe `names`, counted to be confirmed: SUBSCRIBE takes a batch of channels, and
+        SSUBSCRIBE one (on a cluster, one command's channels must share a slot)."""
+        for name in names:
+            self._outstanding[name] = self._outstanding.get(name, 0) + 1
+        if self.sharded:
+            return [(self._subscribe, name) for name in names]
+        return [(self._subscribe, *names[start : start + BATCH]) for start in range(0, len(names), BATCH)]
 
     async def _send(self, conn: aioredis.Connection, commands: list[tuple[str, ...]]) -> None:
         try:
@@ -116,12 +127,7 @@ class Link:
                 self._connected.set()
                 names, stale = list(self.names), list(self.stale)
                 self.stale.clear()
-                commands: list[tuple[str, ...]] = []
-                for start in range(0, len(names), BATCH):  # subscribe everything this link carries
-                    batch = names[start : start + BATCH]
-                    for name in batch:
-                        self._outstanding[name] = self._outstanding.get(name, 0) + 1
-                    commands.append((self._subscribe, *batch))
+                commands = self._subscribing(names)  # everything this link carries
                 if stale:
                     self._resyncs.append(stale)
                     commands.append(("PING",))
@@ -167,7 +173,7 @@ class Link:
             self._outstanding[name] = left
             return
         self._outstanding.pop(name, None)
-        self._owner.subscribed(name)
+        self._owner.subscribed(self, name)
 
     def _left(self, name: str) -> bool:
         """An unsubscribe this link asked for (False: Redis's own)."""

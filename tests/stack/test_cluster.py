@@ -117,7 +117,7 @@ def watch_until(address: str, table_id: str, version: int, opened: threading.Eve
     """A spectator's Watch stream on `address` until it shows `version` (DEADLINE_EXCEEDED if it stops short)."""
     updates = []
     with Client(address) as watcher:
-        for update in watcher.stub.Watch(gw.WatchRequest(table_id=table_id), timeout=60):
+        for update in watcher.stub.Watch(gw.WatchRequest(table_id=table_id), timeout=30):
             updates.append(update)
             opened.set()
             if update.view.version >= version:
@@ -125,10 +125,12 @@ def watch_until(address: str, table_id: str, version: int, opened: threading.Eve
     raise AssertionError(f"the stream of {table_id} ended at {updates[-1].view.version if updates else None}")
 
 
-def watched(pool: ThreadPoolExecutor, stack: Stack, table_id: str, version: int) -> Future[list[gw.WatchUpdate]]:
-    """A watcher on the second gateway, its stream open (its first update in) when this returns."""
+def watched(
+    pool: ThreadPoolExecutor, stack: Stack, table_id: str, version: int, gateway: int = 1
+) -> Future[list[gw.WatchUpdate]]:
+    """A watcher on a gateway (the second one unless told), its stream open (its first update in) when this returns."""
     opened = threading.Event()
-    future = pool.submit(watch_until, stack.gateway_addresses[1], table_id, version, opened)
+    future = pool.submit(watch_until, stack.gateway_addresses[gateway], table_id, version, opened)
     assert opened.wait(20), "the watch did not open"
     return future
 
@@ -189,3 +191,37 @@ def test_a_watcher_gets_every_update_across_a_failover_of_its_tables_primary(clu
     check_every_update(updates, cluster, table_id)
     assert updates[-1].view.version == moves
     wait_for_cluster(cluster.cluster_nodes)  # the old primary back as a replica, for the tests after this one
+
+
+def play(client: Client, table_id: str, tokens: tuple[str, str], moves: int) -> None:
+    for _ in range(moves):
+        seat = client.table(table_id).pending.seats[0]
+        client.submit(table_id, tokens[seat], first_legal(client, table_id, tokens[seat]))
+
+
+def test_mid_upgrade_a_gateway_set_off_feeds_and_hears_gateways_set_on_and_of_0_2_0(cluster: Stack) -> None:
+    """The rolling upgrade's bridge (docs/scaling.md): the second gateway set off, the first on (auto), and a plain
+    SUBSCRIBE standing for a gateway of 0.2.0. Each watcher's updates come only through pub/sub (moves through the
+    other gateway), phase by phase, so a path that is missing stalls its watcher."""
+    cluster.settings["MANAFORGE_SHARDED_PUBSUB"] = "off"
+    cluster.restart("gateway-1")
+    try:
+        with Client(cluster.gateway_addresses[0]) as on, Client(cluster.gateway_addresses[1]) as off:
+            table_id, ann, bob = cardbench_table(on)
+            old = redis.Redis.from_url(f"redis://{cluster.cluster_nodes[0]}/0").pubsub()  # type: ignore[no-untyped-call]
+            old.subscribe(keys.channel(table_id))
+            with ThreadPoolExecutor(1) as pool:
+                hearing_on = watched(pool, cluster, table_id, 4, gateway=1)  # the gateway set off
+                play(on, table_id, (ann, bob), 4)  # SPUBLISHed only
+                check_every_update(hearing_on.result(30), cluster, table_id)
+                hearing_off = watched(pool, cluster, table_id, 8, gateway=0)  # the gateway set on
+                play(off, table_id, (ann, bob), 4)  # PUBLISHed and SPUBLISHed
+                assert hearing_off.result(30)[-1].view.version == 8
+            heard = []
+            while (message := old.get_message(ignore_subscribe_messages=True, timeout=1.0)) is not None:
+                heard.append(message)
+            old.close()
+        assert len(heard) == 4  # 0.2.0's gateways hear every commit of a gateway set off
+    finally:
+        del cluster.settings["MANAFORGE_SHARDED_PUBSUB"]
+        cluster.restart("gateway-1")

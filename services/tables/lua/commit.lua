@@ -8,8 +8,8 @@
 --       8 the outbox wake list, 9 the live-tables index, 10 and 11 the games-under-way listings (all, this game)
 -- ARGV: 1 expected version, 2 seat, 3 token digest ('' when the caller is trusted: bots, timers),
 --       4 client action id, 5 pub/sub channel, 6 new state, 7 logged action, 8 commit message to publish,
---       9 finished flag, 10 table id, 11 '1': publish with SPUBLISH (sharded pub/sub: the channel shares the table's
---       hash tag, so the message stays on this shard), else PUBLISH, 12 the table's bank clock "bank seconds,increment
+--       9 finished flag, 10 table id, 11 how to publish: 's' SPUBLISH (sharded pub/sub: the channel shares the
+--       table's hash tag, so the message stays on this shard), 'p' PUBLISH, 'ps' both (store/pubsub.py), 12 the table's bank clock "bank seconds,increment
 --       seconds" ("0,0": a clock per decision), 13 decisions run out in a row that make a seat away (its clock items
 --       then come due at once), 14 follow-up count n, then n pairs (item, delay ms), then the events in order
 -- Each clock or timer armed gets its deadline computed here, on Redis's clock: stored in the live hash (a Deadlines
@@ -104,5 +104,6 @@ if ARGV[9] == '1' then
   redis.call('ZREM', KEYS[10], ARGV[10])
   redis.call('ZREM', KEYS[11], ARGV[10])
 end
-redis.call(ARGV[11] == '1' and 'SPUBLISH' or 'PUBLISH', ARGV[5], ARGV[8] .. published)
+if string.find(ARGV[11], 'p', 1, true) then redis.call('PUBLISH', ARGV[5], ARGV[8] .. published) end
+if string.find(ARGV[11], 's', 1, true) then redis.call('SPUBLISH', ARGV[5], ARGV[8] .. published) end
 return {'ok', result, published}

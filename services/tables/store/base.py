@@ -17,7 +17,7 @@ from redis.commands.core import CoreCommands
 from services.tables import keys as k
 from services.tables.keys import shard_of
 from services.tables.multiplex import ClusterMultiplexed, Multiplexed
-from services.tables.store.pubsub import Routes
+from services.tables.store.pubsub import Routes, pubsub_mode
 
 LIVE_FIELDS = ["version", "seq", "state", "started", "finished", "deadlines"]
 MAX_BLOCK = 30.0  # the longest any command may wait inside Redis (BLPOP)
@@ -86,7 +86,7 @@ class StoreBase:
         blocking: aioredis.Redis | None = None,
         replicas: int = 0,
         replica_wait: float = 0.1,
-        sharded_pubsub: bool | None = None,
+        sharded_pubsub: str = "auto",
     ) -> None:
         self.redis: Any = client  # redis-py's typing of replies is looser than ours; replies are bytes
         self.hot = hot  # the commit path's shared connection (see multiplex.py); None: the client's pool
@@ -94,9 +94,9 @@ class StoreBase:
         # loss of the primary; otherwise the caller is told to retry (its id makes the retry safe).
         self.replicas = replicas
         self.replica_wait = replica_wait
-        # commits published with SPUBLISH, channels subscribed with SSUBSCRIBE (None: on a cluster, not on one Redis)
-        self.sharded_pubsub = isinstance(client, RedisCluster) if sharded_pubsub is None else sharded_pubsub
-        self.pubsub = Routes(client, self.sharded_pubsub)  # where the fan-out hub subscribes
+        # how commits are published (commit.lua's ARGV 11) and where the fan-out hub subscribes (store/pubsub.py)
+        self.publish, kinds = pubsub_mode(sharded_pubsub, isinstance(client, RedisCluster))
+        self.pubsub = Routes(client, kinds)
         self.blocking: Any = blocking or client  # for commands that wait in Redis up to MAX_BLOCK seconds
         self._commit = client.register_script(_lua("commit.lua"))
         self._claim = client.register_script(_lua("claim_seat.lua"))

@@ -87,7 +87,7 @@ class LiveStates(StoreBase):
             commit_message,
             int(finished),
             table_id,
-            int(self.sharded_pubsub),
+            self.publish,
             *follow_args,
             *events,
         ]

@@ -5,6 +5,11 @@ connection to any node sees every channel. Sharded pub/sub (SPUBLISH, SSUBSCRIBE
 its channel's slot (a table's channel shares its keys' hash tag, keys.py), so the hub subscribes each channel on the
 primary that owns its slot, one connection per primary, and routes its channels again when a slot moves or a
 replica takes over (`refresh`).
+
+MANAFORGE_SHARDED_PUBSUB picks the mode (`pubsub_mode`): `on` (the default on a cluster: `auto`) publishes and
+subscribes sharded; `off` on one Redis is plain pub/sub, and `off` on a cluster is the bridge of a rolling upgrade
+from 0.2.0 (which PUBLISHes and SUBSCRIBEs): it publishes both ways and subscribes both ways, so a process set `off`
+feeds, and hears, both a 0.2.0 process and one set `on` (the hub drops the second copy of a commit by its version).
 """
 
 from __future__ import annotations
@@ -17,20 +22,30 @@ from redis.asyncio.cluster import ClusterNode, RedisCluster
 from redis.exceptions import RedisError
 
 
+def pubsub_mode(setting: str, cluster: bool) -> tuple[str, tuple[bool, ...]]:
+    """How commits are published ("p": PUBLISH, "s": SPUBLISH, "ps": both; commit.lua) and how their channels are
+    subscribed (False: SUBSCRIBE, True: SSUBSCRIBE), for the setting's value ("auto", "on" or "off")."""
+    if setting == "on" or (setting == "auto" and cluster):
+        return "s", (True,)
+    if cluster:
+        return "ps", (False, True)  # off on a cluster: the upgrade's bridge
+    return "p", (False,)
+
+
 class Routes:
-    def __init__(self, client: Any, sharded: bool) -> None:
+    def __init__(self, client: Any, kinds: tuple[bool, ...] = (False,)) -> None:
         self._client = client
-        self.sharded = sharded  # subscribe with SSUBSCRIBE, on each channel's node
+        self.kinds = kinds  # how each channel is subscribed: SUBSCRIBE (False), SSUBSCRIBE (True), or both
         self._turn = 0
 
     @property
     def is_cluster(self) -> bool:
         return isinstance(self._client, RedisCluster)
 
-    def node_of(self, name: str) -> str:
-        """The node ("host:port") whose connection carries channel `name`; "" for any node (plain pub/sub, or one
-        Redis)."""
-        if not (self.sharded and self.is_cluster):
+    def node_of(self, name: str, sharded: bool) -> str:
+        """The node ("host:port") whose connection carries channel `name` subscribed that way; "" for any node (plain
+        pub/sub, or one Redis)."""
+        if not (sharded and self.is_cluster):
             return ""
         return str(self._client.get_node_from_key(name).name)
 
@@ -52,6 +67,6 @@ class Routes:
 
     async def refresh(self) -> None:
         """Read the cluster's slot map again (after a subscriber's node was lost or gave its channels up)."""
-        if self.sharded and self.is_cluster:
+        if self.is_cluster:
             with contextlib.suppress(RedisError):  # no node answered yet: the subscriber retries, and refreshes again
                 await self._client.nodes_manager.initialize()
