@@ -64,8 +64,10 @@ def test_tables_spread_over_every_primary(cluster: Stack) -> None:
 
 
 def test_a_primary_lost_mid_game_loses_no_acknowledged_move(cluster: Stack) -> None:
-    with Client(cluster.gateway_addresses[0]) as client:
+    """And a watcher on the other gateway, subscribed on the lost primary, follows the table to its new one."""
+    with Client(cluster.gateway_addresses[0]) as client, ThreadPoolExecutor(1) as pool:
         table_id, ann, bob = cardbench_table(client)
+        watcher = watched(pool, cluster, table_id, 30)
         tokens = [ann, bob]
         primary = primary_of(cluster, keys.table_keys(table_id)["live"])
         victim = f"redis-node-{cluster.cluster_nodes.index(primary)}"
@@ -87,6 +89,8 @@ def test_a_primary_lost_mid_game_loses_no_acknowledged_move(cluster: Stack) -> N
             action = retried(lambda: first_legal(client, table_id, tokens[seat]))  # noqa: B023  (called at once)
             done = retried(lambda: client.submit(table_id, tokens[seat], action, cid))  # noqa: B023
             acked.append((done.version, cid))
+        updates = watcher.result(60)
+    check_every_update(updates, cluster, table_id)
     assert primary_of(cluster, keys.table_keys(table_id)["live"]) != primary  # its replica took over
     stored = cluster.data_redis().lrange(keys.table_keys(table_id)["log"], 0, -1)
     logged = [LoggedAction.FromString(raw) for raw in stored]
