@@ -230,3 +230,37 @@ def test_mid_upgrade_a_gateway_set_off_feeds_and_hears_gateways_set_on_and_of_0_
     finally:
         del cluster.settings["MANAFORGE_SHARDED_PUBSUB"]
         cluster.restart("gateway-1")
+
+
+def move_slot(stack: Stack, slot: int, target: str) -> None:
+    """Resharding by hand: `slot` and its keys from their primary to `target`, another primary (the steps of
+    `redis-cli --cluster reshard` for one slot)."""
+    source = next(primary for start, end, primary in stack.slot_map() if start <= slot <= end)
+    nodes = {address: redis.Redis.from_url(f"redis://{address}/0") for _, _, address in stack.slot_map()}
+    ids = {address: node.execute_command("CLUSTER MYID").decode() for address, node in nodes.items()}  # type: ignore[no-untyped-call]
+    nodes[target].execute_command("CLUSTER SETSLOT", slot, "IMPORTING", ids[source])  # type: ignore[no-untyped-call]
+    nodes[source].execute_command("CLUSTER SETSLOT", slot, "MIGRATING", ids[target])  # type: ignore[no-untyped-call]
+    host, port = target.rsplit(":", 1)
+    while names := nodes[source].execute_command("CLUSTER GETKEYSINSLOT", slot, 100):  # type: ignore[no-untyped-call]
+        nodes[source].execute_command("MIGRATE", host, port, "", 0, 5000, "KEYS", *names)  # type: ignore[no-untyped-call]
+    for address in sorted(nodes, key=lambda a: (a != target, a != source)):  # the target first, then the source
+        nodes[address].execute_command("CLUSTER SETSLOT", slot, "NODE", ids[target])  # type: ignore[no-untyped-call]
+
+
+def test_a_watcher_follows_its_table_when_its_slot_moves_to_another_primary(cluster: Stack) -> None:
+    moves = 12
+    with Client(cluster.gateway_addresses[0]) as mover, ThreadPoolExecutor(1) as pool:
+        table_id, ann, bob = cardbench_table(mover)
+        slot = key_slot(keys.channel(table_id).encode())
+        primary = primary_of(cluster, keys.channel(table_id))
+        watcher = watched(pool, cluster, table_id, moves)
+        play(mover, table_id, (ann, bob), moves // 2)
+        move_slot(cluster, slot, next(p for _, _, p in cluster.slot_map() if p != primary))
+        assert primary_of(cluster, keys.channel(table_id)) != primary
+        for move in range(moves // 2, moves):  # the gateway learns the new owner (MOVED); a move is retried meanwhile
+            token = (ann, bob)[move % 2]
+            action = retried(lambda: first_legal(mover, table_id, token))  # noqa: B023  (called at once)
+            retried(lambda: mover.submit(table_id, token, action, f"moved-{move}"))  # noqa: B023
+        updates = watcher.result(60)
+    check_every_update(updates, cluster, table_id)
+    assert updates[-1].view.version == moves
