@@ -55,11 +55,17 @@ def say(line: str) -> None:
 
 
 def redis_calls(stack: Stack) -> dict[str, int]:
-    """Commands the game data's Redis ran so far (every primary's, on a cluster)."""
+    """Commands the game data's Redis ran so far (every primary's, on a cluster), and on a cluster "bus": the pub/sub
+    messages its nodes sent each other (CLUSTER INFO: a PUBLISH goes to every other node, an SPUBLISH to its shard's
+    replicas)."""
     calls: dict[str, int] = {}
     for url in [f"redis://{node}/0" for node in stack.cluster_nodes] or [stack.redis_url]:
         client = redis.Redis.from_url(url)
         try:
+            if stack.cluster_nodes:
+                info: Any = client.execute_command("CLUSTER INFO")  # type: ignore[no-untyped-call]
+                sent = [v for k, v in info.items() if k.startswith("cluster_stats_messages_publish") and "_sent" in k]
+                calls["bus"] = calls.get("bus", 0) + sum(int(v) for v in sent)
             if client.info("replication").get("role") != "master":
                 continue
             stats = client.info("commandstats")

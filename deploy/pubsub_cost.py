@@ -1,4 +1,4 @@
-"""What a table's commit message costs a Redis Cluster, published as today (PUBLISH) and sharded (SPUBLISH).
+"""What a table's commit message costs a Redis Cluster, published plainly (PUBLISH) and sharded (SPUBLISH).
 
     python -m deploy.pubsub_cost [--messages 20000] [--tables 512] [--size 2048]
 
@@ -7,8 +7,9 @@ following every table channel, as a gateway's fan-out hub does: with PUBLISH it 
 (a cluster PUBLISH reaches every node), with SSUBSCRIBE each channel on the primary of its slot. The same messages
 (`--size` bytes, about a commit) go to table channels spread over every slot, each published on its channel's
 primary as commit.lua publishes it. Measured on every node: the CPU Redis used (INFO cpu) and the cluster bus
-messages that carried pub/sub (CLUSTER INFO), per published message. This measures Redis's two primitives on this
-machine; the fan-out hub (services/tables/fanout.py) still subscribes with SUBSCRIBE and commit.lua still PUBLISHes.
+messages that carried pub/sub (CLUSTER INFO), per published message. This measures Redis's two primitives alone;
+the stack publishes with SPUBLISH on a cluster (MANAFORGE_SHARDED_PUBSUB, docs/scaling.md), and `python -m
+deploy.scale --sharded-pubsub on|off` measures it through the real stack.
 """
 
 from __future__ import annotations

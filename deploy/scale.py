@@ -1,6 +1,7 @@
 """`make scale`: hosted play over a Redis Cluster on this machine, and what it says about N machines.
 
     python -m deploy.scale [--gateways 1,2,4] [--matches 64,256] [--rules 1] [--workers 1] [--seconds 8]
+                           [--sharded-pubsub auto|on|off]
 
 For each number of gateways: a 3-primary + 3-replica Redis Cluster on loopback (every move acknowledged once the
 primary's replica has it), a broker Redis for Celery, the gateways, rules services and workers, and the peers' workload
@@ -110,6 +111,7 @@ def main() -> None:
     parser.add_argument("--warmup", type=float, default=2.0)
     parser.add_argument("--failover-matches", type=int, default=64)
     parser.add_argument("--skip-failover", action="store_true")
+    parser.add_argument("--sharded-pubsub", default="auto", help="MANAFORGE_SHARDED_PUBSUB of every process")
     args = parser.parse_args()
     for gateways in (int(g) for g in args.gateways.split(",")):
         with Stack(
@@ -118,7 +120,7 @@ def main() -> None:
             rules=args.rules,
             rules_on_move_path=args.rules_on_move_path,
             worker_concurrency=args.workers,
-            settings=dict(LOOPBACK_LIMITS),
+            settings={**LOOPBACK_LIMITS, "MANAFORGE_SHARDED_PUBSUB": args.sharded_pubsub},
         ) as stack:
             path = " on the move path" if args.rules_on_move_path else ""
             say(

@@ -102,6 +102,7 @@ def build_store(settings: Settings) -> RedisStore:
         blocking=data_client(settings, BLOCKING_CONNECTIONS, MAX_BLOCK + 5.0),
         replicas=settings.redis_replicas,
         replica_wait=settings.redis_replica_wait,
+        sharded_pubsub=settings.sharded_pubsub,
     )
 
 

@@ -86,6 +86,7 @@ ADDRESSES = Kind("empty, or comma-separated HOST:PORT addresses", _addresses)
 REDIS_URL = Kind("empty, or a redis://, rediss:// or unix:// URL", _redis_url)
 DIRECTORY = Kind("empty, or a directory that exists", _directory)
 LOG_LEVEL = _choice(LOG_LEVELS)
+SHARDED = Kind("auto, on or off", lambda t: {"auto": "auto", "on": "on", "off": "off"}[t.strip().lower()])
 
 
 @dataclass(frozen=True)
@@ -105,6 +106,10 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("MANAFORGE_REDIS_CLUSTER", "redis_cluster", ADDRESSES, "",
             "seed nodes of a Redis Cluster that holds the game data"),
     Setting("MANAFORGE_REDIS_CLUSTER_PASSWORD", "redis_cluster_password", TEXT, "", "the cluster's password"),
+    Setting("MANAFORGE_SHARDED_PUBSUB", "sharded_pubsub", SHARDED, "auto",
+            "table channels on sharded pub/sub (SPUBLISH, SSUBSCRIBE: a commit's message stays on its table's shard); "
+            "auto: on for a Redis Cluster, off for one Redis; off on a cluster is the bridge of an upgrade from 0.2.0 "
+            "(PUBLISH and SPUBLISH, SUBSCRIBE and SSUBSCRIBE: docs/scaling.md)"),
     Setting("MANAFORGE_REDIS_REPLICAS", "redis_replicas", COUNT, "0",
             "acknowledge a move once this many replicas have it (WAIT); 0: once the primary has it"),
     Setting("MANAFORGE_REDIS_REPLICA_WAIT", "redis_replica_wait", SECONDS, "0.1",
@@ -178,6 +183,7 @@ class Settings:
     redis_url: str = ""  # see redis()
     redis_cluster: tuple[str, ...] = ()
     redis_cluster_password: str = ""
+    sharded_pubsub: str = "auto"
     redis_replicas: int = 0
     redis_replica_wait: float = 0.1
     response_timeout: float = 30.0

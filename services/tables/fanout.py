@@ -1,4 +1,5 @@
-"""The fan-out hub: one pub/sub connection per process, shared by every watcher of every table it serves.
+"""The fan-out hub: one pub/sub connection per process (with sharded pub/sub on a cluster, one per primary:
+subscriptions.py), shared by every watcher of every table it serves.
 
 The first watcher of a table subscribes its channel (and waits for Redis to confirm, so nothing published after
 its catch-up read is missed); the last one to leave unsubscribes. Each published commit is decoded once (by the
@@ -8,25 +9,25 @@ through pub/sub (made elsewhere, and known here from a conflict answer): then it
 echo), so watchers get every commit in order, one update each. Its echo from pub/sub is dropped by its version
 (every item has one). Watchers also drop any version they already have, and one that comes after a gap makes its
 watcher read the gap from the durable stream. A watcher that
-falls behind, and every watcher when the pub/sub connection drops, is told to resynchronise: it reads what it
+falls behind, and every watcher of a table whose subscription was interrupted (its connection dropped, or its slot
+moved to another node), is told to resynchronise: it reads what it
 missed from the table's durable event stream, so a watcher never loses or repeats an update.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-import math
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
-import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
 from services.tables.errors import DrainingError
 from services.tables.keys import channel, table_of_channel
+from services.tables.store.pubsub import Routes
+from services.tables.subscriptions import Link
 
 log = logging.getLogger(__name__)
 
@@ -63,34 +64,23 @@ class Follower:
 
 
 class Hub:
-    def __init__(self, connect: Callable[[], aioredis.Connection], decode: Callable[[str, bytes], Any]) -> None:
-        self._connect = connect  # a new pub/sub connection (not yet connected), to any node that sees every channel
+    def __init__(self, routes: Routes, decode: Callable[[str, bytes], Any]) -> None:
+        self.routes = routes  # where each table's channel is subscribed (store/pubsub.py)
         self.decode = decode  # (table id, published bytes) -> the object every watcher of the table receives
         self._followers: dict[str, set[Follower]] = {}
-        self._outstanding: dict[str, int] = {}  # SUBSCRIBE commands sent on this connection, not yet confirmed
+        self._links: dict[tuple[bool, str], Link] = {}  # (sharded, node) -> its pub/sub connection ("": any node)
+        self._link_of: dict[str, list[Link]] = {}  # followed channel -> the links it is subscribed on
+        self._unconfirmed: dict[str, set[Link]] = {}  # channel being followed -> the links yet to confirm it
         self._confirmed: dict[str, asyncio.Future[None]] = {}
         self._last: dict[str, int] = {}  # followed table -> the last version its watchers here were handed
         self._held: dict[str, Any] = {}  # followed table -> a commit made here, waiting for the one before it
-        self._conn: aioredis.Connection | None = None
-        self._connected = asyncio.Event()
-        self._task: asyncio.Task[None] | None = None
-        self.reconnects = 0
         self.draining = False
 
     # ----- lifecycle ------------------------------------------------------------------------------------------
 
-    def start(self) -> None:
-        if self._task is None:
-            self._task = asyncio.get_running_loop().create_task(self._run(), name="fanout-hub")
-
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
-        if self._conn is not None:
-            await self._conn.disconnect()
+        for link in list(self._links.values()):
+            await link.stop()
 
     @property
     def tables(self) -> int:
@@ -99,6 +89,10 @@ class Hub:
     @property
     def watchers(self) -> int:
         return sum(len(f) for f in self._followers.values())
+
+    @property
+    def reconnects(self) -> int:
+        return sum(link.reconnects for link in self._links.values())
 
     # ----- followers ------------------------------------------------------------------------------------------
 
@@ -113,14 +107,17 @@ class Hub:
         """A new inbox for `table_id`, registered once Redis confirms the table's subscription."""
         if self.draining:
             raise DrainingError("gateway draining: connect to another gateway")
-        self.start()
         follower = Follower(table_id)
         followers = self._followers.setdefault(table_id, set())
         followers.add(follower)
         name = channel(table_id)
         if len(followers) == 1:
             self._confirmed[name] = asyncio.get_running_loop().create_future()
-            await self._send("SUBSCRIBE", name)
+            links = [self._link(sharded, self.routes.node_of(name, sharded)) for sharded in self.routes.kinds]
+            self._link_of[name] = links
+            self._unconfirmed[name] = set(links)
+            for link in links:
+                await link.add([name], stale=False)
         try:
             await asyncio.wait_for(asyncio.shield(self._confirmed[name]), CONFIRM_TIMEOUT)
         except TimeoutError:
@@ -144,79 +141,62 @@ class Hub:
             confirmed = self._confirmed.pop(name, None)
             if confirmed is not None and not confirmed.done():
                 confirmed.cancel()
-            asyncio.get_running_loop().create_task(self._send("UNSUBSCRIBE", name))
+            self._unconfirmed.pop(name, None)
+            for link in self._link_of.pop(name, []):
+                link.remove(name)
 
-    # ----- the connection -------------------------------------------------------------------------------------
+    # ----- the links (subscriptions.py) -----------------------------------------------------------------------
 
-    async def _send(self, command: str, name: str) -> None:
-        """Send on the live connection (counting SUBSCRIBEs to confirm); while there is none, the reconnect will
-        subscribe every followed table."""
-        conn = self._conn
-        if conn is None or not self._connected.is_set():
+    def _link(self, sharded: bool, node: str) -> Link:
+        link = self._links.get((sharded, node))
+        if link is None:
+            link = self._links[sharded, node] = Link(node, sharded, lambda: self.routes.connection(node), self)
+        link.start()
+        return link
+
+    async def reroute(self, link: Link) -> None:
+        """A sharded link lost its connection, or its node gave channels up: read the slot map again and move each
+        of its channels that another node owns now to that node's link (their watchers resync once subscribed)."""
+        await self.routes.refresh()
+        moved: dict[str, list[str]] = {}
+        for name in list(link.names):
+            node = self.routes.node_of(name, True)
+            if node != link.node:
+                link.names.discard(name)
+                link.stale.discard(name)
+                moved.setdefault(node, []).append(name)
+        for node, names in moved.items():
+            target = self._link(True, node)
+            for name in names:
+                self._link_of[name] = [target if x is link else x for x in self._link_of.get(name, [])]
+                if link in self._unconfirmed.get(name, ()):
+                    self._unconfirmed[name] = {target if x is link else x for x in self._unconfirmed[name]}
+            await target.add(names, stale=True)
+        if not link.names and self._links.get((True, link.node)) is link:
+            del self._links[True, link.node]
+
+    def message(self, name: bytes, data: bytes) -> None:
+        self._deliver(table_of_channel(name), data)
+
+    def subscribed(self, link: Link, name: str) -> None:
+        waiting = self._unconfirmed.get(name)
+        if waiting is None:
             return
-        if command == "SUBSCRIBE":
-            self._outstanding[name] = self._outstanding.get(name, 0) + 1
-        try:
-            await conn.send_packed_command(conn.pack_command(command, name), check_health=False)
-        except (RedisError, OSError) as exc:
-            log.warning("pub/sub send failed (%s); the reader reconnects", exc)
-
-    async def _run(self) -> None:
-        delay = 0.05
-        while True:
-            conn = self._connect()
-            try:
-                await conn.connect()  # type: ignore[no-untyped-call]
-                self._conn = conn
-                self._outstanding.clear()
-                self._connected.set()
-                names = [channel(t) for t in self._followers]
-                for start in range(0, len(names), 1000):  # resubscribe everything this process follows
-                    batch = names[start : start + 1000]
-                    for name in batch:
-                        self._outstanding[name] = self._outstanding.get(name, 0) + 1
-                    await conn.send_packed_command(conn.pack_command("SUBSCRIBE", *batch), check_health=False)
-                if self.reconnects:
-                    await conn.send_packed_command(conn.pack_command("PING"), check_health=False)
-                delay = 0.05
-                await self._read(conn)
-            except asyncio.CancelledError:
-                raise
-            except (RedisError, OSError) as exc:
-                log.warning("pub/sub connection lost (%s); reconnecting", exc)
-            finally:
-                self._connected.clear()
-                self._conn = None
-                with contextlib.suppress(Exception):
-                    await conn.disconnect(nowait=True)
-            self.reconnects += 1
-            await asyncio.sleep(delay)
-            delay = min(delay * 2, 1.0)
-
-    async def _read(self, conn: aioredis.Connection) -> None:
-        while True:
-            reply = await conn.read_response(timeout=math.inf, push_request=True)
-            kind = reply[0] if isinstance(reply, list) else reply
-            if kind == b"message":
-                self._deliver(table_of_channel(reply[1]), reply[2])
-            elif kind == b"subscribe":
-                self._subscribed(reply[1].decode())
-            elif kind == b"pong":  # after a reconnect: every resubscription is confirmed; resync every watcher
-                self._last.clear()
-                self._held.clear()
-                for followers in self._followers.values():
-                    for follower in followers:
-                        follower.push(RESYNC)
-
-    def _subscribed(self, name: str) -> None:
-        left = self._outstanding.get(name, 0) - 1
-        if left > 0:
-            self._outstanding[name] = left
-            return
-        self._outstanding.pop(name, None)
+        waiting.discard(link)
         confirmed = self._confirmed.get(name)
-        if confirmed is not None and not confirmed.done():
+        if not waiting and confirmed is not None and not confirmed.done():
+            del self._unconfirmed[name]
             confirmed.set_result(None)
+
+    def resync(self, names: Iterable[str]) -> None:
+        """These channels' subscriptions are confirmed after a time they may have missed messages: their watchers
+        read what they missed from the durable stream."""
+        for name in names:
+            table_id = table_of_channel(name.encode())
+            self._last.pop(table_id, None)
+            self._held.pop(table_id, None)
+            for follower in self._followers.get(table_id, ()):
+                follower.push(RESYNC)
 
     def hand_over(self, table_id: str, item: Any) -> None:
         """A commit this process made (decoded, with its `version`): to the table's watchers here at once, or once

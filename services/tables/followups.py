@@ -88,6 +88,6 @@ def script_args(items: list[tuple[FollowUp, float]]) -> list[Any]:
 
 
 def commit_args(record: TableRecord, game: AnyGame, state: Any) -> list[Any]:
-    """What commit.lua takes of a commit's follow-ups (its ARGV from 11 on, before the events): the table's bank
+    """What commit.lua takes of a commit's follow-ups (its ARGV from 12 on, before the events): the table's bank
     clock, the decisions run out in a row that make a seat away, then the follow-ups of `state`."""
     return [bank_clock(record), takeover_after(record), *script_args(followups(record, game, state))]

@@ -83,7 +83,7 @@ class Tables:
         self.playing = Playing(self.lookup, self.committer)
         self.finishing = Finishing(self.lookup, self.players, retention)
         self.work = Work(store, Acting(self.lookup, self.playing, bot_time_cap), self.finishing)
-        self.hub = hub or Hub(store.pubsub_connection, self.decode)
+        self.hub = hub or Hub(store.pubsub, self.decode)
         self.hub.decode = self.decode
         self.committer.landed = self.hub.hand_over
         self.watching = Watching(self.lookup, self.directory, self.hub)

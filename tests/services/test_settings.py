@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from services.settings import SETTINGS, Settings, SettingsError
+from services.tables.store.pubsub import pubsub_mode
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -33,6 +34,7 @@ def test_values_are_typed() -> None:
             "MANAFORGE_UVLOOP": "0",
             "MANAFORGE_LOG_LEVEL": "warning",
             "MANAFORGE_METRICS_PORT": "9100",
+            "MANAFORGE_SHARDED_PUBSUB": "Off",
         }
     )
     assert (
@@ -44,6 +46,27 @@ def test_values_are_typed() -> None:
     assert settings.rules_addresses == ("127.0.0.1:1", "127.0.0.1:2")
     assert settings.limit_trusted_edges == ("127.0.0.1", "::1")
     assert settings.uvloop is False and settings.log_level == "WARNING"
+    assert settings.sharded_pubsub == "off"
+
+
+@pytest.mark.parametrize(
+    ("value", "cluster", "publishes", "subscribes"),
+    [
+        ("auto", True, "s", (True,)),  # SPUBLISH, SSUBSCRIBE
+        ("auto", False, "p", (False,)),  # PUBLISH, SUBSCRIBE: what 0.2.0 does
+        ("on", True, "s", (True,)),
+        ("on", False, "s", (True,)),
+        ("off", False, "p", (False,)),
+        ("off", True, "ps", (False, True)),  # the upgrade's bridge: both ways
+    ],
+)
+def test_sharded_pubsub_picks_how_commits_are_published_and_subscribed(
+    value: str, cluster: bool, publishes: str, subscribes: tuple[bool, ...]
+) -> None:
+    assert pubsub_mode(Settings.from_env({"MANAFORGE_SHARDED_PUBSUB": value}).sharded_pubsub, cluster) == (
+        publishes,
+        subscribes,
+    )
 
 
 @pytest.mark.parametrize(
@@ -58,6 +81,7 @@ def test_values_are_typed() -> None:
         ("MANAFORGE_GATEWAY_PORT", "70000", "a port number from 0 to 65535"),
         ("MANAFORGE_UVLOOP", "yes", "0 (off) or 1 (on)"),
         ("MANAFORGE_LOG_LEVEL", "loud", "one of DEBUG, INFO, WARNING, ERROR, CRITICAL"),
+        ("MANAFORGE_SHARDED_PUBSUB", "yes", "auto, on or off"),
         ("MANAFORGE_RULES_ADDRESSES", "rules-host", "comma-separated HOST:PORT addresses"),
         ("REDIS_URL", "127.0.0.1:6379", "a redis://, rediss:// or unix:// URL"),
         ("MANAFORGE_CARD_SETS", "/no/such/directory", "a directory that exists"),

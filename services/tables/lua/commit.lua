@@ -8,9 +8,10 @@
 --       8 the outbox wake list, 9 the live-tables index, 10 and 11 the games-under-way listings (all, this game)
 -- ARGV: 1 expected version, 2 seat, 3 token digest ('' when the caller is trusted: bots, timers),
 --       4 client action id, 5 pub/sub channel, 6 new state, 7 logged action, 8 commit message to publish,
---       9 finished flag, 10 table id, 11 the table's bank clock "bank seconds,increment seconds" ("0,0": a clock per
---       decision), 12 decisions run out in a row that make a seat away (its clock items then come due at once),
---       13 follow-up count n, then n pairs (item, delay ms), then the events in order
+--       9 finished flag, 10 table id, 11 how to publish: 's' SPUBLISH (sharded pub/sub: the channel shares the
+--       table's hash tag, so the message stays on this shard), 'p' PUBLISH, 'ps' both (store/pubsub.py), 12 the table's bank clock "bank seconds,increment
+--       seconds" ("0,0": a clock per decision), 13 decisions run out in a row that make a seat away (its clock items
+--       then come due at once), 14 follow-up count n, then n pairs (item, delay ms), then the events in order
 -- Each clock or timer armed gets its deadline computed here, on Redis's clock: stored in the live hash (a Deadlines
 -- message) and appended to the published commit (its field 6), so every view shows when a decision runs out.
 -- Returns one of
@@ -36,8 +37,8 @@ end
 local version = tonumber(cur[1]) + 1
 local seq = tonumber(cur[2])
 local first = seq + 1
-local n = tonumber(ARGV[13])
-for i = 14 + 2 * n, #ARGV do
+local n = tonumber(ARGV[14])
+for i = 15 + 2 * n, #ARGV do
   seq = seq + 1
   redis.call('XADD', stream, '0-' .. seq, 'e', ARGV[i])
 end
@@ -60,7 +61,7 @@ end
 local now = redis.call('TIME')
 now = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
 -- a bank clock: the mover's bank loses the time its decision took and gains the increment
-local bank, increment = string.match(ARGV[11], '^([%d.]+),([%d.]+)$')
+local bank, increment = string.match(ARGV[12], '^([%d.]+),([%d.]+)$')
 bank, increment = tonumber(bank), tonumber(increment)
 if bank > 0 then
   local since = redis.call('HGET', live, 'since:' .. seat)
@@ -75,14 +76,14 @@ end
 local soon = false
 local stored, published = '', ''
 for i = 0, n - 1 do
-  local item, delay = ARGV[14 + 2 * i], tonumber(ARGV[15 + 2 * i])
+  local item, delay = ARGV[15 + 2 * i], tonumber(ARGV[16 + 2 * i])
   local kind, clocked = string.match(item, '^(%a+)|.-|%d+|(%d+)$')
   if kind == 'clock' or kind == 'timer' then
     if kind == 'clock' and bank > 0 then
       delay = math.floor(tonumber(redis.call('HGET', live, 'bank:' .. clocked) or bank) * 1000)
       redis.call('HSET', live, 'since:' .. clocked, now)
     end
-    if tonumber(redis.call('HGET', live, 'absent:' .. clocked) or '0') >= tonumber(ARGV[12]) then
+    if tonumber(redis.call('HGET', live, 'absent:' .. clocked) or '0') >= tonumber(ARGV[13]) then
       delay = 0  -- an away seat: decided (or passed) for at once
     end
     local deadline = string.char(8, tonumber(clocked)) .. string.char(17) .. struct.pack('<d', (now + delay) / 1000)
@@ -103,5 +104,6 @@ if ARGV[9] == '1' then
   redis.call('ZREM', KEYS[10], ARGV[10])
   redis.call('ZREM', KEYS[11], ARGV[10])
 end
-redis.call('PUBLISH', ARGV[5], ARGV[8] .. published)
+if string.find(ARGV[11], 'p', 1, true) then redis.call('PUBLISH', ARGV[5], ARGV[8] .. published) end
+if string.find(ARGV[11], 's', 1, true) then redis.call('SPUBLISH', ARGV[5], ARGV[8] .. published) end
 return {'ok', result, published}

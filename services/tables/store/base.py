@@ -17,6 +17,7 @@ from redis.commands.core import CoreCommands
 from services.tables import keys as k
 from services.tables.keys import shard_of
 from services.tables.multiplex import ClusterMultiplexed, Multiplexed
+from services.tables.store.pubsub import Routes, pubsub_mode
 
 LIVE_FIELDS = ["version", "seq", "state", "started", "finished", "deadlines"]
 MAX_BLOCK = 30.0  # the longest any command may wait inside Redis (BLPOP)
@@ -85,6 +86,7 @@ class StoreBase:
         blocking: aioredis.Redis | None = None,
         replicas: int = 0,
         replica_wait: float = 0.1,
+        sharded_pubsub: str = "auto",
     ) -> None:
         self.redis: Any = client  # redis-py's typing of replies is looser than ours; replies are bytes
         self.hot = hot  # the commit path's shared connection (see multiplex.py); None: the client's pool
@@ -92,7 +94,9 @@ class StoreBase:
         # loss of the primary; otherwise the caller is told to retry (its id makes the retry safe).
         self.replicas = replicas
         self.replica_wait = replica_wait
-        self._pubsub_turn = 0
+        # how commits are published (commit.lua's ARGV 11) and where the fan-out hub subscribes (store/pubsub.py)
+        self.publish, kinds = pubsub_mode(sharded_pubsub, isinstance(client, RedisCluster))
+        self.pubsub = Routes(client, kinds)
         self.blocking: Any = blocking or client  # for commands that wait in Redis up to MAX_BLOCK seconds
         self._commit = client.register_script(_lua("commit.lua"))
         self._claim = client.register_script(_lua("claim_seat.lua"))
@@ -108,17 +112,6 @@ class StoreBase:
     @property
     def is_cluster(self) -> bool:
         return isinstance(self.redis, RedisCluster)
-
-    def pubsub_connection(self) -> aioredis.Connection:
-        """A new connection for the fan-out hub's subscriptions. On a cluster a published message reaches every node,
-        so any node will do: each new connection goes to the next node, which moves the hub off a node that died."""
-        if not self.is_cluster:
-            return aioredis.Connection(**self.redis.connection_pool.connection_kwargs)
-        nodes = self.redis.get_nodes()
-        self._pubsub_turn += 1
-        node = nodes[self._pubsub_turn % len(nodes)]
-        connection: aioredis.Connection = node.connection_class(**node.connection_kwargs)
-        return connection
 
     async def close(self) -> None:
         if self.hot is not None:

@@ -87,6 +87,7 @@ class LiveStates(StoreBase):
             commit_message,
             int(finished),
             table_id,
+            self.publish,
             *follow_args,
             *events,
         ]
