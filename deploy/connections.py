@@ -181,9 +181,14 @@ def connection_run(
                 _list_games(stub, until, listings),
             )
 
+    spectators = [psutil.Process(worker.pid) for worker in workers]
     cpu_before = gateway.cpu_times()
+    spectators_before = sum(_cpu(p) for p in spectators)
+    machine_before = psutil.cpu_times()
     asyncio.run(measure())
     cpu_after = gateway.cpu_times()
+    spectators_cpu = sum(_cpu(p) for p in spectators) - spectators_before
+    machine_after = psutil.cpu_times()
     rss_after = gateway.memory_info().rss
     stop.set()
     for worker in workers:
@@ -203,7 +208,15 @@ def connection_run(
         "list_games_p50_ms": percentile(listings, 50),
         "list_games_p99_ms": percentile(listings, 99),
         "gateway_cpu_s": (cpu_after.user + cpu_after.system) - (cpu_before.user + cpu_before.system),
+        "spectators_cpu_s": spectators_cpu,
+        "machine_idle_s": machine_after.idle - machine_before.idle,
+        "window_s": seconds,
     }
+
+
+def _cpu(process: psutil.Process) -> float:
+    times = process.cpu_times()
+    return float(times.user + times.system)
 
 
 def summary(figures: dict[str, float]) -> str:
@@ -213,7 +226,8 @@ def summary(figures: dict[str, float]) -> str:
         f" ({figures['kib_per_stream']:.1f} KiB per stream); SubmitAction p50 {figures['submit_p50_ms']:.2f} ms"
         f" p99 {figures['submit_p99_ms']:.2f} ms (n={figures['submits']:.0f}); ListGames p50"
         f" {figures['list_games_p50_ms']:.2f} ms p99 {figures['list_games_p99_ms']:.2f} ms;"
-        f" gateway CPU {figures['gateway_cpu_s']:.1f} s"
+        f" CPU over the {figures['window_s']:g} s: gateway {figures['gateway_cpu_s']:.1f} s, spectator processes"
+        f" {figures['spectators_cpu_s']:.1f} s, the machine idle {figures['machine_idle_s']:.1f} s"
     )
 
 
