@@ -72,8 +72,10 @@ class LiveCalls(Calls):
             async for update in updates:
                 await context.write(update.encoded)  # shared by every watcher of the seat
         finally:
-            await updates.aclose()
-            self._close_stream(address)
+            try:
+                await updates.aclose()  # leaves the hub
+            finally:
+                self._close_stream(address)
 
     async def _first(self, context: Any, updates: AsyncGenerator[T, None]) -> AsyncIterator[T]:
         """`updates` once its first one (after the token check) is there: a failed token check counts."""
