@@ -32,7 +32,7 @@ async def _hold(address: str, count: int, ready: Any, stop: EventType) -> None:
     opening = asyncio.Semaphore(200)
 
     async def one(i: int) -> None:
-        call = channels[i % len(channels)].unary_stream(METHOD)(b"")
+        call = channels[i % len(channels)].unary_stream(METHOD, None, None)(b"")
         try:
             async for _ in call:
                 opening.release()
