@@ -37,7 +37,7 @@ import psutil
 import redis
 from manaforge.v1.games.cardbench_pb2 import CardbenchAction, CardbenchState
 
-from deploy.connections import connection_run, percentile
+from deploy.connections import connection_run, percentile, stack_settings, summary
 from deploy.gamebench import games_lines, games_section
 from deploy.launcher import LOOPBACK_LIMITS, Stack
 from deploy.peerload import LoadResult, Window, cpu_seconds, first_errors, load_process, merge, spread
@@ -212,7 +212,7 @@ def main() -> None:
     parser.add_argument("--engine-seconds", type=float, default=3.0)
     parser.add_argument("--gateways", type=int, default=2)
     parser.add_argument("--loaders", type=int, default=1, help="load client processes")
-    parser.add_argument("--streams", type=int, default=10_000)
+    parser.add_argument("--streams", type=int, default=50_000, help="Watch streams of the connections run")
     parser.add_argument("--full-updates", action="store_true", help="updates with rendered text and legal actions")
     parser.add_argument(
         "--own-results", action="store_true", help="Play: each move's answer as a message of its own, not in its update"
@@ -298,18 +298,12 @@ def main() -> None:
                 f" ({memory['archives']:.0f} archives held)"
             )
     if "connections" in runs:
-        with Stack(gateways=1, worker_concurrency=1, settings=LOOPBACK_LIMITS) as stack:
+        with Stack(gateways=1, worker_concurrency=1, settings=stack_settings(args.streams)) as stack:
             say(f"\nconnections: one gateway process holding {args.streams:,} Watch streams over 100 tables")
             figures = connection_run(
                 stack.gateway_addresses[0], stack.processes["gateway-0"].pid, args.streams, say=say
             )
-            say(
-                f"  {figures['streams']:,.0f} streams: gateway RSS {figures['rss_before_mib']:.0f} -> "
-                f"{figures['rss_streams_mib']:.0f} MiB ({figures['kib_per_stream']:.1f} KiB per stream); "
-                f"SubmitAction p50 {figures['submit_p50_ms']:.2f} ms p99 {figures['submit_p99_ms']:.2f} ms "
-                f"(n={figures['submits']:.0f}); ListGames p50 {figures['list_games_p50_ms']:.2f} ms "
-                f"p99 {figures['list_games_p99_ms']:.2f} ms; gateway CPU {figures['gateway_cpu_s']:.1f} s"
-            )
+            say(summary(figures))
 
 
 if __name__ == "__main__":

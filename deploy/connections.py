@@ -1,6 +1,10 @@
 """The connection run of `make bench`: one gateway process holding many Watch streams (spectators spread over many
 tables) while a few tables play, with the gateway's memory per stream and the latency of SubmitAction and ListGames
-meanwhile. The spectators live in their own processes, so the calls timed here do not queue behind them."""
+meanwhile. The spectators live in their own processes (one per SPECTATORS_PER_PROCESS streams), so the calls timed
+here do not queue behind them. On its own:
+
+    python -m deploy.connections --streams 50000    # a stack of one gateway; about 3 GB of memory in all at 50,000
+"""
 
 from __future__ import annotations
 
@@ -25,30 +29,38 @@ if TYPE_CHECKING:
     from manaforge.v1.gateway_pb2_grpc import GatewayAsyncStub
 
 STREAMS_PER_CHANNEL = 500
+SPECTATORS_PER_PROCESS = 12_500
+OPENING = 200  # streams of one spectator process opened and not yet answered: the gateway is never flooded
 
 
-async def hold(address: str, table_ids: list[str], count: int, ready: Any, stop: EventType) -> None:
-    """Open `count` spectator streams spread over `table_ids`; `ready` counts those that got their first update."""
+async def hold(address: str, table_ids: list[str], count: int, ready: Any, stop: EventType, first: int = 0) -> None:
+    """Open `count` spectator streams spread over `table_ids` (from the `first`-th); `ready` counts those that got
+    their first update."""
     channels = [grpc.aio.insecure_channel(address) for _ in range(max(1, count // STREAMS_PER_CHANNEL))]
     stubs = [GatewayStub(c) for c in channels]
+    opening = asyncio.Semaphore(OPENING)
 
     async def spectate(i: int) -> None:
-        first = True
-        call = stubs[i % len(stubs)].Watch(gw.WatchRequest(table_id=table_ids[i % len(table_ids)], without_text=True))
+        table_id = table_ids[(first + i) % len(table_ids)]
+        call = stubs[i % len(stubs)].Watch(gw.WatchRequest(table_id=table_id, without_text=True))
+        answered = False
         try:
             async for _ in call:
-                if first:
+                if not answered:
+                    answered = True
+                    opening.release()
                     with ready.get_lock():
                         ready.value += 1
-                    first = False
         except grpc.aio.AioRpcError:
             pass
+        finally:
+            if not answered:
+                opening.release()
 
     tasks = []
     for i in range(count):
+        await opening.acquire()
         tasks.append(asyncio.ensure_future(spectate(i)))
-        if i % 200 == 199:
-            await asyncio.sleep(0.05)  # open them at a steady pace, not in one burst
     while not stop.is_set():
         await asyncio.sleep(0.2)
     for task in tasks:
@@ -57,10 +69,10 @@ async def hold(address: str, table_ids: list[str], count: int, ready: Any, stop:
         await channel.close(grace=None)
 
 
-def spectator_process(address: str, table_ids: list[str], count: int, ready: Any, stop: EventType) -> None:
+def spectator_process(address: str, table_ids: list[str], count: int, ready: Any, stop: EventType, first: int) -> None:
     import uvloop
 
-    uvloop.run(hold(address, table_ids, count, ready, stop))
+    uvloop.run(hold(address, table_ids, count, ready, stop, first))
 
 
 def percentile(samples: list[float], p: float) -> float:
@@ -135,21 +147,25 @@ def connection_run(
     context = multiprocessing.get_context("spawn")
     ready = context.Value("i", 0)
     stop = context.Event()
-    processes = 2
+    processes = max(2, -(-streams // SPECTATORS_PER_PROCESS))
     ids = [t for t, _ in made]
+    shares = [streams // processes + (i < streams % processes) for i in range(processes)]
     workers = [
-        context.Process(target=spectator_process, args=(address, ids, streams // processes, ready, stop))
-        for _ in range(processes)
+        context.Process(target=spectator_process, args=(address, ids, share, ready, stop, sum(shares[:i])))
+        for i, share in enumerate(shares)
     ]
     for worker in workers:
         worker.start()
-    deadline = time.monotonic() + 180
+    started = time.monotonic()
+    deadline = started + 60 + streams / 200
     shown = -1
-    while ready.value < streams // processes * processes and time.monotonic() < deadline:
-        if ready.value // 1000 != shown:
-            shown = ready.value // 1000
+    while ready.value < streams and time.monotonic() < deadline:
+        if ready.value // 5000 != shown:
+            shown = ready.value // 5000
             say(f"    {ready.value:>6,} / {streams:,} streams open")
         time.sleep(0.5)
+    opening_s = time.monotonic() - started
+    time.sleep(2.0)  # the last ones settled
     opened = ready.value
     rss_streams = gateway.memory_info().rss
     say(f"    {opened:,} streams open; playing {playing} tables for {seconds:g} s")
@@ -165,9 +181,14 @@ def connection_run(
                 _list_games(stub, until, listings),
             )
 
+    spectators = [psutil.Process(worker.pid) for worker in workers]
     cpu_before = gateway.cpu_times()
+    spectators_before = sum(_cpu(p) for p in spectators)
+    machine_before = psutil.cpu_times()
     asyncio.run(measure())
     cpu_after = gateway.cpu_times()
+    spectators_cpu = sum(_cpu(p) for p in spectators) - spectators_before
+    machine_after = psutil.cpu_times()
     rss_after = gateway.memory_info().rss
     stop.set()
     for worker in workers:
@@ -176,6 +197,7 @@ def connection_run(
             worker.kill()
     return {
         "streams": opened,
+        "opening_s": opening_s,
         "rss_before_mib": rss_before / 2**20,
         "rss_streams_mib": rss_streams / 2**20,
         "rss_after_mib": rss_after / 2**20,
@@ -186,4 +208,51 @@ def connection_run(
         "list_games_p50_ms": percentile(listings, 50),
         "list_games_p99_ms": percentile(listings, 99),
         "gateway_cpu_s": (cpu_after.user + cpu_after.system) - (cpu_before.user + cpu_before.system),
+        "spectators_cpu_s": spectators_cpu,
+        "machine_idle_s": machine_after.idle - machine_before.idle,
+        "window_s": seconds,
     }
+
+
+def _cpu(process: psutil.Process) -> float:
+    times = process.cpu_times()
+    return float(times.user + times.system)
+
+
+def summary(figures: dict[str, float]) -> str:
+    return (
+        f"  {figures['streams']:,.0f} streams (opened in {figures['opening_s']:.0f} s): gateway RSS"
+        f" {figures['rss_before_mib']:.0f} -> {figures['rss_streams_mib']:.0f} MiB"
+        f" ({figures['kib_per_stream']:.1f} KiB per stream); SubmitAction p50 {figures['submit_p50_ms']:.2f} ms"
+        f" p99 {figures['submit_p99_ms']:.2f} ms (n={figures['submits']:.0f}); ListGames p50"
+        f" {figures['list_games_p50_ms']:.2f} ms p99 {figures['list_games_p99_ms']:.2f} ms;"
+        f" CPU over the {figures['window_s']:g} s: gateway {figures['gateway_cpu_s']:.1f} s, spectator processes"
+        f" {figures['spectators_cpu_s']:.1f} s, the machine idle {figures['machine_idle_s']:.1f} s"
+    )
+
+
+def stack_settings(streams: int) -> dict[str, str]:
+    """The loopback stack's settings, with room for `streams` from one address (every spectator is 127.0.0.1)."""
+    from deploy.launcher import LOOPBACK_LIMITS
+
+    room = max(int(LOOPBACK_LIMITS["MANAFORGE_LIMIT_STREAMS"]), streams + 100)
+    return {**LOOPBACK_LIMITS, "MANAFORGE_LIMIT_STREAMS": str(room)}
+
+
+def main() -> None:
+    import argparse
+
+    from deploy.launcher import Stack
+
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--streams", type=int, default=50_000, help="spectator streams (Watch) to hold")
+    parser.add_argument("--seconds", type=float, default=10.0, help="how long four tables play meanwhile")
+    args = parser.parse_args()
+    with Stack(gateways=1, worker_concurrency=1, settings=stack_settings(args.streams)) as stack:
+        print(f"connections: one gateway process holding {args.streams:,} Watch streams over 100 tables", flush=True)
+        address, pid = stack.gateway_addresses[0], stack.processes["gateway-0"].pid
+        print(summary(connection_run(address, pid, args.streams, seconds=args.seconds, say=print)), flush=True)
+
+
+if __name__ == "__main__":
+    main()

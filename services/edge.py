@@ -125,6 +125,24 @@ def aio_streaming(method: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+def aio_writing(method: F) -> F:
+    """A server-streaming call that writes its messages itself (`await context.write(...)`) and returns: one
+    coroutine per stream where a generator would add a chain of them (a gateway holds tens of thousands of Watch
+    streams). Known errors are answered as `aio_streaming` answers them."""
+
+    @functools.wraps(method)
+    async def wrapper(self: Any, request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> None:
+        try:
+            await method(self, request, context)
+        except Exception as exc:
+            refusal = _refusal(self.SERVICE_NAME, method.__name__, request, exc)
+            if refusal is None:
+                raise
+            await context.abort(*refusal)
+
+    return wrapper  # type: ignore[return-value]
+
+
 async def aio_health_and_reflection(server: grpc.aio.Server, service_name: str) -> AioHealthServicer:
     """Health checking (SERVING) and reflection on an asyncio server."""
     checker = AioHealthServicer()

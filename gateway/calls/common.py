@@ -97,11 +97,19 @@ class Calls:
 
     @contextlib.contextmanager
     def _stream(self, context: Any) -> Iterator[None]:
-        address = self._address(context)
-        self.streams.enter(address, self.limits.streams)
-        WATCHERS.inc()
+        address = self._open_stream(context)
         try:
             yield
         finally:
-            WATCHERS.dec()
-            self.streams.leave(address)
+            self._close_stream(address)
+
+    def _open_stream(self, context: Any) -> str:
+        """One more stream from the caller's address (refused past its limit); the address, for `_close_stream`."""
+        address = self._address(context)
+        self.streams.enter(address, self.limits.streams)
+        WATCHERS.inc()
+        return address
+
+    def _close_stream(self, address: str) -> None:
+        WATCHERS.dec()
+        self.streams.leave(address)

@@ -19,7 +19,7 @@ from gateway.limits import MAX_ID, check_request, check_text
 from gateway.metrics import ACTIONS, SUBMIT_SECONDS
 from gateway.wire import as_field
 from services import observability
-from services.edge import aio_streaming, aio_unary, message_of, status_of
+from services.edge import aio_streaming, aio_unary, aio_writing, message_of, status_of
 from services.tables.errors import SeatTokenError
 
 T = TypeVar("T")
@@ -58,13 +58,24 @@ class LiveCalls(Calls):
     async def GetView(self, request: gateway_pb2.GetViewRequest, context: Any) -> gateway_pb2.SeatView:
         return await self._token_checked(context, self.tables.view(request.table_id, request.seat_token))
 
-    @aio_streaming
-    async def Watch(self, request: gateway_pb2.WatchRequest, context: Any) -> AsyncIterator[bytes]:
+    @aio_writing
+    async def Watch(self, request: gateway_pb2.WatchRequest, context: Any) -> None:
+        """Written by this one coroutine, holding no more than it must while idle: a gateway holds tens of
+        thousands of Watch streams (docs/live-path.md, "Connections")."""
         flags = (not request.without_text, not request.without_legal_actions)
-        with self._stream(context):
-            updates = self.tables.watch(request.table_id, request.seat_token, request.after_seq, flags)
-            async for update in await self._first(context, updates):
-                yield update.encoded
+        address = self._open_stream(context)
+        updates = self.tables.watch(request.table_id, request.seat_token, request.after_seq, flags)
+        try:
+            first = await self._token_checked(context, anext(updates))
+            await context.write(first.encoded)
+            del first  # a catch-up, this stream's own: not kept while the stream waits
+            async for update in updates:
+                await context.write(update.encoded)  # shared by every watcher of the seat
+        finally:
+            try:
+                await updates.aclose()  # leaves the hub
+            finally:
+                self._close_stream(address)
 
     async def _first(self, context: Any, updates: AsyncGenerator[T, None]) -> AsyncIterator[T]:
         """`updates` once its first one (after the token check) is there: a failed token check counts."""

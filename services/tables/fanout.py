@@ -38,29 +38,42 @@ CONFIRM_TIMEOUT = 5.0
 
 
 class Follower:
-    """One watcher's inbox: decoded commits of its table, in order, or RESYNC."""
+    """One watcher's inbox: decoded commits of its table, in order, or RESYNC. An idle watcher holds no queue and
+    no waiter (a gateway holds tens of thousands of them): the queue exists while something waits in it, the waiter
+    while its reader waits."""
 
-    __slots__ = ("_wake", "items", "table_id")
+    __slots__ = ("_waiter", "items", "table_id")
 
     def __init__(self, table_id: str) -> None:
         self.table_id = table_id
-        self.items: deque[Any] = deque()
-        self._wake = asyncio.Event()
+        self.items: deque[Any] | None = None
+        self._waiter: asyncio.Future[None] | None = None
 
     def push(self, item: Any) -> None:
-        if item is DRAIN:  # goes first, whatever is queued: the stream ends and its client resumes elsewhere
-            self.items.clear()
-        elif len(self.items) >= INBOX_LIMIT:  # a slow reader: drop its backlog, it rereads the stream
-            self.items.clear()
+        items = self.items
+        if items is None:
+            items = self.items = deque()
+        elif item is DRAIN:  # goes first, whatever is queued: the stream ends and its client resumes elsewhere
+            items.clear()
+        elif len(items) >= INBOX_LIMIT:  # a slow reader: drop its backlog, it rereads the stream
+            items.clear()
             item = RESYNC
-        self.items.append(item)
-        self._wake.set()
+        items.append(item)
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
 
     async def next(self) -> Any:
         while not self.items:
-            self._wake.clear()
-            await self._wake.wait()
-        return self.items.popleft()
+            self._waiter = asyncio.get_running_loop().create_future()
+            try:
+                await self._waiter
+            finally:
+                self._waiter = None
+        item = self.items.popleft()
+        if not self.items:
+            self.items = None
+        return item
 
 
 class Hub:

@@ -84,8 +84,9 @@ class Watching:
         try:
             caught = await self._catch_up(table_id, game, seat, after_seq, -1, flags)
             assert caught is not None
-            last, version, finished, update = caught
-            yield Update(version, update)
+            last, version, finished, _ = caught
+            yield Update(version, caught[3])
+            caught = None  # this watcher's own bytes: not held while it waits (shared ones are)
             while not finished:
                 item = await follower.next()
                 if item is DRAIN:
@@ -95,8 +96,9 @@ class Watching:
                 if item is RESYNC or item.version > version + 1:  # something was missed: read the durable log
                     caught = await self._catch_up(table_id, game, seat, last, version, flags)
                     if caught is not None:
-                        last, version, finished, update = caught
-                        yield Update(version, update)
+                        last, version, finished, _ = caught
+                        yield Update(version, caught[3])
+                        caught = None
                     continue
                 if item.version <= version:
                     continue  # already sent by a catch-up

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 import grpc
+import pytest
 from manaforge.v1 import gateway_pb2 as gw
 from manaforge.v1.games.cardbench_pb2 import CardbenchAction, CardbenchState
 from manaforge.v1.gateway_pb2_grpc import GatewayStub
@@ -16,6 +17,8 @@ from manaforge.v1.gateway_pb2_grpc import GatewayStub
 from deploy.launcher import Stack
 from gateway.client import Client
 from services.edge import pack
+from services.tables import fanout
+from services.tables.portal import Portal
 from tests.stack.helpers import cardbench_table, first_legal, hand, play, rpc_error
 
 
@@ -275,3 +278,27 @@ def test_a_stopping_gateway_ends_its_streams_with_where_to_resume_and_nothing_is
             if update.view.version >= 8:
                 break
     check_stream(updates, store, table_id, 0)
+
+
+def test_a_watcher_that_falls_behind_rereads_the_gap_and_gets_every_event_once(
+    stack: Stack, store: Any, direct_tables: Any, portal: Portal, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A watcher that does not read while commits land (its inbox limit lowered to 3 here) is told to resynchronise
+    instead of queueing more: it reads what it missed from the durable stream, so nothing is lost or repeated."""
+    monkeypatch.setattr(fanout, "INBOX_LIMIT", 3)
+    with Client(stack.gateway_addresses[0]) as client:
+        table_id, ann, bob = cardbench_table(client)
+
+        async def watch() -> list[gw.WatchUpdate]:
+            updates = direct_tables.watch(table_id)  # a spectator on this process's hub
+            received = [await anext(updates)]
+            await asyncio.get_running_loop().run_in_executor(None, play_moves, client, table_id, [ann, bob], 10)
+            live = await direct_tables.store.live(table_id)
+            while received[-1].version < live.version:
+                received.append(await asyncio.wait_for(anext(updates), 10))
+            await updates.aclose()
+            return [gw.WatchUpdate.FromString(update.encoded) for update in received]
+
+        updates = portal.run(watch(), 60)
+    assert len(updates) < 1 + 10  # a catch-up covered several commits: the inbox did overflow
+    check_stream(updates, store, table_id, None)
