@@ -287,7 +287,7 @@ def test_the_legal_action_tables_start_again_without_changing_a_list() -> None:
     """The legal action tables hold their messages by index and start again once they hold `_ACTIONS_LIMIT` of
     them (engine speed, not a rule): the messages made at import stay, and every list is the same after as before,
     its messages applied as before."""
-    import engine_core.games.magicka as magicka
+    from engine_core.games.magicka import actions as magicka
 
     rand = random.Random(29)
     seen = []
