@@ -18,9 +18,9 @@ from mypy_extensions import mypyc_attr
 
 from engine_core.bots.budget import Budget, by_seats
 from engine_core.game import Game, GameInfo, Option
-from engine_core.games.magicka import actions, bot, rules, text
-from engine_core.games.magicka.actions import MAX_SEATS, RESPONDING
+from engine_core.games.magicka import actions, bot, moves, rules, text
 from engine_core.games.magicka.cards import CATALOGUE, PASS, card_facts
+from engine_core.games.magicka.moves import MAX_SEATS, RESPONDING
 from engine_core.games.magicka.rules import ACTIONS_PER_TURN, HAND_LIMIT, ROUND_LIMITS
 from engine_core.games.magicka.sharing import step_copy
 from engine_core.spaces import Spaces
@@ -86,7 +86,7 @@ class Magicka(Game[MagickaState, MagickaAction]):
     step_copy = staticmethod(step_copy)  # `apply`'s copy shares the wizards until the rules change one (sharing.py)
 
     def spaces(self, config: GameConfig) -> Spaces:
-        return actions.spaces(config)
+        return moves.spaces(config)
 
     # ----- setup and turns --------------------------------------------------------------------------------------
 

@@ -18,21 +18,6 @@ from engine_core import rng
 from engine_core.errors import IllegalActionError, MalformedActionError
 from engine_core.game import RESPONSE, TURN, event, finish, options
 from engine_core.games.magicka import spells
-from engine_core.games.magicka.actions import (
-    _KIND,
-    _KIND_OF,
-    _STEP_ACTIONS,
-    DISCARDING,
-    MAIN,
-    MAX_SEATS,
-    RESPONDING,
-    TRADES,
-    Move,
-    Target,
-    _cast_needs,
-    _move,
-    answer_kind,
-)
 from engine_core.games.magicka.cards import (
     ANSWER,
     ATTACK,
@@ -53,6 +38,21 @@ from engine_core.games.magicka.cards import (
     TRADE_SPELL_FOR_ELEMENTS,
     SpellType,
     card_name,
+)
+from engine_core.games.magicka.moves import (
+    _KIND,
+    _KIND_OF,
+    _STEP_ACTIONS,
+    DISCARDING,
+    MAIN,
+    MAX_SEATS,
+    RESPONDING,
+    TRADES,
+    Move,
+    Target,
+    _cast_needs,
+    _move,
+    answer_kind,
 )
 from engine_core.games.magicka.payment import (
     Needs,

@@ -16,7 +16,6 @@ from manaforge.v1.games.magicka_pb2 import (
 
 from engine_core.game import options, wrap
 from engine_core.games.magicka import spells
-from engine_core.games.magicka.actions import _CACHE, DISCARDING, MAIN, RESPONDING, _payment_of
 from engine_core.games.magicka.cards import (
     ANSWER,
     ARCANE,
@@ -46,6 +45,7 @@ from engine_core.games.magicka.cards import (
     kind_of,
     missing_elements,
 )
+from engine_core.games.magicka.moves import _CACHE, DISCARDING, MAIN, RESPONDING, _payment_of
 from engine_core.games.magicka.payment import (
     Payment,
 )
