@@ -18,11 +18,11 @@ from mypy_extensions import mypyc_attr
 
 from engine_core.bots.budget import Budget, by_seats
 from engine_core.game import Game, GameInfo, Option
-from engine_core.games.magicka import actions, bot, moves, rules, text
+from engine_core.games.magicka import actions, bot, moves, rules, text, turns
 from engine_core.games.magicka.cards import CATALOGUE, PASS, card_facts
 from engine_core.games.magicka.moves import MAX_SEATS, RESPONDING
-from engine_core.games.magicka.rules import ACTIONS_PER_TURN, HAND_LIMIT, ROUND_LIMITS
 from engine_core.games.magicka.sharing import step_copy
+from engine_core.games.magicka.turns import ACTIONS_PER_TURN, HAND_LIMIT, ROUND_LIMITS
 from engine_core.spaces import Spaces
 
 FLAT: Final = Budget(
@@ -91,7 +91,7 @@ class Magicka(Game[MagickaState, MagickaAction]):
     # ----- setup and turns --------------------------------------------------------------------------------------
 
     def _setup(self, state: MagickaState) -> None:
-        rules.setup(state)
+        turns.setup(state)
 
     # ----- legal actions ----------------------------------------------------------------------------------------
 
