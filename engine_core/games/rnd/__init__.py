@@ -74,11 +74,10 @@ from engine_core.games.rnd.design import (
     wanted_categories,
 )
 from engine_core.games.rnd.sharing import (
-    check_fields,
-    copy_live,
     own_ballot,
     own_design,
     pass_turn,
+    step_copy,
 )
 from engine_core.games.rnd.twins import add_ballot, add_copy, add_design, add_result, add_vote
 from engine_core.live import Twin, clone, own_part
@@ -267,11 +266,12 @@ class Rnd(Game[RndState, RndAction]):
     state_type = RndState
     action_type = RndAction
 
+    step_copy = staticmethod(step_copy)  # shares the parts a step does not change until a rule takes one (sharing.py)
+
     def copy(self, state: RndState) -> RndState:
-        """A copy of a live state shares the parts a step does not change (`sharing.copy_live`; rules make a part
-        their own before changing it); a message is copied as always."""
+        """A copy of a live state shares as `apply`'s does (sharing.py); a message is copied whole."""
         if isinstance(state, Twin):
-            copied: RndState = copy_live(state)
+            copied: RndState = step_copy(state)
             return copied
         return super().copy(state)
 
@@ -608,7 +608,7 @@ class Rnd(Game[RndState, RndAction]):
     def _redact(self, view: RndState, seat: int | None) -> None:
         hidden = set(view.pack)
         seen = [face for face in view.faces if face.id not in hidden]
-        view.ClearField("faces")  # a new list: copies share the faces' list (`sharing.copy_live`)
+        view.ClearField("faces")  # a new list: copies share the faces' list (sharing.py)
         view.faces.extend(seen)
         del view.pack[:]
         if view.phase == VOTING:
@@ -695,7 +695,7 @@ class Rnd(Game[RndState, RndAction]):
             face.id = card_id
             faces.append(face)
         faces.sort(key=attrgetter("id"))
-        world.ClearField("faces")  # a new list: copies share the faces' list (`sharing.copy_live`)
+        world.ClearField("faces")  # a new list: copies share the faces' list (sharing.py)
         world.faces.extend(faces)
         world.pack.extend(unseen)
         random.shuffle(rng, world.pack)
@@ -713,7 +713,5 @@ class Rnd(Game[RndState, RndAction]):
 
 
 GAME: Final = Rnd()
-_LiveState: Final[Any] = Rnd.live_type
-check_fields(_LiveState)
 for _action in (*_COPIES.values(), _DRAW_ANOTHER):
     _decode_own(_action)
