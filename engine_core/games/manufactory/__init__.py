@@ -67,7 +67,7 @@ from engine_core.games.manufactory.sharing import (
     own_group,
     own_player,
     pass_turn,
-    shared_copy,
+    step_copy,
 )
 from engine_core.live import Shared, Twin, clone, is_frozen
 from engine_core.spaces import ActionSpace, Spaces
@@ -432,10 +432,12 @@ class Manufactory(Game[ManufactoryState, ManufactoryAction]):
     state_type = ManufactoryState
     action_type = ManufactoryAction
 
+    step_copy = staticmethod(step_copy)  # shares the players and the header parts until a rule takes one (sharing.py)
+
     def copy(self, state: ManufactoryState) -> ManufactoryState:
-        """A live state's copy shares its players (copied on write: sharing.py); a message is copied whole."""
+        """A live state's copy shares as `apply`'s does (sharing.py); a message is copied whole."""
         if type(state) is LiveState:
-            copied: ManufactoryState = shared_copy(state)
+            copied: ManufactoryState = step_copy(state)
             return copied
         return super().copy(state)
 
