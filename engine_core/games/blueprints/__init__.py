@@ -11,7 +11,7 @@ wild (any colour, mana value or card type). Mine: five different card types; Pow
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from functools import cache
 from itertools import combinations
 from typing import Any, Final
@@ -53,7 +53,8 @@ from engine_core.games.blueprints.locations import (
     new_builds,
     progress,
 )
-from engine_core.live import own_part, owner, step_copier, twin
+from engine_core.games.blueprints.sharing import own_player, step_copy
+from engine_core.live import own_part
 from engine_core.spaces import ActionSpace, Spaces
 
 HAND_SIZE: Final = CARDS_PER_LOCATION  # five: a reveal is always the whole hand after the discard
@@ -96,17 +97,6 @@ MAX_ROUNDS: Final = max(int(choice) for choice in ROUND_LIMIT_OPTION.choices)
 
 # ----- cards -------------------------------------------------------------------------------------------------------
 
-
-# The copy `apply` makes of a live state shares the catalogue, the players (each with its constructions) and the
-# header's parts with the state it came from (engine_core.live.step_copier): a step changes one hand. So every rule
-# takes a player with `own_player` before changing it, and the rng with `own_part` before a shuffle.
-LiveState: Final = twin(BlueprintsState)
-_step_copy: Final = step_copier(
-    LiveState, items=("players",), share=("catalogue", "header.rng", "header.pending", "header.outcome")
-)
-own_player: Final[Callable[[BlueprintsState, int], BlueprintsPlayer]] = owner(
-    LiveState, "players", items=("constructions",)
-)
 
 # Legal actions are built once and shared between calls (callers never modify an action).
 _DRAWS: Final = {source: BlueprintsAction(draw=source) for source in (DECK, DISCARD_PILE)}
@@ -198,7 +188,7 @@ class Blueprints(Game[BlueprintsState, BlueprintsAction]):
         max_actions=3 * MAX_ROUNDS * MAX_SEATS,
     )
     state_type = BlueprintsState
-    step_copy = staticmethod(_step_copy)  # shares the catalogue, the players and the header parts (above)
+    step_copy = staticmethod(step_copy)  # shares the catalogue, the players and the header parts (above)
     action_type = BlueprintsAction
 
     # ----- setup ----------------------------------------------------------------------------------------------

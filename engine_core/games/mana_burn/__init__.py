@@ -23,7 +23,7 @@ from engine_core.bots.budget import Budget, by_seats
 from engine_core.errors import IllegalActionError, MalformedActionError
 from engine_core.game import Game, GameInfo, Option
 from engine_core.games.mana_burn import board, rules, text
-from engine_core.games.mana_burn.bots import heuristic, is_hidden, ratings
+from engine_core.games.mana_burn.bot import heuristic, is_hidden, ratings
 from engine_core.games.mana_burn.cards import (
     CREATURE_COPIES,
     DECK_SIZE,
@@ -38,8 +38,8 @@ from engine_core.games.mana_burn.cards import (
     kind,
     name,
 )
-from engine_core.games.mana_burn.cow import step_copy
 from engine_core.games.mana_burn.rules import PASS, Move, Phase
+from engine_core.games.mana_burn.sharing import step_copy
 from engine_core.games.mana_burn.zones import all_cards, sync_sizes
 from engine_core.spaces import ActionSpace, Spaces
 
@@ -154,7 +154,7 @@ class ManaBurn(Game[ManaBurnState, ManaBurnAction]):
             return []
         return rules.legal_actions(state, seat)
 
-    step_copy = staticmethod(step_copy)  # `apply`'s copy shares the players until the rules change one (cow.py)
+    step_copy = staticmethod(step_copy)  # `apply`'s copy shares the players until the rules change one (sharing.py)
 
     # ----- hooks ----------------------------------------------------------------------------------------------------
 

@@ -40,7 +40,7 @@ from engine_core.games.mana_burn.cards import (
     name,
     names,
 )
-from engine_core.games.mana_burn.cow import own_creature, own_player
+from engine_core.games.mana_burn.sharing import own_creature, own_player
 from engine_core.games.mana_burn.zones import (
     bury,
     count_in_play,

@@ -9,7 +9,7 @@ cards; the others score the stones on theirs. Emptying your hand is a ManaSurge:
 draw up to 5. First to 12 stones (10 with 5 players) at a round's end wins; most stones breaks a tie.
 
 The rules live in `rules.py` (plays, abilities, Magic effects, the end of a round), the cards in `cards.py`, the bot
-hooks in `bots.py`; this module is the Game protocol over them.
+hooks in `bot.py`; this module is the Game protocol over them.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from mypy_extensions import mypyc_attr
 from engine_core.bots.budget import Budget, by_seats
 from engine_core.errors import IllegalActionError, MalformedActionError
 from engine_core.game import Game, GameInfo, Option
-from engine_core.games.manasurge import bots, rules, text
+from engine_core.games.manasurge import bot, rules, sharing, text
 from engine_core.games.manasurge.cards import (
     DECK_SIZE,
     NUMBERS,
@@ -105,7 +105,7 @@ class Manasurge(Game[ManasurgeState, ManasurgeAction]):
     # seats), with a margin of 0.05 at three seats, 0.075 from four. docs/bots.md has the figures.
     bot_budget = by_seats(
         {
-            2: replace(FLAT, actions=1600, playout_end=bots.round_over, margin=0.04),
+            2: replace(FLAT, actions=1600, playout_end=bot.round_over, margin=0.04),
             3: replace(FLAT, actions=1200, evaluate_after=10, margin=0.05),
             4: replace(FLAT, actions=1000, evaluate_after=10, margin=0.075),
         }
@@ -113,7 +113,9 @@ class Manasurge(Game[ManasurgeState, ManasurgeAction]):
     state_type = ManasurgeState
     action_type = ManasurgeAction
 
-    step_copy = staticmethod(rules.step_copy)  # `apply`'s copy shares the players, table and header parts (rules.py)
+    step_copy = staticmethod(
+        sharing.step_copy
+    )  # `apply`'s copy shares the players, table and header parts (sharing.py)
 
     def spaces(self, config: GameConfig) -> Spaces:
         """open (a card id, then counter-clockwise 0 or clockwise 1), play, give and discard (a card id), target (a
@@ -221,18 +223,18 @@ class Manasurge(Game[ManasurgeState, ManasurgeAction]):
         return hidden
 
     def sample_world(self, view: ManasurgeState, seat: int, rng: Rng) -> ManasurgeState:
-        return bots.sample_world(self.copy(view), seat, rng)
+        return bot.sample_world(self.copy(view), seat, rng)
 
     def heuristic_action(
         self, view: ManasurgeState, seat: int, legal: list[ManasurgeAction], rng: Rng
     ) -> ManasurgeAction:
-        return bots.heuristic_action(view, seat, legal, rng)
+        return bot.heuristic_action(view, seat, legal, rng)
 
     def is_hidden_choice(self, view: ManasurgeState, seat: int) -> bool:
-        return bots.is_hidden(view)
+        return bot.is_hidden(view)
 
     def choice_ratings(self, view: ManasurgeState, seat: int, legal: list[ManasurgeAction]) -> list[float]:
-        return bots.ratings(view, seat, legal)
+        return bot.ratings(view, seat, legal)
 
     def evaluate(self, state: ManasurgeState) -> list[float]:
         """Stones scored against the goal: a lead of a sixth of the goal is worth about e to 1."""

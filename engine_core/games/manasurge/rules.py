@@ -44,7 +44,8 @@ from engine_core.games.manasurge.cards import (
     spell_name,
     spell_of,
 )
-from engine_core.live import changed_indices, is_untouched, own_part, owner, step_copier, twin
+from engine_core.games.manasurge.sharing import own_played, own_player
+from engine_core.live import changed_indices, is_untouched, own_part
 
 Step = ManasurgeStep
 Move = ManasurgeMove
@@ -59,18 +60,6 @@ WIN_STONES_FIVE: Final = 10  # "Đối với 5 người chơi chỉ cần lấy 
 MAX_ROUNDS: Final = 60  # engine bound (RULES.md): stones can flow back, so the game ends after this many rounds
 NO_FOLLOW_UP: Final = Step.MANASURGE_STEP_UNSPECIFIED
 REDRAW_LIMIT: Final = 10  # engine bound on the Caster's redraws in one round (RULES.md)
-
-# The copy `apply` makes of a live state shares the players, the cards on the table and the header's rng, pending
-# decision and outcome with the state it came from (engine_core.live.step_copier): most steps change one hand. So
-# every rule below takes a player (`own_player`) or a card on the table (`own_played`) before changing it, and keeps
-# the one it gets (one read before may be a shared one since replaced); the rng is taken with `own_part` before a
-# shuffle. On a protobuf message (the services' path) and on a live state that shares nothing they give the part.
-LiveState: Final = twin(ManasurgeState)
-step_copy: Final = step_copier(
-    LiveState, items=("players", "table"), share=("header.rng", "header.pending", "header.outcome")
-)
-own_player: Final[Callable[[ManasurgeState, int], ManasurgePlayer]] = owner(LiveState, "players")
-own_played: Final[Callable[[ManasurgeState, int], Played]] = owner(LiveState, "table")
 
 # Plain ints for the enum values used at every step (an enum wrapper's attribute lookup is slow), Final so that
 # compiled code (`make engines`) reads them without a lookup in the module's dictionary.
