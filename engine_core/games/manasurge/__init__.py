@@ -18,31 +18,19 @@ from dataclasses import replace
 from typing import Any, Final
 
 from manaforge.v1.common_pb2 import CardFacts, Event, GameConfig, Rng
-from manaforge.v1.games.manasurge_pb2 import (
-    ManasurgeAction,
-    ManasurgeMove,
-    ManasurgeState,
-)
+from manaforge.v1.games.manasurge_pb2 import ManasurgeAction, ManasurgeMove, ManasurgeState
 from mypy_extensions import mypyc_attr
 
 from engine_core.bots.budget import Budget, by_seats
-from engine_core.errors import IllegalActionError, MalformedActionError
 from engine_core.game import Game, GameInfo, Option
 from engine_core.games.manasurge import bot, rules, sharing, text
 from engine_core.games.manasurge.cards import (
     DECK_SIZE,
-    NUMBERS,
     Role,
-    Spell,
     card_facts,
-    card_name,
-    is_magic,
-    spell_name,
 )
-from engine_core.games.manasurge.rules import CARD_MOVES, MAX_ROUNDS, Move, numbers_of
+from engine_core.games.manasurge.rules import MAX_ROUNDS
 from engine_core.spaces import ActionSpace, Spaces
-
-_NAMES: Final = {numbers: tuple(card_name(card, numbers) for card in range(DECK_SIZE)) for numbers in NUMBERS}
 
 # Every round ends within 2 actions per card on the table (a play and its follow-up) plus the concession.
 ACTIONS_PER_ROUND: Final = 2 * DECK_SIZE + 2
@@ -141,7 +129,7 @@ class Manasurge(Game[ManasurgeState, ManasurgeAction]):
 
     def _apply(self, state: ManasurgeState, seat: int, action: ManasurgeAction) -> list[Event]:
         if not rules.is_legal(state, seat, action):
-            raise refusal(state, seat, action)
+            raise rules.refusal(state, seat, action)
         events = rules.apply(state, seat, action)
         rules.sync_sizes(state)
         return events
@@ -160,52 +148,10 @@ class Manasurge(Game[ManasurgeState, ManasurgeAction]):
     def card_notes(
         self, state: ManasurgeState, seat: int, legal: list[ManasurgeAction] | None = None
     ) -> dict[int, str]:
-        """Why each card of `seat`'s hand that no legal action uses cannot be played now."""
-        hand = state.players[seat].hand[:]
-        header = state.header
-        if header.outcome.finished or not hand:
-            return {}
-        if seat not in header.pending.seats:
-            return dict.fromkeys(hand, "not your turn")
-        numbers = numbers_of(state)
-        names = _NAMES[numbers]
-        if legal is None:
-            legal = rules.legal_actions(state, seat)
-        used = {names[a.card] for a in legal if a.move in CARD_MOVES}
-        step = state.step
-        if step == rules.OPEN_STEP:
-            why = "a round opens with a spell card"
-        elif step == rules.WILD_STEP:
-            why = "Wild Surge plays a spell card"
-        elif step == rules.PLAY_STEP or step == rules.THUNDER_STEP:
-            way = "lower" if state.caster_spell == Spell.FLYING_DAGGER else "higher"
-            top = spell_name(state.top_spell, state.top_number)
-            why = f"does not follow {top}: play a {top.split()[-1]} or a {way} {top.rsplit(' ', 1)[0]}"
-        else:
-            why = "not now: " + header.pending.prompt
-        return {card: why for card in hand if names[card] not in used}
+        return text.card_notes(state, seat, legal)
 
     def describe(self, state: ManasurgeState, action: ManasurgeAction) -> str:
-        numbers = numbers_of(state)
-        move = action.move
-        if move == Move.MANASURGE_MOVE_OPEN:
-            way = "clockwise" if action.clockwise else "counter-clockwise"
-            return f"open the round with {card_name(action.card, numbers)}, {way}"
-        if move == Move.MANASURGE_MOVE_PLAY:
-            return f"play {card_name(action.card, numbers)}"
-        if move == Move.MANASURGE_MOVE_GIVE:
-            seats = state.header.pending.seats
-            to = f"seat {rules.next_seat(state, seats[0])}" if len(seats) == 1 else "the next player"
-            return f"give {card_name(action.card, numbers)} to {to}"
-        if move == Move.MANASURGE_MOVE_DISCARD:
-            return f"discard {card_name(action.card, numbers)}"
-        if move == Move.MANASURGE_MOVE_TARGET:
-            return f"choose seat {action.target}"
-        if move == Move.MANASURGE_MOVE_DECLINE:
-            return "decline the ability"
-        if move == Move.MANASURGE_MOVE_CONCEDE:
-            return "take the penalty: no valid card"
-        return "an unknown move"
+        return text.describe(state, action)
 
     def render(self, view: ManasurgeState, seat: int | None) -> str:
         return text.render(view, seat)
@@ -239,34 +185,6 @@ class Manasurge(Game[ManasurgeState, ManasurgeAction]):
     def evaluate(self, state: ManasurgeState) -> list[float]:
         """Stones scored against the goal: a lead of a sixth of the goal is worth about e to 1."""
         return self.win_chances([player.stones for player in state.players], rules.winning_stones(state) / 6)
-
-
-def refusal(state: ManasurgeState, seat: int, action: ManasurgeAction) -> IllegalActionError | MalformedActionError:
-    """Why `action` is not legal now, naming the rule it breaks."""
-    step, move = state.step, action.move
-    if move not in ManasurgeMove.values() or move == Move.MANASURGE_MOVE_UNSPECIFIED:
-        return MalformedActionError("move", "choose a move: open, play, give, discard, target, decline or concede")
-    hand = state.players[seat].hand
-    numbers = numbers_of(state)
-    if move in rules.CARD_MOVES and action.card not in hand:
-        return IllegalActionError("play from hand", f"card {action.card} is not in seat {seat}'s hand")
-    if move not in rules.MOVES_BY_STEP[step]:
-        return IllegalActionError("order of play", f"now: {rules.PROMPTS.get(step, 'wait')}")
-    if move == Move.MANASURGE_MOVE_OPEN and is_magic(action.card):
-        return IllegalActionError(
-            "opening card", "the rulebook: 'the first player may not start the round with a Magic card'"
-        )
-    if move == Move.MANASURGE_MOVE_PLAY:
-        return IllegalActionError(
-            "valid cards",
-            f"{card_name(action.card, numbers)} does not follow {spell_name(state.top_spell, state.top_number)}: "
-            "'play a spell card with an equal number, or a spell card of the same spell with a greater number'",
-        )
-    if move == Move.MANASURGE_MOVE_CONCEDE:
-        return IllegalActionError("must play", "'the next player must place a valid card', and you hold one")
-    if move == Move.MANASURGE_MOVE_TARGET:
-        return IllegalActionError("target", f"seat {action.target} cannot be chosen")
-    return MalformedActionError("action fields", "set only the fields this move uses (card, target, clockwise)")
 
 
 GAME: Final = Manasurge()

@@ -21,6 +21,7 @@ from manaforge.v1.games.manasurge_pb2 import (
 )
 
 from engine_core import rng
+from engine_core.errors import IllegalActionError, MalformedActionError
 from engine_core.game import TURN, event, finish, options, seat_count, seats_text, set_pending
 from engine_core.games.manasurge.cards import (
     CRYSTAL_STONES,
@@ -785,3 +786,31 @@ def pass_caster_token(state: ManasurgeState, events: list[Event]) -> None:
 
 def role_text(player: ManasurgePlayer) -> str:
     return ROLE_NAMES[Role(player.role)] if player.role else "none"
+
+
+def refusal(state: ManasurgeState, seat: int, action: ManasurgeAction) -> IllegalActionError | MalformedActionError:
+    """Why `action` is not legal now, naming the rule it breaks."""
+    step, move = state.step, action.move
+    if move not in ManasurgeMove.values() or move == Move.MANASURGE_MOVE_UNSPECIFIED:
+        return MalformedActionError("move", "choose a move: open, play, give, discard, target, decline or concede")
+    hand = state.players[seat].hand
+    numbers = numbers_of(state)
+    if move in CARD_MOVES and action.card not in hand:
+        return IllegalActionError("play from hand", f"card {action.card} is not in seat {seat}'s hand")
+    if move not in MOVES_BY_STEP[step]:
+        return IllegalActionError("order of play", f"now: {PROMPTS.get(step, 'wait')}")
+    if move == Move.MANASURGE_MOVE_OPEN and is_magic(action.card):
+        return IllegalActionError(
+            "opening card", "the rulebook: 'the first player may not start the round with a Magic card'"
+        )
+    if move == Move.MANASURGE_MOVE_PLAY:
+        return IllegalActionError(
+            "valid cards",
+            f"{card_name(action.card, numbers)} does not follow {spell_name(state.top_spell, state.top_number)}: "
+            "'play a spell card with an equal number, or a spell card of the same spell with a greater number'",
+        )
+    if move == Move.MANASURGE_MOVE_CONCEDE:
+        return IllegalActionError("must play", "'the next player must place a valid card', and you hold one")
+    if move == Move.MANASURGE_MOVE_TARGET:
+        return IllegalActionError("target", f"seat {action.target} cannot be chosen")
+    return MalformedActionError("action fields", "set only the fields this move uses (card, target, clockwise)")

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 from typing import Final
 
-from manaforge.v1.games.manasurge_pb2 import ManasurgeState
+from manaforge.v1.games.manasurge_pb2 import ManasurgeAction, ManasurgeState
 
 from engine_core.game import wrap
 from engine_core.games.manasurge import rules
 from engine_core.games.manasurge.cards import (
+    DECK_SIZE,
     MAGIC_NAMES,
+    NUMBERS,
     ROLE_NAMES,
     ROLE_TEXT,
     SPELL_NAMES,
@@ -23,6 +25,7 @@ from engine_core.games.manasurge.cards import (
     spell_name,
     stones_text,
 )
+from engine_core.games.manasurge.rules import CARD_MOVES, Move, numbers_of
 
 WIDTH: Final = 100
 RULES: Final = {
@@ -99,3 +102,56 @@ def _a(number: int) -> str:
 
 def _wrap(text: str) -> list[str]:
     return wrap(text, WIDTH, "", "  ")
+
+
+_NAMES: Final = {numbers: tuple(card_name(card, numbers) for card in range(DECK_SIZE)) for numbers in NUMBERS}
+
+
+def card_notes(state: ManasurgeState, seat: int, legal: list[ManasurgeAction] | None = None) -> dict[int, str]:
+    """Why each card of `seat`'s hand that no legal action uses cannot be played now."""
+    hand = state.players[seat].hand[:]
+    header = state.header
+    if header.outcome.finished or not hand:
+        return {}
+    if seat not in header.pending.seats:
+        return dict.fromkeys(hand, "not your turn")
+    numbers = numbers_of(state)
+    names = _NAMES[numbers]
+    if legal is None:
+        legal = rules.legal_actions(state, seat)
+    used = {names[a.card] for a in legal if a.move in CARD_MOVES}
+    step = state.step
+    if step == rules.OPEN_STEP:
+        why = "a round opens with a spell card"
+    elif step == rules.WILD_STEP:
+        why = "Wild Surge plays a spell card"
+    elif step == rules.PLAY_STEP or step == rules.THUNDER_STEP:
+        way = "lower" if state.caster_spell == Spell.FLYING_DAGGER else "higher"
+        top = spell_name(state.top_spell, state.top_number)
+        why = f"does not follow {top}: play a {top.split()[-1]} or a {way} {top.rsplit(' ', 1)[0]}"
+    else:
+        why = "not now: " + header.pending.prompt
+    return {card: why for card in hand if names[card] not in used}
+
+
+def describe(state: ManasurgeState, action: ManasurgeAction) -> str:
+    numbers = numbers_of(state)
+    move = action.move
+    if move == Move.MANASURGE_MOVE_OPEN:
+        way = "clockwise" if action.clockwise else "counter-clockwise"
+        return f"open the round with {card_name(action.card, numbers)}, {way}"
+    if move == Move.MANASURGE_MOVE_PLAY:
+        return f"play {card_name(action.card, numbers)}"
+    if move == Move.MANASURGE_MOVE_GIVE:
+        seats = state.header.pending.seats
+        to = f"seat {rules.next_seat(state, seats[0])}" if len(seats) == 1 else "the next player"
+        return f"give {card_name(action.card, numbers)} to {to}"
+    if move == Move.MANASURGE_MOVE_DISCARD:
+        return f"discard {card_name(action.card, numbers)}"
+    if move == Move.MANASURGE_MOVE_TARGET:
+        return f"choose seat {action.target}"
+    if move == Move.MANASURGE_MOVE_DECLINE:
+        return "decline the ability"
+    if move == Move.MANASURGE_MOVE_CONCEDE:
+        return "take the penalty: no valid card"
+    return "an unknown move"
