@@ -76,7 +76,7 @@ FIELDS: Final[dict[int, frozenset[str]]] = {
 }
 
 
-# ----- small helpers ------------------------------------------------------------------------------------------------
+# ----- reading an action ---------------------------------------------------------------------------------------------
 
 
 def element_kinds(state: MagickaState, seat: int) -> Counter[int]:

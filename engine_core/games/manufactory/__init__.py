@@ -28,12 +28,6 @@ from engine_core.games.manufactory.sharing import LiveState, step_copy
 from engine_core.live import Twin
 from engine_core.spaces import ActionSpace, Spaces
 
-# ----- cards and groups ------------------------------------------------------------------------------------------
-
-
-# ----- the game ----------------------------------------------------------------------------------------------------
-
-
 FLAT: Final = Budget(
     iterations=1000, actions=200, evaluate_after=4, search="flat", rollout="heuristic", max_rollout_actions=200
 )
