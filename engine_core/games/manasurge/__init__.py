@@ -8,8 +8,9 @@ follow takes as many face-down penalty cards as there are stones on the table an
 cards; the others score the stones on theirs. Emptying your hand is a ManaSurge: 2 stones, penalty cards to hand,
 draw up to 5. First to 12 stones (10 with 5 players) at a round's end wins; most stones breaks a tie.
 
-The rules live in `rules.py` (plays, abilities, Magic effects, the end of a round), the cards in `cards.py`, the bot
-hooks in `bot.py`; this module is the Game protocol over them.
+The rules live in `rules.py` (setup, plays, abilities, Magic effects, the end of a round) and `actions.py` (the
+legal actions), the cards in `cards.py`, the words in `text.py`, the bot hooks in `bot.py`; this module is the Game
+protocol over them.
 """
 
 from __future__ import annotations
@@ -23,13 +24,9 @@ from mypy_extensions import mypyc_attr
 
 from engine_core.bots.budget import Budget, by_seats
 from engine_core.game import Game, GameInfo, Option
-from engine_core.games.manasurge import bot, rules, sharing, text
-from engine_core.games.manasurge.cards import (
-    DECK_SIZE,
-    Role,
-    card_facts,
-)
-from engine_core.games.manasurge.rules import MAX_ROUNDS
+from engine_core.games.manasurge import actions, bot, rules, sharing, text
+from engine_core.games.manasurge.actions import MAX_ROUNDS
+from engine_core.games.manasurge.cards import DECK_SIZE, Role, card_facts
 from engine_core.spaces import ActionSpace, Spaces
 
 # Every round ends within 2 actions per card on the table (a play and its follow-up) plus the concession.
@@ -66,7 +63,7 @@ class Manasurge(Game[ManasurgeState, ManasurgeAction]):
         name="manasurge",
         title="ManaSurge",
         min_seats=2,
-        max_seats=rules.MAX_SEATS,
+        max_seats=actions.MAX_SEATS,
         description="Shed rising runs of one spell; the player who cannot follow takes the stones as penalty cards.",
         options=(
             Option(
@@ -125,10 +122,10 @@ class Manasurge(Game[ManasurgeState, ManasurgeAction]):
         rules.sync_sizes(state)
 
     def _legal_actions(self, state: ManasurgeState, seat: int) -> list[ManasurgeAction]:
-        return rules.legal_actions(state, seat)
+        return actions.legal_actions(state, seat)
 
     def _apply(self, state: ManasurgeState, seat: int, action: ManasurgeAction) -> list[Event]:
-        if not rules.is_legal(state, seat, action):
+        if not actions.is_legal(state, seat, action):
             raise rules.refusal(state, seat, action)
         events = rules.apply(state, seat, action)
         rules.sync_sizes(state)
@@ -184,7 +181,7 @@ class Manasurge(Game[ManasurgeState, ManasurgeAction]):
 
     def evaluate(self, state: ManasurgeState) -> list[float]:
         """Stones scored against the goal: a lead of a sixth of the goal is worth about e to 1."""
-        return self.win_chances([player.stones for player in state.players], rules.winning_stones(state) / 6)
+        return self.win_chances([player.stones for player in state.players], actions.winning_stones(state) / 6)
 
 
 GAME: Final = Manasurge()

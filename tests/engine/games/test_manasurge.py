@@ -13,7 +13,8 @@ from engine_core.bots import ismcts
 from engine_core.bots.budget import budget_at
 from engine_core.errors import IllegalActionError
 from engine_core.game import TURN, set_pending
-from engine_core.games.manasurge import GAME, bot, rules
+from engine_core.games.manasurge import GAME, actions, bot, rules
+from engine_core.games.manasurge.actions import Move, Step
 from engine_core.games.manasurge.cards import (
     DECK_SIZE,
     NUMBERS,
@@ -25,7 +26,6 @@ from engine_core.games.manasurge.cards import (
     card_name,
     parse_card,
 )
-from engine_core.games.manasurge.rules import Move, Step
 from engine_core.rng import new_rng
 
 DAGGER, FIREBALL, FREEZE, THUNDER, QUAKE = (
@@ -215,7 +215,7 @@ def test_thunder_2_then_5_then_6_example() -> None:
     assert state.table[-1].stones == 1 and state.step == Step.MANASURGE_STEP_THUNDER and to_act(state) == 1
     state = decline(state, 1)
     assert to_act(state) == 2 and state.step == Step.MANASURGE_STEP_PLAY  # "Chuyển lượt qua người kế bên"
-    assert rules.table_stones(state) == 3
+    assert actions.table_stones(state) == 3
 
 
 def test_case_1_an_off_spell_card_gets_no_stone_and_no_ability() -> None:
