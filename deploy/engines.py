@@ -9,7 +9,8 @@ tests/engine/test_compiled.py) instead of silently running yesterday's rules.
     python -m deploy.engines --check    # exit 1, naming the modules, when a build is missing or stale
     python -m deploy.engines --clean    # remove the extensions: the engines run as plain Python again
 
-What is compiled is `COMPILED`; a game class compiled is marked `@mypyc_attr(native_class=False)`, so its class
+What is compiled is `compiled()`: `MODULES` and every game folder whose game class is marked
+`@mypyc_attr(native_class=False)` (`MARK`), which a compiled game class needs anyway, so that its class
 attributes (`state_type`, `info`, ...) stay Python class attributes. A compiled game class cannot be subclassed in
 Python (its methods check `self`'s exact class): cardbench, the peers' workload, stays Python for that
 (tests/engine/test_bots.py derives a weak cardbench from it; it is 2.7x UNO's speed as Python). mypyc 2.4.1 stops
@@ -30,16 +31,18 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 MANIFEST = Path("build", "engines.json")  # relative to the project root
-COMPILED = (  # packages (every module in the folder) and modules, relative to the project root
-    "engine_core/rng.py",
-    "engine_core/cards/booster.py",
-    "engine_core/games/blueprints",
-    "engine_core/games/magicka",
-    "engine_core/games/mana_burn",
-    "engine_core/games/manasurge",
-    "engine_core/games/manufactory",
-    "engine_core/games/rnd",
-)
+MODULES = ("engine_core/rng.py", "engine_core/cards/booster.py")  # compiled beside the games, relative to the root
+GAMES = Path("engine_core", "games")
+MARK = "@mypyc_attr(native_class=False)"  # on a game's class: its folder is compiled (see the module's docstring)
+
+
+def compiled(root: Path = ROOT) -> tuple[str, ...]:
+    """What is compiled, relative to the project root: `MODULES` and every game folder (each module in it) whose
+    `__init__.py` marks its game class with `MARK`, so a new game is compiled by marking it, with no line here."""
+    folders = sorted(path.parent for path in (root / GAMES).glob("*/__init__.py") if MARK in path.read_text())
+    return (*MODULES, *(folder.relative_to(root).as_posix() for folder in folders))
+
+
 GROUP = "engine_core.compiled"  # the library the modules share: engine_core/compiled__mypyc.<suffix>, in the package
 SUFFIX = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
 
@@ -47,7 +50,7 @@ SUFFIX = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
 def sources(root: Path = ROOT) -> list[Path]:
     """The Python files compiled, relative to `root`, in a stable order."""
     found: list[Path] = []
-    for entry in COMPILED:
+    for entry in compiled(root):
         path = root / entry
         found += sorted(path.glob("*.py")) if path.is_dir() else [path]
     return [path.relative_to(root) for path in found]
@@ -80,7 +83,7 @@ def inputs(root: Path = ROOT) -> list[Path]:
 
 def stale(root: Path = ROOT) -> list[str]:
     """What a build would change, by module: a compiled module whose extension is missing, any engine_core module
-    whose source differs from what the last build read, and any extension under engine_core that `COMPILED` no
+    whose source differs from what the last build read, and any extension under engine_core that `compiled()` no
     longer names (import would load it)."""
     try:
         built = json.loads((root / MANIFEST).read_text())
@@ -110,7 +113,7 @@ def clean(root: Path = ROOT) -> None:
 
 
 def build(root: Path = ROOT) -> None:
-    """Compile `COMPILED` in place (a C compiler and the Python headers are needed), then record its inputs."""
+    """Compile `compiled()` in place (a C compiler and the Python headers are needed), then record its inputs."""
     from mypyc.build import mypycify  # a dev dependency: imported only to build
     from setuptools import setup  # type: ignore[import-untyped]
 

@@ -23,8 +23,8 @@ from engine_core.bots.hidden import close_weights, has_choice_ratings
 from engine_core.bots.ismcts import has_evaluate, has_heuristic, has_sample_world
 from engine_core.conformance import hidden_from
 from engine_core.games.cardbench import Cardbench
+from engine_core.games.manasurge.actions import GIVE, numbers_of
 from engine_core.games.manasurge.cards import card_name
-from engine_core.games.manasurge.rules import GIVE, numbers_of
 from engine_core.registry import find_game
 from engine_core.rng import new_rng
 

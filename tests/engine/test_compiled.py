@@ -75,3 +75,17 @@ def test_compiled_and_python_engines_play_the_same_games() -> None:
     assert source_modules == "compiled: none"
     expected = {engines.module_name(path) for path in engines.sources()} | {f"{engines.GROUP}__mypyc"}
     assert set(compiled_modules.split()[1:]) == expected
+
+
+def test_a_game_folder_is_compiled_when_its_game_class_is_marked(tmp_path: Path) -> None:
+    """A new game is compiled by marking its class, with no line in deploy/engines.py; an unmarked one (cardbench)
+    stays Python."""
+    games = tmp_path / engines.GAMES
+    for name, marked in (("pebbles", True), ("plain", False)):
+        (games / name).mkdir(parents=True)
+        mark = f"{engines.MARK}\n" if marked else ""
+        (games / name / "__init__.py").write_text(f"{mark}class Game:\n    pass\n")
+        (games / name / "rules.py").write_text("")
+    assert engines.compiled(tmp_path) == (*engines.MODULES, "engine_core/games/pebbles")
+    assert "engine_core/games/cardbench" not in engines.compiled()
+    assert {"engine_core/games/magicka", "engine_core/games/rnd"} <= set(engines.compiled())

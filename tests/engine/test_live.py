@@ -231,7 +231,7 @@ def _manasurge_midgame(seed: int = 5) -> Any:
 
 
 def test_a_step_copy_shares_the_named_items_and_parts_and_copies_the_rest() -> None:
-    from engine_core.games.manasurge import rules
+    from engine_core.games.manasurge import sharing as rules
 
     state = _manasurge_midgame()
     before = _bytes(state)
@@ -258,7 +258,7 @@ def test_a_step_copy_shares_the_named_items_and_parts_and_copies_the_rest() -> N
 
 
 def test_shared_items_forget_what_they_owned_when_items_move() -> None:
-    from engine_core.games.manasurge import rules
+    from engine_core.games.manasurge import sharing as rules
 
     copied = rules.step_copy(_manasurge_midgame())
     first = rules.own_played(copied, 0)

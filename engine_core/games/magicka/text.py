@@ -5,26 +5,61 @@ what each spell needs. Seats are named only as "seat N" (clients put names there
 from __future__ import annotations
 
 from collections import Counter
+from functools import lru_cache
 from typing import Final
 
-from manaforge.v1.games.magicka_pb2 import MagickaPhase, MagickaState, MagickaWizard
+from manaforge.v1.games.magicka_pb2 import (
+    MagickaAction,
+    MagickaState,
+    MagickaWizard,
+)
 
 from engine_core.game import options, wrap
 from engine_core.games.magicka import spells
 from engine_core.games.magicka.cards import (
+    ANSWER,
+    ARCANE,
+    ATTACK,
+    CAST_SNAP,
+    CAST_SPELL,
+    DISCARD,
+    DRAW_REPLACEMENTS,
+    EARTH,
+    END_TURN,
+    FIRE,
+    LIGHTNING,
+    PASS,
+    REPAIR,
     SPELL_BY_KIND,
+    TRADE_ELEMENT,
+    TRADE_ELEMENTS_FOR_SPELL,
+    TRADE_SPELL,
+    TRADE_SPELL_FOR_ELEMENTS,
+    SpellType,
     card_name,
     cost_elements,
+    element_card,
+    element_name,
     elements_text,
+    kind_name,
     kind_of,
+    missing_elements,
+)
+from engine_core.games.magicka.moves import _CACHE, DISCARDING, MAIN, RESPONDING, _payment_of
+from engine_core.games.magicka.payment import (
+    Payment,
+)
+from engine_core.games.magicka.spells import (
+    SNAP_NAMES,
+    SNAP_TEXT,
+    creature_target,
+    find_creature,
+    target_name,
 )
 
 WIDTH: Final = 100
 INDENT: Final = "  "
 MODES: Final = {"spellmageddon": "Spellmageddon", "spell_vs_spell": "Spell vs. Spell"}
-MAIN: Final = MagickaPhase.MAGICKA_PHASE_MAIN
-DISCARD: Final = MagickaPhase.MAGICKA_PHASE_DISCARD
-RESPONSE: Final = MagickaPhase.MAGICKA_PHASE_RESPONSE
 
 
 def render(view: MagickaState, seat: int | None, hand_limit: int) -> str:
@@ -77,9 +112,9 @@ def render(view: MagickaState, seat: int | None, hand_limit: int) -> str:
 
 
 def _turn(view: MagickaState, hand_limit: int) -> str:
-    if view.phase == DISCARD:
+    if view.phase == DISCARDING:
         return f"seat {view.turn} discards down to {hand_limit} cards"
-    if view.phase == RESPONSE:
+    if view.phase == RESPONDING:
         waiting = list(view.header.pending.seats)
         return f"seat {view.turn}'s turn; " + (
             f"seat {waiting[0]} may answer the spell" if len(waiting) == 1 else "the spell may be answered"
@@ -135,3 +170,88 @@ def _owed(view: MagickaState) -> str:
     if view.exchange_open:
         return f"seat {view.turn} may still exchange cards (until the first spell is cast)"
     return ""
+
+
+@lru_cache(maxsize=_CACHE)
+def _payment_text(payment: Payment) -> str:
+    return ", ".join(f"{kind_name(k)} as {element_name(e)}" for k, e in payment) or "nothing"
+
+
+def describe_action(state: MagickaState, action: MagickaAction) -> str:
+    """The action in words, distinct among one decision's choices; a cast at the acting wizard says "at yourself"
+    (with a warning when it hurts), a snap spell says what it does."""
+    payment = _payment_of(action)
+    seats = state.header.pending.seats
+    actor = seats[0] if len(seats) == 1 else -1
+    own = not action.target.creature and action.target.seat == actor
+    aim = "yourself" if own else target_name(state, action.target)
+    kinds = ", ".join(kind_name(k) for k in action.kinds)
+    t = action.type
+    if t == TRADE_SPELL_FOR_ELEMENTS:
+        return f"exchange {kinds} for 2 Element cards"
+    if t == TRADE_ELEMENTS_FOR_SPELL:
+        return f"exchange {kinds} for 1 Spell card"
+    if t in (TRADE_ELEMENT, TRADE_SPELL):
+        return f"exchange {kinds} for a new card"
+    if t == DRAW_REPLACEMENTS:
+        return "draw the replacement cards"
+    if t == CAST_SPELL:
+        spell = SPELL_BY_KIND.get(action.spell)
+        extra = f" (+{action.extra} {element_name(spell.upgrade)})" if action.extra and spell else ""
+        hurts = own and spell is not None and spell.type in (SpellType.DAMAGE, SpellType.BEAM)
+        warning = " (it hurts you!)" if hurts else ""
+        return f"cast {kind_name(action.spell)}{extra} at {aim}{warning} with {_payment_text(payment)}"
+    if t == CAST_SNAP:
+        extra = f" (+{action.extra})" if action.extra else ""
+        what = SNAP_TEXT.get(action.element, "")
+        hurts = own and action.element in (EARTH, LIGHTNING, ARCANE, FIRE)
+        warning = " (it hurts you!)" if hurts else ""
+        return (
+            f"cast {SNAP_NAMES.get(action.element, '?')}{extra} ({what}) at {aim}{warning} "
+            f"with {_payment_text(payment)}"
+        )
+    if t == REPAIR:
+        return f"repair {action.extra} point(s) of the barrier on {aim} with {_payment_text(payment)}"
+    if t == ATTACK:
+        creature = find_creature(state, action.creature)
+        attacker = target_name(state, creature_target(creature)) if creature else f"creature #{action.creature}"
+        return f"{attacker} attacks {aim}"
+    if t == DISCARD:
+        return f"discard {kinds}"
+    if t == ANSWER:
+        what = SNAP_TEXT.get(action.element, "")
+        return f"answer with {SNAP_NAMES.get(action.element, '?')} ({what}) paying {_payment_text(payment)}"
+    if t == PASS:
+        return "pass (let the spell through)"
+    return "end the turn" if t == END_TURN else "?"
+
+
+def card_notes(state: MagickaState, seat: int, legal: list[MagickaAction]) -> dict[int, str]:
+    """Why each Spell card in `seat`'s hand that no legal action casts cannot be cast now (a card the exchange
+    could trade still gets its note: it says what casting it takes): the Elements its hand lacks ("needs Fire and
+    Fire"), else the moment ("not your turn")."""
+    wizard = state.wizards[seat]
+    if state.header.outcome.finished or wizard.dead or not wizard.spells:
+        return {}
+    used: set[int] = set()
+    for action in legal:
+        if action.type == CAST_SPELL:
+            used.add(action.spell)
+    paying = [element_card(card) for card in wizard.elements]
+    notes: dict[int, str] = {}
+    for card in wizard.spells:
+        kind = kind_of(card)
+        if kind in used:
+            continue
+        missing = missing_elements(SPELL_BY_KIND[kind].cost, paying)
+        if missing:
+            notes[card] = f"needs {elements_text(missing)}"
+        elif state.turn != seat:
+            notes[card] = "not your turn"
+        elif state.phase == RESPONDING:
+            notes[card] = "only a snap spell may answer a spell"
+        elif state.owed_elements or state.owed_spells:
+            notes[card] = "draw the cards your exchange owes first"
+        else:
+            notes[card] = "nothing it can be cast at now"
+    return notes

@@ -20,10 +20,9 @@ from mypy_extensions import mypyc_attr
 
 from engine_core import rng
 from engine_core.bots.budget import Budget, by_seats
-from engine_core.errors import IllegalActionError, MalformedActionError
 from engine_core.game import Game, GameInfo, Option
-from engine_core.games.mana_burn import board, rules, text
-from engine_core.games.mana_burn.bots import heuristic, is_hidden, ratings
+from engine_core.games.mana_burn import board, bot, rules, text
+from engine_core.games.mana_burn.bot import heuristic, is_hidden, ratings
 from engine_core.games.mana_burn.cards import (
     CREATURE_COPIES,
     DECK_SIZE,
@@ -31,15 +30,13 @@ from engine_core.games.mana_burn.cards import (
     INSTANTS,
     KIND_OF,
     KINDS,
-    MAIN_CARDS,
-    NAMES,
     Kind,
     distinct,
     kind,
     name,
 )
-from engine_core.games.mana_burn.cow import step_copy
-from engine_core.games.mana_burn.rules import PASS, Move, Phase
+from engine_core.games.mana_burn.rules import PASS, Phase
+from engine_core.games.mana_burn.sharing import step_copy
 from engine_core.games.mana_burn.zones import all_cards, sync_sizes
 from engine_core.spaces import ActionSpace, Spaces
 
@@ -154,7 +151,7 @@ class ManaBurn(Game[ManaBurnState, ManaBurnAction]):
             return []
         return rules.legal_actions(state, seat)
 
-    step_copy = staticmethod(step_copy)  # `apply`'s copy shares the players until the rules change one (cow.py)
+    step_copy = staticmethod(step_copy)  # `apply`'s copy shares the players until the rules change one (sharing.py)
 
     # ----- hooks ----------------------------------------------------------------------------------------------------
 
@@ -168,7 +165,7 @@ class ManaBurn(Game[ManaBurnState, ManaBurnAction]):
 
     def _apply(self, state: ManaBurnState, seat: int, action: ManaBurnAction) -> list[Event]:
         if not rules.is_legal(state, seat, action):
-            raise refusal(state, seat, action)
+            raise rules.refusal(state, seat, action)
         events: list[Event] = []
         rules.perform(state, seat, action, events)
         if not state.header.outcome.finished and state.header.version + 1 >= ACTION_CAP:
@@ -209,7 +206,7 @@ class ManaBurn(Game[ManaBurnState, ManaBurnAction]):
     # ----- text -----------------------------------------------------------------------------------------------------
 
     def describe(self, state: ManaBurnState, action: ManaBurnAction) -> str:
-        return describe_action(state, action)
+        return text.describe_action(state, action)
 
     def render(self, view: ManaBurnState, seat: int | None) -> str:
         return text.render(view, seat)
@@ -227,7 +224,7 @@ class ManaBurn(Game[ManaBurnState, ManaBurnAction]):
         return facts
 
     def card_notes(self, state: ManaBurnState, seat: int, legal: list[ManaBurnAction] | None = None) -> dict[int, str]:
-        return card_notes(state, seat, legal)
+        return text.card_notes(state, seat, legal)
 
     def board(self, config: GameConfig) -> list[BoardSquare]:
         """The reconstructed board (board.py): the Library and the Graveyard, and each path's squares out and back."""
@@ -242,10 +239,10 @@ class ManaBurn(Game[ManaBurnState, ManaBurnAction]):
         rng.shuffle(rand, unseen)
         for other, player in enumerate(world.players):
             if other != seat:
-                player.hand.extend(_deal(unseen, player.hand_size))
-                player.offer.extend(_deal(unseen, player.offer_size))
-        world.mana_burn.extend(_deal(unseen, world.mana_burn_size))
-        world.library.extend(_deal(unseen, world.library_size))
+                player.hand.extend(bot._deal(unseen, player.hand_size))
+                player.offer.extend(bot._deal(unseen, player.offer_size))
+        world.mana_burn.extend(bot._deal(unseen, world.mana_burn_size))
+        world.library.extend(bot._deal(unseen, world.library_size))
         world.header.rng.CopyFrom(rng.new_rng(rng.next_u64(rand)))
         return world
 
@@ -265,145 +262,7 @@ class ManaBurn(Game[ManaBurnState, ManaBurnAction]):
         return self.win_chances([distinct(list(player.hand)) for player in state.players], 1.5)
 
 
-def _deal(pool: list[int], n: int) -> list[int]:
-    dealt = pool[len(pool) - n :] if n else []
-    del pool[len(pool) - n :]
-    return dealt
-
-
-def refusal(state: ManaBurnState, seat: int, action: ManaBurnAction) -> IllegalActionError | MalformedActionError:
-    """Why `action` is not legal now, naming the rule."""
-    if action.move not in Move.values() or action.move == Move.MANA_BURN_MOVE_UNSPECIFIED:
-        return MalformedActionError("action", "an action needs a move (pass, play, path, card, seat, ...)")
-    hand = state.players[seat].hand
-    if action.move == Move.MANA_BURN_MOVE_PLAY:
-        if action.card not in hand:
-            return IllegalActionError("playing cards", f"you do not hold card {action.card}")
-        card = name(action.card)
-        first = rules.first_copies([c for c in hand if kind(c) == kind(action.card)])[0]
-        if first != action.card:
-            return IllegalActionError(
-                "copies", f"copies of {card} are the same card: a choice names the first, {first}"
-            )
-        if state.windows and kind(action.card) not in INSTANTS:
-            return IllegalActionError(
-                "fast effects", f"only Incinerate, Giant Growth and Counterspell may be played now, not {card}"
-            )
-        if state.main_played and kind(action.card) in MAIN_CARDS:
-            return IllegalActionError(
-                "playing cards", "you may only play one Creature, Sorcery, or Enchantment on the same turn"
-            )
-        if name(action.card) == "Counterspell":
-            return IllegalActionError(
-                "Counterspell", "you must play this card right after the other one is played, and only on it"
-            )
-        return IllegalActionError("playing cards", f"{card} cannot be played on that target now")
-    if state.windows:
-        return IllegalActionError("response window", "answer with an instant (or Sprites, Heroes), or pass")
-    if (
-        action.move == Move.MANA_BURN_MOVE_CARD
-        and action.card not in hand
-        and state.phase != Phase.MANA_BURN_PHASE_SQUARE
-    ):
-        return IllegalActionError("your hand", f"you do not hold card {action.card}")
-    prompt = state.header.pending.prompt or "wait"
-    return IllegalActionError("legal choices", f"that is not one of the choices now: {prompt}")
-
-
 # ----- text ---------------------------------------------------------------------------------------------------------
-
-
-def describe_action(state: ManaBurnState, action: ManaBurnAction) -> str:
-    """The action in words, distinct among one decision's choices: cards in play named by controller (and Armor,
-    owner), a harmful card aimed at the actor's own creature marked "(your own)"."""
-    move = action.move
-    actor = _actor(state)
-    if move == Move.MANA_BURN_MOVE_PASS:
-        return "end the turn" if not state.windows and state.phase == Phase.MANA_BURN_PHASE_MAIN else "pass"
-    if move == Move.MANA_BURN_MOVE_PLAY:
-        own = kind(action.card) == Kind.INCINERATE and rules.card_controller(state, action.target) == actor
-        return f"play {name(action.card)}{rules.target_text(state, action)}" + (" (your own)" if own else "")
-    if move == Move.MANA_BURN_MOVE_REROLL:
-        return "re-roll the movement die (Scryb Sprites)"
-    if move == Move.MANA_BURN_MOVE_HERO:
-        return f"Benalish Hero: +2 to seat {state.rolls[action.roll].seat}'s Ante roll"
-    if move == Move.MANA_BURN_MOVE_PATH:
-        player = state.players[state.active]
-        to = f" to {text.landing(player.square, action.path, state.steps)}" if state.steps > 0 else ""
-        return f"take the path of {board.PATH_NAMES[action.path]}{to}"
-    if move == Move.MANA_BURN_MOVE_YES:
-        return "yes"
-    if move == Move.MANA_BURN_MOVE_CARD:
-        if state.phase == Phase.MANA_BURN_PHASE_SQUARE and action.card in state.graveyard:
-            return f"take {name(action.card)} from the Graveyard"
-        return f"choose {name(action.card)}"
-    if move == Move.MANA_BURN_MOVE_SEAT:
-        asked = (
-            f" for {NAMES[action.kind]}" if state.phase == Phase.MANA_BURN_PHASE_SQUARE and _is_fishing(state) else ""
-        )
-        return f"choose seat {action.seat}{asked}"
-    if move == Move.MANA_BURN_MOVE_CREATURE:
-        swap = f" for {rules.card_label(state, action.other)}" if action.other or _is_vesuvan(state) else ""
-        return f"choose {rules.card_label(state, action.target)}{swap}"
-    if move == Move.MANA_BURN_MOVE_FALSE_BID:
-        return "false bid (Drudge Skeletons)"
-    return f"fish back for {NAMES[action.kind]}"
-
-
-def card_notes(state: ManaBurnState, seat: int, legal: list[ManaBurnAction] | None = None) -> dict[int, str]:
-    """Why each card of `seat`'s hand that no legal action uses cannot be played now (from the seat's own hand and
-    the public table only)."""
-    hand = state.players[seat].hand
-    if state.header.outcome.finished or not hand:
-        return {}
-    pending = seat in state.header.pending.seats
-    if legal is None:
-        legal = rules.legal_actions(state, seat) if pending else []
-    used = {kind(a.card) for a in legal if a.move in USES}
-    notes: dict[int, str] = {}
-    main = not state.windows and state.phase == Phase.MANA_BURN_PHASE_MAIN and state.active == seat and pending
-    for card in hand:
-        k = kind(card)
-        if k in used:
-            continue
-        if k in INSTANTS:
-            notes[card] = _instant_note(state, seat, k)
-        elif main and state.main_played:
-            notes[card] = "you already played a Creature, Sorcery or Enchantment this turn"
-        elif main and k == Kind.HOLY_ARMOR:
-            notes[card] = "no creature in play to protect"
-        elif main and k == Kind.RAISE_DEAD:
-            notes[card] = "the Graveyard is empty"
-        else:
-            notes[card] = "only on your turn, after you move"
-    return notes
-
-
-USES: Final = frozenset({Move.MANA_BURN_MOVE_PLAY, Move.MANA_BURN_MOVE_CARD})
-
-
-def _instant_note(state: ManaBurnState, seat: int, k: int) -> str:
-    if k == Kind.GIANT_GROWTH:
-        return "only in answer to a die roll"
-    if k == Kind.COUNTERSPELL:
-        return "only right after another player plays a card"
-    if not rules.incinerate_targets(state):
-        return "no creature or Holy Armor in play"
-    return "only in answer to a die roll or a card, or on your turn after you move"
-
-
-def _actor(state: ManaBurnState) -> int | None:
-    """The seat whose decision it is, when only one seat decides."""
-    seats = state.header.pending.seats
-    return seats[0] if len(seats) == 1 else None
-
-
-def _is_fishing(state: ManaBurnState) -> bool:
-    return board.SQUARES[state.square].effect == board.Effect.FISHING
-
-
-def _is_vesuvan(state: ManaBurnState) -> bool:
-    return board.SQUARES[state.square].effect == board.Effect.VESUVAN_SHIFT
 
 
 GAME: Final = ManaBurn()

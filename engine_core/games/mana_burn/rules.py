@@ -22,7 +22,18 @@ from manaforge.v1.games.mana_burn_pb2 import (
 )
 
 from engine_core import rng
-from engine_core.game import RESPONSE, SIMULTANEOUS, TURN, event, finish, options, seat_count, seats_text, set_pending
+from engine_core.errors import IllegalActionError, MalformedActionError
+from engine_core.game import (
+    RESPONSE,
+    SIMULTANEOUS,
+    TURN,
+    event,
+    finish,
+    options,
+    seat_count,
+    seats_text,
+    set_pending,
+)
 from engine_core.games.mana_burn import board
 from engine_core.games.mana_burn.board import GRAVEYARD, LIBRARY, SQUARES, Effect
 from engine_core.games.mana_burn.cards import (
@@ -40,7 +51,7 @@ from engine_core.games.mana_burn.cards import (
     name,
     names,
 )
-from engine_core.games.mana_burn.cow import own_creature, own_player
+from engine_core.games.mana_burn.sharing import own_creature, own_player
 from engine_core.games.mana_burn.zones import (
     bury,
     count_in_play,
@@ -1346,3 +1357,42 @@ AUTOMATIC: Final[dict[int, Callable[[ManaBurnState, list[Event]], None]]] = {
     ARRIVED_PHASE: arrive,
     NEXT_TURN_PHASE: next_turn,
 }
+
+
+def refusal(state: ManaBurnState, seat: int, action: ManaBurnAction) -> IllegalActionError | MalformedActionError:
+    """Why `action` is not legal now, naming the rule."""
+    if action.move not in Move.values() or action.move == Move.MANA_BURN_MOVE_UNSPECIFIED:
+        return MalformedActionError("action", "an action needs a move (pass, play, path, card, seat, ...)")
+    hand = state.players[seat].hand
+    if action.move == Move.MANA_BURN_MOVE_PLAY:
+        if action.card not in hand:
+            return IllegalActionError("playing cards", f"you do not hold card {action.card}")
+        card = name(action.card)
+        first = first_copies([c for c in hand if kind(c) == kind(action.card)])[0]
+        if first != action.card:
+            return IllegalActionError(
+                "copies", f"copies of {card} are the same card: a choice names the first, {first}"
+            )
+        if state.windows and kind(action.card) not in INSTANTS:
+            return IllegalActionError(
+                "fast effects", f"only Incinerate, Giant Growth and Counterspell may be played now, not {card}"
+            )
+        if state.main_played and kind(action.card) in MAIN_CARDS:
+            return IllegalActionError(
+                "playing cards", "you may only play one Creature, Sorcery, or Enchantment on the same turn"
+            )
+        if name(action.card) == "Counterspell":
+            return IllegalActionError(
+                "Counterspell", "you must play this card right after the other one is played, and only on it"
+            )
+        return IllegalActionError("playing cards", f"{card} cannot be played on that target now")
+    if state.windows:
+        return IllegalActionError("response window", "answer with an instant (or Sprites, Heroes), or pass")
+    if (
+        action.move == Move.MANA_BURN_MOVE_CARD
+        and action.card not in hand
+        and state.phase != Phase.MANA_BURN_PHASE_SQUARE
+    ):
+        return IllegalActionError("your hand", f"you do not hold card {action.card}")
+    prompt = state.header.pending.prompt or "wait"
+    return IllegalActionError("legal choices", f"that is not one of the choices now: {prompt}")

@@ -6,13 +6,20 @@ from __future__ import annotations
 
 from typing import Final
 
-from manaforge.v1.games.mana_burn_pb2 import ManaBurnState
+from manaforge.v1.games.mana_burn_pb2 import ManaBurnAction, ManaBurnState
 
 from engine_core.game import seat_count, wrap
-from engine_core.games.mana_burn import board
+from engine_core.games.mana_burn import board, rules
 from engine_core.games.mana_burn.board import BACKS, GRAVEYARD, LIBRARY, NEXT_SQUARE, OUTS, PATH_NAMES, SQUARES
-from engine_core.games.mana_burn.cards import KIND_OF, NAMES, name
-from engine_core.games.mana_burn.rules import ANTE_ROLL, MOVE_ROLL, PATH_PHASE, SQUARE_ROLL
+from engine_core.games.mana_burn.cards import (
+    INSTANTS,
+    KIND_OF,
+    NAMES,
+    Kind,
+    kind,
+    name,
+)
+from engine_core.games.mana_burn.rules import ANTE_ROLL, MOVE_ROLL, PATH_PHASE, SQUARE_ROLL, Move, Phase
 
 PAWNS: Final = "ABCDEF"  # the pawns on the board, by seat
 WIDTH: Final = 100
@@ -183,3 +190,96 @@ def _table(view: ManaBurnState) -> list[str]:
         passed = f"; passed: {', '.join(f'seat {s}' for s in out)}" if out else ""
         lines += wrap(f"Up for auction: {', '.join(name(c) for c in view.auction)}{bid}{passed}", WIDTH, "", "  ")
     return lines
+
+
+def describe_action(state: ManaBurnState, action: ManaBurnAction) -> str:
+    """The action in words, distinct among one decision's choices: cards in play named by controller (and Armor,
+    owner), a harmful card aimed at the actor's own creature marked "(your own)"."""
+    move = action.move
+    actor = _actor(state)
+    if move == Move.MANA_BURN_MOVE_PASS:
+        return "end the turn" if not state.windows and state.phase == Phase.MANA_BURN_PHASE_MAIN else "pass"
+    if move == Move.MANA_BURN_MOVE_PLAY:
+        own = kind(action.card) == Kind.INCINERATE and rules.card_controller(state, action.target) == actor
+        return f"play {name(action.card)}{rules.target_text(state, action)}" + (" (your own)" if own else "")
+    if move == Move.MANA_BURN_MOVE_REROLL:
+        return "re-roll the movement die (Scryb Sprites)"
+    if move == Move.MANA_BURN_MOVE_HERO:
+        return f"Benalish Hero: +2 to seat {state.rolls[action.roll].seat}'s Ante roll"
+    if move == Move.MANA_BURN_MOVE_PATH:
+        player = state.players[state.active]
+        to = f" to {landing(player.square, action.path, state.steps)}" if state.steps > 0 else ""
+        return f"take the path of {board.PATH_NAMES[action.path]}{to}"
+    if move == Move.MANA_BURN_MOVE_YES:
+        return "yes"
+    if move == Move.MANA_BURN_MOVE_CARD:
+        if state.phase == Phase.MANA_BURN_PHASE_SQUARE and action.card in state.graveyard:
+            return f"take {name(action.card)} from the Graveyard"
+        return f"choose {name(action.card)}"
+    if move == Move.MANA_BURN_MOVE_SEAT:
+        asked = (
+            f" for {NAMES[action.kind]}" if state.phase == Phase.MANA_BURN_PHASE_SQUARE and _is_fishing(state) else ""
+        )
+        return f"choose seat {action.seat}{asked}"
+    if move == Move.MANA_BURN_MOVE_CREATURE:
+        swap = f" for {rules.card_label(state, action.other)}" if action.other or _is_vesuvan(state) else ""
+        return f"choose {rules.card_label(state, action.target)}{swap}"
+    if move == Move.MANA_BURN_MOVE_FALSE_BID:
+        return "false bid (Drudge Skeletons)"
+    return f"fish back for {NAMES[action.kind]}"
+
+
+def card_notes(state: ManaBurnState, seat: int, legal: list[ManaBurnAction] | None = None) -> dict[int, str]:
+    """Why each card of `seat`'s hand that no legal action uses cannot be played now (from the seat's own hand and
+    the public table only)."""
+    hand = state.players[seat].hand
+    if state.header.outcome.finished or not hand:
+        return {}
+    pending = seat in state.header.pending.seats
+    if legal is None:
+        legal = rules.legal_actions(state, seat) if pending else []
+    used = {kind(a.card) for a in legal if a.move in USES}
+    notes: dict[int, str] = {}
+    main = not state.windows and state.phase == Phase.MANA_BURN_PHASE_MAIN and state.active == seat and pending
+    for card in hand:
+        k = kind(card)
+        if k in used:
+            continue
+        if k in INSTANTS:
+            notes[card] = _instant_note(state, seat, k)
+        elif main and state.main_played:
+            notes[card] = "you already played a Creature, Sorcery or Enchantment this turn"
+        elif main and k == Kind.HOLY_ARMOR:
+            notes[card] = "no creature in play to protect"
+        elif main and k == Kind.RAISE_DEAD:
+            notes[card] = "the Graveyard is empty"
+        else:
+            notes[card] = "only on your turn, after you move"
+    return notes
+
+
+USES: Final = frozenset({Move.MANA_BURN_MOVE_PLAY, Move.MANA_BURN_MOVE_CARD})
+
+
+def _instant_note(state: ManaBurnState, seat: int, k: int) -> str:
+    if k == Kind.GIANT_GROWTH:
+        return "only in answer to a die roll"
+    if k == Kind.COUNTERSPELL:
+        return "only right after another player plays a card"
+    if not rules.incinerate_targets(state):
+        return "no creature or Holy Armor in play"
+    return "only in answer to a die roll or a card, or on your turn after you move"
+
+
+def _actor(state: ManaBurnState) -> int | None:
+    """The seat whose decision it is, when only one seat decides."""
+    seats = state.header.pending.seats
+    return seats[0] if len(seats) == 1 else None
+
+
+def _is_fishing(state: ManaBurnState) -> bool:
+    return board.SQUARES[state.square].effect == board.Effect.FISHING
+
+
+def _is_vesuvan(state: ManaBurnState) -> bool:
+    return board.SQUARES[state.square].effect == board.Effect.VESUVAN_SHIFT

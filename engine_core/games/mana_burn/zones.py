@@ -12,7 +12,7 @@ from manaforge.v1.games.mana_burn_pb2 import ManaBurnCreature, ManaBurnPlayer, M
 from engine_core import rng
 from engine_core.game import event, seat_count
 from engine_core.games.mana_burn.cards import KIND_OF, Kind, name, names
-from engine_core.games.mana_burn.cow import own_player
+from engine_core.games.mana_burn.sharing import own_player
 
 
 def order_after(state: ManaBurnState, seat: int) -> list[int]:
@@ -139,7 +139,7 @@ def give_creature(state: ManaBurnState, card: int, seat: int) -> None:
 
 
 def sync_sizes(state: ManaBurnState) -> None:
-    """The public counts of hidden piles (a player only when they changed: see cow.py)."""
+    """The public counts of hidden piles (a player only when they changed: see sharing.py)."""
     state.library_size = len(state.library)
     state.mana_burn_size = len(state.mana_burn)
     for seat, player in enumerate(state.players[:]):

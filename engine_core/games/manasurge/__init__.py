@@ -8,8 +8,9 @@ follow takes as many face-down penalty cards as there are stones on the table an
 cards; the others score the stones on theirs. Emptying your hand is a ManaSurge: 2 stones, penalty cards to hand,
 draw up to 5. First to 12 stones (10 with 5 players) at a round's end wins; most stones breaks a tie.
 
-The rules live in `rules.py` (plays, abilities, Magic effects, the end of a round), the cards in `cards.py`, the bot
-hooks in `bots.py`; this module is the Game protocol over them.
+The rules live in `rules.py` (setup, plays, abilities, Magic effects, the end of a round) and `actions.py` (the
+legal actions), the cards in `cards.py`, the words in `text.py`, the bot hooks in `bot.py`; this module is the Game
+protocol over them.
 """
 
 from __future__ import annotations
@@ -18,31 +19,15 @@ from dataclasses import replace
 from typing import Any, Final
 
 from manaforge.v1.common_pb2 import CardFacts, Event, GameConfig, Rng
-from manaforge.v1.games.manasurge_pb2 import (
-    ManasurgeAction,
-    ManasurgeMove,
-    ManasurgeState,
-)
+from manaforge.v1.games.manasurge_pb2 import ManasurgeAction, ManasurgeMove, ManasurgeState
 from mypy_extensions import mypyc_attr
 
 from engine_core.bots.budget import Budget, by_seats
-from engine_core.errors import IllegalActionError, MalformedActionError
 from engine_core.game import Game, GameInfo, Option
-from engine_core.games.manasurge import bots, rules, text
-from engine_core.games.manasurge.cards import (
-    DECK_SIZE,
-    NUMBERS,
-    Role,
-    Spell,
-    card_facts,
-    card_name,
-    is_magic,
-    spell_name,
-)
-from engine_core.games.manasurge.rules import CARD_MOVES, MAX_ROUNDS, Move, numbers_of
+from engine_core.games.manasurge import actions, bot, rules, sharing, text
+from engine_core.games.manasurge.actions import MAX_ROUNDS
+from engine_core.games.manasurge.cards import DECK_SIZE, Role, card_facts
 from engine_core.spaces import ActionSpace, Spaces
-
-_NAMES: Final = {numbers: tuple(card_name(card, numbers) for card in range(DECK_SIZE)) for numbers in NUMBERS}
 
 # Every round ends within 2 actions per card on the table (a play and its follow-up) plus the concession.
 ACTIONS_PER_ROUND: Final = 2 * DECK_SIZE + 2
@@ -78,7 +63,7 @@ class Manasurge(Game[ManasurgeState, ManasurgeAction]):
         name="manasurge",
         title="ManaSurge",
         min_seats=2,
-        max_seats=rules.MAX_SEATS,
+        max_seats=actions.MAX_SEATS,
         description="Shed rising runs of one spell; the player who cannot follow takes the stones as penalty cards.",
         options=(
             Option(
@@ -105,7 +90,7 @@ class Manasurge(Game[ManasurgeState, ManasurgeAction]):
     # seats), with a margin of 0.05 at three seats, 0.075 from four. docs/bots.md has the figures.
     bot_budget = by_seats(
         {
-            2: replace(FLAT, actions=1600, playout_end=bots.round_over, margin=0.04),
+            2: replace(FLAT, actions=1600, playout_end=bot.round_over, margin=0.04),
             3: replace(FLAT, actions=1200, evaluate_after=10, margin=0.05),
             4: replace(FLAT, actions=1000, evaluate_after=10, margin=0.075),
         }
@@ -113,7 +98,9 @@ class Manasurge(Game[ManasurgeState, ManasurgeAction]):
     state_type = ManasurgeState
     action_type = ManasurgeAction
 
-    step_copy = staticmethod(rules.step_copy)  # `apply`'s copy shares the players, table and header parts (rules.py)
+    step_copy = staticmethod(
+        sharing.step_copy
+    )  # `apply`'s copy shares the players, table and header parts (sharing.py)
 
     def spaces(self, config: GameConfig) -> Spaces:
         """open (a card id, then counter-clockwise 0 or clockwise 1), play, give and discard (a card id), target (a
@@ -135,11 +122,11 @@ class Manasurge(Game[ManasurgeState, ManasurgeAction]):
         rules.sync_sizes(state)
 
     def _legal_actions(self, state: ManasurgeState, seat: int) -> list[ManasurgeAction]:
-        return rules.legal_actions(state, seat)
+        return actions.legal_actions(state, seat)
 
     def _apply(self, state: ManasurgeState, seat: int, action: ManasurgeAction) -> list[Event]:
-        if not rules.is_legal(state, seat, action):
-            raise refusal(state, seat, action)
+        if not actions.is_legal(state, seat, action):
+            raise rules.refusal(state, seat, action)
         events = rules.apply(state, seat, action)
         rules.sync_sizes(state)
         return events
@@ -158,52 +145,10 @@ class Manasurge(Game[ManasurgeState, ManasurgeAction]):
     def card_notes(
         self, state: ManasurgeState, seat: int, legal: list[ManasurgeAction] | None = None
     ) -> dict[int, str]:
-        """Why each card of `seat`'s hand that no legal action uses cannot be played now."""
-        hand = state.players[seat].hand[:]
-        header = state.header
-        if header.outcome.finished or not hand:
-            return {}
-        if seat not in header.pending.seats:
-            return dict.fromkeys(hand, "not your turn")
-        numbers = numbers_of(state)
-        names = _NAMES[numbers]
-        if legal is None:
-            legal = rules.legal_actions(state, seat)
-        used = {names[a.card] for a in legal if a.move in CARD_MOVES}
-        step = state.step
-        if step == rules.OPEN_STEP:
-            why = "a round opens with a spell card"
-        elif step == rules.WILD_STEP:
-            why = "Wild Surge plays a spell card"
-        elif step == rules.PLAY_STEP or step == rules.THUNDER_STEP:
-            way = "lower" if state.caster_spell == Spell.FLYING_DAGGER else "higher"
-            top = spell_name(state.top_spell, state.top_number)
-            why = f"does not follow {top}: play a {top.split()[-1]} or a {way} {top.rsplit(' ', 1)[0]}"
-        else:
-            why = "not now: " + header.pending.prompt
-        return {card: why for card in hand if names[card] not in used}
+        return text.card_notes(state, seat, legal)
 
     def describe(self, state: ManasurgeState, action: ManasurgeAction) -> str:
-        numbers = numbers_of(state)
-        move = action.move
-        if move == Move.MANASURGE_MOVE_OPEN:
-            way = "clockwise" if action.clockwise else "counter-clockwise"
-            return f"open the round with {card_name(action.card, numbers)}, {way}"
-        if move == Move.MANASURGE_MOVE_PLAY:
-            return f"play {card_name(action.card, numbers)}"
-        if move == Move.MANASURGE_MOVE_GIVE:
-            seats = state.header.pending.seats
-            to = f"seat {rules.next_seat(state, seats[0])}" if len(seats) == 1 else "the next player"
-            return f"give {card_name(action.card, numbers)} to {to}"
-        if move == Move.MANASURGE_MOVE_DISCARD:
-            return f"discard {card_name(action.card, numbers)}"
-        if move == Move.MANASURGE_MOVE_TARGET:
-            return f"choose seat {action.target}"
-        if move == Move.MANASURGE_MOVE_DECLINE:
-            return "decline the ability"
-        if move == Move.MANASURGE_MOVE_CONCEDE:
-            return "take the penalty: no valid card"
-        return "an unknown move"
+        return text.describe(state, action)
 
     def render(self, view: ManasurgeState, seat: int | None) -> str:
         return text.render(view, seat)
@@ -221,50 +166,22 @@ class Manasurge(Game[ManasurgeState, ManasurgeAction]):
         return hidden
 
     def sample_world(self, view: ManasurgeState, seat: int, rng: Rng) -> ManasurgeState:
-        return bots.sample_world(self.copy(view), seat, rng)
+        return bot.sample_world(self.copy(view), seat, rng)
 
     def heuristic_action(
         self, view: ManasurgeState, seat: int, legal: list[ManasurgeAction], rng: Rng
     ) -> ManasurgeAction:
-        return bots.heuristic_action(view, seat, legal, rng)
+        return bot.heuristic_action(view, seat, legal, rng)
 
     def is_hidden_choice(self, view: ManasurgeState, seat: int) -> bool:
-        return bots.is_hidden(view)
+        return bot.is_hidden(view)
 
     def choice_ratings(self, view: ManasurgeState, seat: int, legal: list[ManasurgeAction]) -> list[float]:
-        return bots.ratings(view, seat, legal)
+        return bot.ratings(view, seat, legal)
 
     def evaluate(self, state: ManasurgeState) -> list[float]:
         """Stones scored against the goal: a lead of a sixth of the goal is worth about e to 1."""
-        return self.win_chances([player.stones for player in state.players], rules.winning_stones(state) / 6)
-
-
-def refusal(state: ManasurgeState, seat: int, action: ManasurgeAction) -> IllegalActionError | MalformedActionError:
-    """Why `action` is not legal now, naming the rule it breaks."""
-    step, move = state.step, action.move
-    if move not in ManasurgeMove.values() or move == Move.MANASURGE_MOVE_UNSPECIFIED:
-        return MalformedActionError("move", "choose a move: open, play, give, discard, target, decline or concede")
-    hand = state.players[seat].hand
-    numbers = numbers_of(state)
-    if move in rules.CARD_MOVES and action.card not in hand:
-        return IllegalActionError("play from hand", f"card {action.card} is not in seat {seat}'s hand")
-    if move not in rules.MOVES_BY_STEP[step]:
-        return IllegalActionError("order of play", f"now: {rules.PROMPTS.get(step, 'wait')}")
-    if move == Move.MANASURGE_MOVE_OPEN and is_magic(action.card):
-        return IllegalActionError(
-            "opening card", "the rulebook: 'the first player may not start the round with a Magic card'"
-        )
-    if move == Move.MANASURGE_MOVE_PLAY:
-        return IllegalActionError(
-            "valid cards",
-            f"{card_name(action.card, numbers)} does not follow {spell_name(state.top_spell, state.top_number)}: "
-            "'play a spell card with an equal number, or a spell card of the same spell with a greater number'",
-        )
-    if move == Move.MANASURGE_MOVE_CONCEDE:
-        return IllegalActionError("must play", "'the next player must place a valid card', and you hold one")
-    if move == Move.MANASURGE_MOVE_TARGET:
-        return IllegalActionError("target", f"seat {action.target} cannot be chosen")
-    return MalformedActionError("action fields", "set only the fields this move uses (card, target, clockwise)")
+        return self.win_chances([player.stones for player in state.players], actions.winning_stones(state) / 6)
 
 
 GAME: Final = Manasurge()

@@ -6,12 +6,15 @@ from __future__ import annotations
 
 from typing import Final
 
-from manaforge.v1.games.manasurge_pb2 import ManasurgeState
+from manaforge.v1.games.manasurge_pb2 import ManasurgeAction, ManasurgeState
 
 from engine_core.game import wrap
-from engine_core.games.manasurge import rules
+from engine_core.games.manasurge import actions
+from engine_core.games.manasurge.actions import CARD_MOVES, Move, numbers_of
 from engine_core.games.manasurge.cards import (
+    DECK_SIZE,
     MAGIC_NAMES,
+    NUMBERS,
     ROLE_NAMES,
     ROLE_TEXT,
     SPELL_NAMES,
@@ -35,8 +38,8 @@ RULES: Final = {
 
 
 def render(view: ManasurgeState, seat: int | None) -> str:
-    numbers = rules.numbers_of(view)
-    goal = rules.winning_stones(view)
+    numbers = actions.numbers_of(view)
+    goal = actions.winning_stones(view)
     pending = view.header.pending.seats
     if view.header.outcome.finished:
         head = f"ManaSurge · game over after round {view.round} · first to {goal} stones wins"
@@ -46,7 +49,7 @@ def render(view: ManasurgeState, seat: int | None) -> str:
     lines = [head]
     if view.table:
         rule = Spell(view.caster_spell)
-        better = "lower" if rules.is_descending(view) else "higher"
+        better = "lower" if actions.is_descending(view) else "higher"
         said = RULES[rule]
         if rule not in (Spell.FREEZE, Spell.THUNDER):
             said += f"; a {better} {SPELL_NAMES[rule]} gets a stone"
@@ -54,10 +57,10 @@ def render(view: ManasurgeState, seat: int | None) -> str:
         lines += _wrap(f"Round's rule: {caster_card}, seat {view.caster}'s Caster card: {said}")
         top = spell_name(view.top_spell, view.top_number)
         way = "clockwise" if view.clockwise else "counter-clockwise"
-        at_stake = rules.table_stones(view) + rules.spell_bonus(view.caster_spell)
+        at_stake = actions.table_stones(view) + actions.spell_bonus(view.caster_spell)
         lines += _wrap(
             f"To follow {top}: {_a(view.top_number)}, a {better} {SPELL_NAMES[Spell(view.top_spell)]}, or any Magic "
-            f"card · play goes {way} ({view.reversals} of {rules.REVERSAL_LIMIT} reversals used) · who cannot "
+            f"card · play goes {way} ({view.reversals} of {actions.REVERSAL_LIMIT} reversals used) · who cannot "
             f"follow takes {at_stake} penalty card{'s' * (at_stake != 1)}"
         )
         played = [_played(p, numbers) for p in view.table]
@@ -83,7 +86,7 @@ def render(view: ManasurgeState, seat: int | None) -> str:
     return "\n".join(lines)
 
 
-def _played(played: rules.Played, numbers: str) -> str:
+def _played(played: actions.Played, numbers: str) -> str:
     name = card_name(played.id, numbers)
     if is_magic(played.id) and played.spell:
         name += f" as {spell_name(played.spell, played.number)}"
@@ -99,3 +102,56 @@ def _a(number: int) -> str:
 
 def _wrap(text: str) -> list[str]:
     return wrap(text, WIDTH, "", "  ")
+
+
+_NAMES: Final = {numbers: tuple(card_name(card, numbers) for card in range(DECK_SIZE)) for numbers in NUMBERS}
+
+
+def card_notes(state: ManasurgeState, seat: int, legal: list[ManasurgeAction] | None = None) -> dict[int, str]:
+    """Why each card of `seat`'s hand that no legal action uses cannot be played now."""
+    hand = state.players[seat].hand[:]
+    header = state.header
+    if header.outcome.finished or not hand:
+        return {}
+    if seat not in header.pending.seats:
+        return dict.fromkeys(hand, "not your turn")
+    numbers = numbers_of(state)
+    names = _NAMES[numbers]
+    if legal is None:
+        legal = actions.legal_actions(state, seat)
+    used = {names[a.card] for a in legal if a.move in CARD_MOVES}
+    step = state.step
+    if step == actions.OPEN_STEP:
+        why = "a round opens with a spell card"
+    elif step == actions.WILD_STEP:
+        why = "Wild Surge plays a spell card"
+    elif step == actions.PLAY_STEP or step == actions.THUNDER_STEP:
+        way = "lower" if state.caster_spell == Spell.FLYING_DAGGER else "higher"
+        top = spell_name(state.top_spell, state.top_number)
+        why = f"does not follow {top}: play a {top.split()[-1]} or a {way} {top.rsplit(' ', 1)[0]}"
+    else:
+        why = "not now: " + header.pending.prompt
+    return {card: why for card in hand if names[card] not in used}
+
+
+def describe(state: ManasurgeState, action: ManasurgeAction) -> str:
+    numbers = numbers_of(state)
+    move = action.move
+    if move == Move.MANASURGE_MOVE_OPEN:
+        way = "clockwise" if action.clockwise else "counter-clockwise"
+        return f"open the round with {card_name(action.card, numbers)}, {way}"
+    if move == Move.MANASURGE_MOVE_PLAY:
+        return f"play {card_name(action.card, numbers)}"
+    if move == Move.MANASURGE_MOVE_GIVE:
+        seats = state.header.pending.seats
+        to = f"seat {actions.next_seat(state, seats[0])}" if len(seats) == 1 else "the next player"
+        return f"give {card_name(action.card, numbers)} to {to}"
+    if move == Move.MANASURGE_MOVE_DISCARD:
+        return f"discard {card_name(action.card, numbers)}"
+    if move == Move.MANASURGE_MOVE_TARGET:
+        return f"choose seat {action.target}"
+    if move == Move.MANASURGE_MOVE_DECLINE:
+        return "decline the ability"
+    if move == Move.MANASURGE_MOVE_CONCEDE:
+        return "take the penalty: no valid card"
+    return "an unknown move"

@@ -7,11 +7,18 @@ from __future__ import annotations
 
 from typing import Final
 
-from manaforge.v1.games.rnd_pb2 import RndPhase, RndState
+from manaforge.v1.games.rnd_pb2 import RndAction, RndPhase, RndState
 
 from engine_core.cards import format_card
 from engine_core.game import seats_text, wrap
-from engine_core.games.rnd.design import AWARD_NAMES, AWARDS, CATEGORY_NAMES, card_text, design_title, open_categories
+from engine_core.games.rnd.design import (
+    AWARD_NAMES,
+    AWARDS,
+    CATEGORY_NAMES,
+    card_text,
+    design_title,
+    open_categories,
+)
 from engine_core.games.rnd.frame import card_frame, side_by_side
 
 DESIGN: Final = RndPhase.RND_PHASE_DESIGN
@@ -108,3 +115,25 @@ def _cards(view: RndState) -> list[str]:
             )
         )
     return lines
+
+
+def describe(state: RndState, action: RndAction) -> str:
+    choice = action.WhichOneof("choice")
+    if choice == "copy":
+        source = state.faces[state.drawn[0]].name if state.drawn else "the drawn card"
+        return f"copy the {CATEGORY_NAMES.get(action.copy, 'category')} from {source}"
+    if choice == "draw_another":
+        return "draw another card"
+    if choice == "art":
+        return f"draw the art ({len(action.art.splitlines())} lines)"
+    if choice == "writing":
+        return f"name the card {action.writing.name!r}"
+    if choice == "vote":
+        award = AWARD_NAMES.get(action.vote.award, "an award")
+        number = action.vote.design
+        if not 0 <= number < len(state.designs):
+            return f"vote in secret for card {number + 1} as {award}"
+        design = state.designs[number]
+        made = f"art by seat {design.artist}, words by seat {design.writer}"
+        return f"vote in secret for card {number + 1}, {design.name or 'untitled'!r} ({made}), as {award}"
+    return "no action"

@@ -12,8 +12,8 @@ from collections import Counter
 from manaforge.v1.common_pb2 import GameConfig
 
 from engine_core.games.manasurge import GAME
+from engine_core.games.manasurge.actions import Move
 from engine_core.games.manasurge.cards import MAGIC_NAMES, ROLE_NAMES, Magic, Role, is_magic, magic_of
-from engine_core.games.manasurge.rules import Move
 from engine_core.rng import new_rng
 
 

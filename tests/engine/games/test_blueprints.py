@@ -16,17 +16,9 @@ from engine_core.cards import CardSet, builtin_set, parse_mtgjson, register_set
 from engine_core.conformance import card_refs
 from engine_core.errors import IllegalActionError, InvalidConfigError, MalformedActionError
 from engine_core.game import set_pending
-from engine_core.games.blueprints import (
-    BUILD,
-    DECK,
-    DISCARD,
-    DISCARD_PILE,
-    DRAW,
-    GAME,
-    PROMPTS,
-    built,
-)
+from engine_core.games.blueprints import GAME
 from engine_core.games.blueprints.locations import MINE, POWER_PLANT, TOWER, Location, assignment, builds, progress
+from engine_core.games.blueprints.rules import BUILD, DECK, DISCARD, DISCARD_PILE, DRAW, PROMPTS, built
 from engine_core.rng import new_rng
 
 Phase: TypeAlias = BlueprintsPhase.ValueType

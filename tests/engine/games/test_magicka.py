@@ -287,7 +287,7 @@ def test_the_legal_action_tables_start_again_without_changing_a_list() -> None:
     """The legal action tables hold their messages by index and start again once they hold `_ACTIONS_LIMIT` of
     them (engine speed, not a rule): the messages made at import stay, and every list is the same after as before,
     its messages applied as before."""
-    import engine_core.games.magicka as magicka
+    from engine_core.games.magicka import actions, moves
 
     rand = random.Random(29)
     seen = []
@@ -300,9 +300,9 @@ def test_the_legal_action_tables_start_again_without_changing_a_list() -> None:
             legal = GAME.legal_actions(state, seat)
             seen.append((state, seat, [action.SerializeToString() for action in legal]))
             state, _ = GAME.apply(state, seat, rand.choice(legal))
-    assert len(magicka._ACTIONS) > magicka._STATIC
-    magicka._forget_actions()
-    assert len(magicka._ACTIONS) == magicka._STATIC and len(magicka._INDEX) == magicka._STATIC
+    assert len(moves._ACTIONS) > actions._STATIC
+    actions._forget_actions()
+    assert len(moves._ACTIONS) == actions._STATIC and len(moves._INDEX) == actions._STATIC
     for state, seat, listed in seen:
         legal = GAME.legal_actions(state, seat)
         assert [action.SerializeToString() for action in legal] == listed

@@ -13,7 +13,8 @@ from engine_core.bots import ismcts
 from engine_core.bots.budget import budget_at
 from engine_core.errors import IllegalActionError
 from engine_core.game import TURN, set_pending
-from engine_core.games.manasurge import GAME, bots, rules
+from engine_core.games.manasurge import GAME, actions, bot, rules
+from engine_core.games.manasurge.actions import Move, Step
 from engine_core.games.manasurge.cards import (
     DECK_SIZE,
     NUMBERS,
@@ -25,7 +26,6 @@ from engine_core.games.manasurge.cards import (
     card_name,
     parse_card,
 )
-from engine_core.games.manasurge.rules import Move, Step
 from engine_core.rng import new_rng
 
 DAGGER, FIREBALL, FREEZE, THUNDER, QUAKE = (
@@ -215,7 +215,7 @@ def test_thunder_2_then_5_then_6_example() -> None:
     assert state.table[-1].stones == 1 and state.step == Step.MANASURGE_STEP_THUNDER and to_act(state) == 1
     state = decline(state, 1)
     assert to_act(state) == 2 and state.step == Step.MANASURGE_STEP_PLAY  # "Chuyển lượt qua người kế bên"
-    assert rules.table_stones(state) == 3
+    assert actions.table_stones(state) == 3
 
 
 def test_case_1_an_off_spell_card_gets_no_stone_and_no_ability() -> None:
@@ -496,14 +496,14 @@ def test_the_heuristic_prefers_resonant_plays_and_its_self_play_ends() -> None:
 
 
 def test_the_search_playouts_stop_where_the_round_ends_and_score_the_stones() -> None:
-    # At two seats the flat search's playouts end with the round (bots.round_over), scored by the evaluation.
+    # At two seats the flat search's playouts end with the round (bot.round_over), scored by the evaluation.
     state = play(open_(deal([[spell(QUAKE, 2)], [spell(QUAKE, 4)]]), 0, spell(QUAKE, 2)), 1, spell(QUAKE, 4))
-    assert not bots.round_over(state)  # seat 0 holds no valid card: the heuristic takes the penalty
+    assert not bot.round_over(state)  # seat 0 holds no valid card: the heuristic takes the penalty
     budget = budget_at(GAME.bot_budget, 2)
-    assert budget.playout_end is bots.round_over
+    assert budget.playout_end is bot.round_over
     world = GAME.copy(state)
     result = ismcts.playout(GAME, world, 0, budget, new_rng(1), budget.max_rollout_actions)
-    assert bots.round_over(world) and world.round == 2 and world.header.version == state.header.version + 1
+    assert bot.round_over(world) and world.round == 2 and world.header.version == state.header.version + 1
     assert result == GAME.evaluate(world)
 
 

@@ -14,7 +14,9 @@ from engine_core.cards import find_set, open_packs
 from engine_core.conformance import card_refs
 from engine_core.errors import IllegalActionError, MalformedActionError, NotYourTurnError
 from engine_core.game import set_pending
-from engine_core.games.manufactory import COLOR_OF_GROUP, GAME, PROMPT, card_groups, collected, draft_of
+from engine_core.games.manufactory import GAME
+from engine_core.games.manufactory.cards import COLOR_OF_GROUP, card_groups, draft_of
+from engine_core.games.manufactory.rules import PROMPT, collected
 from engine_core.games.manufactory.scoring import (
     GROUPS,
     SECOND_STILL_SCORES,

@@ -12,7 +12,7 @@ from engine_core.cards import builtin_set
 from engine_core.conformance import card_refs
 from engine_core.errors import IllegalActionError, MalformedActionError, NotYourTurnError
 from engine_core.game import SIMULTANEOUS
-from engine_core.games.rnd import ART, GAME, RESULTS, VOTING, WRITING, designers
+from engine_core.games.rnd import GAME
 from engine_core.games.rnd.design import (
     COST,
     LEAST_FUNCTIONAL,
@@ -23,6 +23,7 @@ from engine_core.games.rnd.design import (
     TYPE,
     open_categories,
 )
+from engine_core.games.rnd.rules import ART, RESULTS, VOTING, WRITING, designers
 from engine_core.rng import new_rng
 
 SKETCH = " /\\_/\\\n( o.o )\n > ^ <"

@@ -6,6 +6,7 @@ from manaforge.v1.common_pb2 import Rng
 from manaforge.v1.games.manasurge_pb2 import ManasurgeAction, ManasurgeState
 
 from engine_core import rng as rngs
+from engine_core.games.manasurge.actions import Move, Step, is_resonant, next_seat, numbers_of
 from engine_core.games.manasurge.cards import (
     DECK_SIZE,
     Magic,
@@ -15,7 +16,6 @@ from engine_core.games.manasurge.cards import (
     number_of,
     spell_of,
 )
-from engine_core.games.manasurge.rules import Move, Step, is_resonant, next_seat, numbers_of
 
 
 def sample_world(world: ManasurgeState, seat: int, rng: Rng) -> ManasurgeState:

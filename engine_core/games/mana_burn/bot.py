@@ -11,7 +11,11 @@ from manaforge.v1.games.mana_burn_pb2 import ManaBurnAction, ManaBurnState
 
 from engine_core import rng
 from engine_core.games.mana_burn import board
-from engine_core.games.mana_burn.cards import CREATURES, Kind, kind
+from engine_core.games.mana_burn.cards import (
+    CREATURES,
+    Kind,
+    kind,
+)
 from engine_core.games.mana_burn.rules import (
     ANTE_ROLL,
     CARD,
@@ -135,3 +139,9 @@ def _seat_score(view: ManaBurnState, seat: int, action: ManaBurnAction, counts: 
             return -5.0
         return 2.0 + size
     return size
+
+
+def _deal(pool: list[int], n: int) -> list[int]:
+    dealt = pool[len(pool) - n :] if n else []
+    del pool[len(pool) - n :]
+    return dealt
