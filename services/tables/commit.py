@@ -7,9 +7,11 @@ by a fresh read first, which also finds an earlier answer to the same client act
 
 from __future__ import annotations
 
+import functools
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from google.protobuf.message import Message
 from manaforge.v1.common_pb2 import Event
@@ -35,6 +37,12 @@ class Submitted:
     version: int
     events: list[Event]
     duplicate: bool
+
+
+@functools.cache
+def counted(game: str, status: str) -> Any:
+    """The commits counter's series for `game` and `status`, looked up once (both come from small fixed sets)."""
+    return COMMITS.labels(game, status)
 
 
 def state_bytes(state: Message) -> bytes:
@@ -120,7 +128,7 @@ class Committer:
                 commit_args(record, game, moved.state),
                 record.config.game,
             )
-            COMMITS.labels(record.config.game, result.status).inc()
+            counted(record.config.game, result.status).inc()
             if result.status == "ok":
                 self.lookup.remember(
                     table_id, Known(result.version, result.last_seq, moved.state, True, moved.finished)

@@ -12,6 +12,7 @@ from services.tables.followups import takeover_after
 from services.tables.lookup import Lookup
 from services.tables.players import Players
 from services.tables.seats import seats_of
+from services.tables.store.records import Standing
 from services.tables.views import game_info
 
 
@@ -25,10 +26,20 @@ class Directory:
         return [game_info(game) for game in GAMES]
 
     async def table(self, table_id: str) -> Table:
-        record, live, game = await self.lookup.loaded(table_id)
+        record = await self.lookup.record(table_id)
+        standing = await self.store.standing(table_id, record.config.seats)
+        if standing is None:  # no live state: the archive's, the long way
+            record, live, _ = await self.lookup.loaded(table_id)
+            standing = Standing(
+                live,
+                await self.store.occupants(table_id),
+                await self.store.absences(table_id, record.config.seats),
+                await self.store.verdict(table_id),
+                await self.store.spectators(table_id),
+            )
+        game = find_game(record.config.game)
+        live = standing.live
         header = game.header(game.state_from_bytes(live.state))
-        occupants = await self.store.occupants(table_id)
-        away = await self.store.absences(table_id, record.config.seats)
         table = Table(
             table_id=table_id,
             config=record.config,
@@ -36,11 +47,12 @@ class Directory:
             version=live.version,
             pending=header.pending,
             outcome=header.outcome,
-            replay_verdict=await self.store.verdict(table_id),
-            spectators=await self.store.spectators(table_id),
+            replay_verdict=standing.verdict,
+            spectators=standing.spectators,
             time_control=record.time_control,
         )
-        table.seats.extend(seats_of(occupants, record.config.seats, [n >= takeover_after(record) for n in away]))
+        away = [n >= takeover_after(record) for n in standing.absences]
+        table.seats.extend(seats_of(standing.occupants, record.config.seats, away))
         return table
 
     async def list_tables(

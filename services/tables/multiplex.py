@@ -1,8 +1,9 @@
 """One Redis connection shared by every coroutine of a process for the hot path (the commit script).
 
-Redis answers the commands of one connection in the order it received them, so concurrent callers can write their
-commands as they come and take their replies in order: no pool checkout, no lock, and under load many commits
-share one system call each way (what ioredis calls auto-pipelining). Replies are parsed by hiredis. When the
+Redis answers the commands of one connection in the order it received them, so concurrent callers can queue their
+commands as they come and take their replies in order: no pool checkout, no lock. The commands queued during one
+turn of the event loop go out in one write at its end, so under load many commits share one system call each way
+(what ioredis calls auto-pipelining). Commands are packed and replies parsed by hiredis. When the
 connection drops, every caller still waiting gets a ConnectionError and the next command reconnects; the callers
 retry (the commit script is idempotent: every commit carries an id it is recorded under).
 """
@@ -21,12 +22,8 @@ from redis.exceptions import ConnectionError, NoScriptError, ResponseError
 
 
 def encode(args: tuple[Any, ...]) -> bytes:
-    """A command in the Redis protocol (RESP): an array of bulk strings."""
-    parts = [b"*%d\r\n" % len(args)]
-    for arg in args:
-        data = arg if isinstance(arg, bytes) else str(arg).encode()
-        parts.append(b"$%d\r\n%s\r\n" % (len(data), data))
-    return b"".join(parts)
+    """A command in the Redis protocol (RESP): an array of bulk strings (str, bytes or int arguments)."""
+    return bytes(hiredis.pack_command(args))
 
 
 class Multiplexed:
@@ -38,6 +35,7 @@ class Multiplexed:
         self.password = unquote(parsed.password) if parsed.password else None
         self.username = unquote(parsed.username) if parsed.username else None
         self._writer: asyncio.StreamWriter | None = None
+        self._queued: list[bytes] = []  # commands packed this turn of the loop, written together at its end
         self._pending: deque[asyncio.Future[Any]] = deque()
         self._reader_task: asyncio.Task[None] | None = None
         self._connecting: asyncio.Lock | None = None
@@ -53,6 +51,7 @@ class Multiplexed:
             except (OSError, TimeoutError) as exc:
                 raise ConnectionError(f"redis at {self.host}:{self.port} unreachable: {exc}") from exc
             self._writer = writer
+            self._queued = []  # the last connection's, if any, went with it (its callers were failed)
             self._reader_task = asyncio.get_running_loop().create_task(self._read(reader, writer))
             setup: list[tuple[Any, ...]] = []
             if self.password:
@@ -64,16 +63,32 @@ class Multiplexed:
             return writer
 
     def _send(self, writer: asyncio.StreamWriter, args: tuple[Any, ...]) -> asyncio.Future[Any]:
-        try:
-            writer.write(encode(args))
-        except RuntimeError as exc:  # uvloop: the transport is closed (Redis dropped us); the reader has not seen it
+        """Queue a command for `writer`'s connection; its reply comes to the returned future."""
+        if writer.is_closing():  # the reader has not seen it yet
             if self._writer is writer:
                 self._writer = None
-            writer.close()
-            raise ConnectionError(f"redis connection lost: {exc}") from exc
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+            raise ConnectionError("redis connection lost")
+        queued = self._queued
+        queued.append(encode(args))
+        loop = asyncio.get_running_loop()
+        if len(queued) == 1:
+            loop.call_soon(self._flush, writer, queued)
+        future: asyncio.Future[Any] = loop.create_future()
         self._pending.append(future)
         return future
+
+    def _flush(self, writer: asyncio.StreamWriter, queued: list[bytes]) -> None:
+        """Write the commands queued this turn in one system call. A failed write closes the connection: the reader
+        then fails every caller still waiting with a ConnectionError."""
+        data = b"".join(queued)
+        queued.clear()
+        if writer is not self._writer:
+            return  # that connection is gone, and its callers with it
+        try:
+            writer.write(data)
+        except RuntimeError:  # uvloop: the transport is closed (Redis dropped us); the reader has not seen it yet
+            self._writer = None
+            writer.close()
 
     async def execute(self, *args: Any) -> Any:
         writer = self._writer or await self._connect()

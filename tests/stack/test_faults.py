@@ -16,6 +16,7 @@ import grpc
 import pytest
 import uvloop
 from manaforge.v1.gateway_pb2 import LoggedAction
+from redis.exceptions import ConnectionError as RedisConnectionError
 
 from deploy.launcher import LOOPBACK_LIMITS, Stack
 from engine_core import find_game
@@ -25,6 +26,7 @@ from gateway.client import Client
 from services.bootstrap import data_client
 from services.settings import Settings
 from services.tables import keys
+from services.tables.multiplex import Multiplexed
 from tests.stack.helpers import cardbench_table, first_legal, hand, play
 
 
@@ -187,6 +189,31 @@ def test_a_command_or_a_pipeline_on_a_connection_closed_under_it_is_sent_again(s
     seen = uvloop.run(reads())
     assert all(closed >= 1 for closed in seen[0::2]), "a connection was closed before each call"
     assert seen[1::4] == [[b"1", None, None, None, None, None]] * 2 and seen[3::4] == [b"1", b"1"]
+
+
+def test_commands_of_one_turn_share_one_write_and_a_connection_lost_under_them_fails_them_all(stack: Stack) -> None:
+    """The commit connection (multiplex.py) writes the commands queued in one turn of the event loop together, and
+    takes their replies in order. A connection closed under queued commands fails every one of them at once with a
+    ConnectionError (the commit path retries on it), none waits for ever, and the next command connects again."""
+
+    async def run() -> tuple[list[Any], list[Any], Any]:
+        mux = Multiplexed(stack.redis_url)
+        try:
+            answered = await asyncio.gather(*(mux.execute("ECHO", f"m{i}") for i in range(300)))
+            writer = mux._writer
+            assert writer is not None
+            queued = [asyncio.ensure_future(mux.execute("ECHO", f"q{i}")) for i in range(50)]
+            await asyncio.sleep(0)  # queued, not yet written
+            writer.transport.abort()  # as a connection reset under commands in flight is
+            lost = await asyncio.wait_for(asyncio.gather(*queued, return_exceptions=True), 5)
+            return answered, lost, await mux.execute("ECHO", "again")
+        finally:
+            await mux.close()
+
+    answered, lost, again = uvloop.run(run())
+    assert answered == [f"m{i}".encode() for i in range(300)]
+    assert [type(e) for e in lost] == [RedisConnectionError] * 50
+    assert again == b"again"
 
 
 async def idle_connections(client: Any, key: str, count: int) -> list[Any]:

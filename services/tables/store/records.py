@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 from manaforge.v1.gateway_pb2 import SeatKind
 from manaforge.v1.storage_pb2 import TableRecord
@@ -11,7 +12,19 @@ from services.tables import keys as k
 from services.tables.followups import FollowUp, script_args
 from services.tables.keys import SHARDS, shard_of
 from services.tables.seats import occupant_of
-from services.tables.store.base import StoreBase
+from services.tables.store.base import LIVE_FIELDS, Live, StoreBase, pairs
+
+
+@dataclass(frozen=True)
+class Standing:
+    """How a live table stands, as a Table answer shows it: its live state, who sits where, each seat's decisions
+    let run out in a row, its replay verdict ("" until there is one) and its spectators."""
+
+    live: Live
+    occupants: dict[int, str]
+    absences: list[int]
+    verdict: str
+    spectators: int
 
 
 class Records(StoreBase):
@@ -59,6 +72,27 @@ class Records(StoreBase):
             archive = await self.archived(table_id)
             return archive.record if archive is not None else None
         return TableRecord.FromString(data)
+
+    async def standing(self, table_id: str, seats: int) -> Standing | None:
+        """A live table's standing in one round trip; None when it has no live state (archived, or no such table:
+        read it the long way, from the archive)."""
+        keys = k.table_keys(table_id)
+        batch = self._batch()
+        batch.hmget(keys["live"], [*LIVE_FIELDS, "verdict", *(f"absent:{s}" for s in range(seats))])
+        batch.hgetall(keys["seats"])
+        batch.get(keys["spectators"])
+        fields, seated, spectators = await batch.execute()
+        live = Live.parse(fields[: len(LIVE_FIELDS)])
+        if live is None:
+            return None
+        verdict, *away = fields[len(LIVE_FIELDS) :]
+        return Standing(
+            live,
+            {int(seat): occupant.decode() for seat, occupant in pairs(seated)},
+            [int(x or 0) for x in away],
+            verdict.decode() if verdict else "",
+            max(0, int(spectators or 0)),
+        )
 
     async def occupants(self, table_id: str) -> dict[int, str]:
         raw = await self.redis.hgetall(k.table_keys(table_id)["seats"])
