@@ -46,8 +46,8 @@ from manaforge.v1.common_pb2 import GameConfig
 from tqdm import tqdm
 
 from engine_core.bots import DEFAULT_LEVEL, LEVELS, IsmctsPolicy, bot_levels, choose_action, levels_for
-from engine_core.bots.budget import DEFAULT_BUDGET, Budget
 from engine_core.bots.ismcts import has_sample_world
+from engine_core.budget import DEFAULT_BUDGET, Budget
 from engine_core.game import Game
 from engine_core.registry import GAMES, find_game
 

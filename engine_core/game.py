@@ -54,7 +54,7 @@ from engine_core.live import Twin, message, twin
 from engine_core.rng import new_rng
 
 if TYPE_CHECKING:
-    from engine_core.bots.budget import Budgets
+    from engine_core.budget import Budgets
     from engine_core.spaces import Spaces
 
 TURN = DecisionKind.DECISION_KIND_TURN

@@ -10,7 +10,7 @@ from tqdm import tqdm
 
 from deploy import arena, decisions
 from engine_core.bots import choose_action
-from engine_core.bots.budget import DEFAULT_BUDGET
+from engine_core.budget import DEFAULT_BUDGET
 from engine_core.errors import InvalidConfigError
 from engine_core.registry import find_game
 

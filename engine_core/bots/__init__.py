@@ -24,9 +24,9 @@ from typing import Any, Protocol
 
 from google.protobuf.message import Message
 
-from engine_core.bots.budget import DEFAULT_BUDGET, Budget, budget_at, within
 from engine_core.bots.hidden import heuristic_move
 from engine_core.bots.ismcts import Stop, best_action, has_heuristic, has_sample_world, improve, search
+from engine_core.budget import DEFAULT_BUDGET, Budget, budget_at, within
 from engine_core.errors import InvalidConfigError
 from engine_core.game import Game
 from engine_core.rng import new_rng, randbelow

@@ -29,8 +29,8 @@ from typing import Any
 from google.protobuf.message import Message
 from manaforge.v1.common_pb2 import Rng
 
-from engine_core.bots.budget import Budget
 from engine_core.bots.hidden import heuristic_move
+from engine_core.budget import Budget
 from engine_core.game import Game
 from engine_core.rng import new_rng, next_u64, randbelow, shuffle
 

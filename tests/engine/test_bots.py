@@ -18,9 +18,9 @@ from manaforge.v1.common_pb2 import GameConfig
 
 from engine_core import GAMES, Game
 from engine_core.bots import LEVELS, IsmctsPolicy, Policy, choose_action, levels_for
-from engine_core.bots.budget import Budget
 from engine_core.bots.hidden import close_weights, has_choice_ratings
 from engine_core.bots.ismcts import has_evaluate, has_heuristic, has_sample_world
+from engine_core.budget import Budget
 from engine_core.conformance import hidden_from
 from engine_core.games.cardbench import Cardbench
 from engine_core.games.manasurge.actions import GIVE, numbers_of

@@ -10,8 +10,8 @@ from manaforge.v1.common_pb2 import GameConfig
 
 from engine_core import GAMES, Game
 from engine_core.bots import LEVELS, IsmctsPolicy, choose_action
-from engine_core.bots.budget import DEFAULT_BUDGET, Budget, budget_at, within
 from engine_core.bots.ismcts import has_evaluate, has_sample_world
+from engine_core.budget import DEFAULT_BUDGET, Budget, budget_at, within
 from engine_core.registry import find_game
 
 IDS = [g.info.name for g in GAMES]

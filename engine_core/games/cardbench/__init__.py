@@ -14,7 +14,7 @@ from manaforge.v1.common_pb2 import CardFacts, Event, GameConfig, Rng
 from manaforge.v1.games.cardbench_pb2 import CardbenchAction, CardbenchState
 
 from engine_core import rng
-from engine_core.bots.budget import Budget
+from engine_core.budget import Budget
 from engine_core.errors import IllegalActionError
 from engine_core.game import Game, GameInfo, event, finish, set_pending
 from engine_core.rng import choice, new_rng, next_u64, shuffle

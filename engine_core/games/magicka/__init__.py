@@ -16,7 +16,7 @@ from manaforge.v1.common_pb2 import CardFacts, Event, GameConfig, Rng
 from manaforge.v1.games.magicka_pb2 import MagickaAction, MagickaState
 from mypy_extensions import mypyc_attr
 
-from engine_core.bots.budget import Budget, by_seats
+from engine_core.budget import Budget, by_seats
 from engine_core.game import Game, GameInfo, Option
 from engine_core.games.magicka import actions, bot, moves, rules, text, turns
 from engine_core.games.magicka.cards import CATALOGUE, PASS, card_facts

@@ -19,7 +19,7 @@ from manaforge.v1.games.mana_burn_pb2 import ManaBurnAction, ManaBurnMove, ManaB
 from mypy_extensions import mypyc_attr
 
 from engine_core import rng
-from engine_core.bots.budget import Budget, by_seats
+from engine_core.budget import Budget, by_seats
 from engine_core.game import Game, GameInfo, Option
 from engine_core.games.mana_burn import board, bot, rules, text
 from engine_core.games.mana_burn.bot import heuristic, is_hidden, ratings

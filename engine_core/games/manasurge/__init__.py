@@ -22,7 +22,7 @@ from manaforge.v1.common_pb2 import CardFacts, Event, GameConfig, Rng
 from manaforge.v1.games.manasurge_pb2 import ManasurgeAction, ManasurgeMove, ManasurgeState
 from mypy_extensions import mypyc_attr
 
-from engine_core.bots.budget import Budget, by_seats
+from engine_core.budget import Budget, by_seats
 from engine_core.game import Game, GameInfo, Option
 from engine_core.games.manasurge import actions, bot, rules, sharing, text
 from engine_core.games.manasurge.actions import MAX_ROUNDS

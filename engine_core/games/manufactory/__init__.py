@@ -18,7 +18,7 @@ from manaforge.v1.common_pb2 import Event, GameConfig, Rng
 from manaforge.v1.games.manufactory_pb2 import ManufactoryAction, ManufactoryColor, ManufactoryState
 from mypy_extensions import mypyc_attr
 
-from engine_core.bots.budget import Budget, by_seats
+from engine_core.budget import Budget, by_seats
 from engine_core.cards import CARD_SET_OPTION
 from engine_core.game import Game, GameInfo
 from engine_core.games.manufactory import bot, rules, text

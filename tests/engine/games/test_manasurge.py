@@ -10,7 +10,7 @@ from manaforge.v1.common_pb2 import GameConfig
 from manaforge.v1.games.manasurge_pb2 import ManasurgeAction, ManasurgeState
 
 from engine_core.bots import ismcts
-from engine_core.bots.budget import budget_at
+from engine_core.budget import budget_at
 from engine_core.errors import IllegalActionError
 from engine_core.game import TURN, set_pending
 from engine_core.games.manasurge import GAME, actions, bot, rules
