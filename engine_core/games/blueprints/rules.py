@@ -43,26 +43,12 @@ from engine_core.games.blueprints.sharing import own_player
 from engine_core.live import own_part
 
 HAND_SIZE: Final = CARDS_PER_LOCATION  # five: a reveal is always the whole hand after the discard
-
-
 DRAW: Final = BlueprintsPhase.BLUEPRINTS_PHASE_DRAW
-
-
 DISCARD: Final = BlueprintsPhase.BLUEPRINTS_PHASE_DISCARD
-
-
 BUILD: Final = BlueprintsPhase.BLUEPRINTS_PHASE_BUILD
-
-
 DECK: Final = BlueprintsSource.BLUEPRINTS_SOURCE_DECK
-
-
 DISCARD_PILE: Final = BlueprintsSource.BLUEPRINTS_SOURCE_DISCARD_PILE
-
-
 PHASE_OF_CHOICE: Final = {"draw": DRAW, "discard": DISCARD, "build": BUILD, "keep": BUILD}
-
-
 PROMPTS: Final = {
     DRAW: "draw the top card of the deck or of the discard pile",
     DISCARD: "discard a card face up",
@@ -102,8 +88,6 @@ MAX_ROUNDS: Final = max(int(choice) for choice in ROUND_LIMIT_OPTION.choices)
 
 # Legal actions are built once and shared between calls (callers never modify an action).
 _DRAWS: Final = {source: BlueprintsAction(draw=source) for source in (DECK, DISCARD_PILE)}
-
-
 _KEEP: Final = BlueprintsAction(keep=True)
 
 

@@ -56,8 +56,6 @@ def _marks(state: BlueprintsState, player: BlueprintsPlayer, card: int) -> int:
 
 
 WANTS: Final = {MINE: "five card types", POWER_PLANT: "the five colours", TOWER: "five mana values"}
-
-
 PHASE_WORDS: Final = {
     BlueprintsPhase.BLUEPRINTS_PHASE_DRAW: "draws",
     BlueprintsPhase.BLUEPRINTS_PHASE_DISCARD: "discards",

@@ -43,8 +43,6 @@ from engine_core.spaces import ActionSpace, Spaces
 ACTION_NAME: Final = ManaBurnAction.DESCRIPTOR.full_name
 # A random playout's hard stop (never reached in practice): the game ends as at the turn limit.
 ACTION_CAP: Final = 19_000
-
-
 FLAT: Final = Budget(
     iterations=1000, actions=1000, search="flat", rollout="heuristic", max_rollout_actions=200, evaluate_after=10
 )

@@ -31,8 +31,6 @@ from engine_core.spaces import ActionSpace, Spaces
 
 # Every round ends within 2 actions per card on the table (a play and its follow-up) plus the concession.
 ACTIONS_PER_ROUND: Final = 2 * DECK_SIZE + 2
-
-
 FLAT: Final = Budget(iterations=1000, actions=1000, search="flat", rollout="heuristic", max_rollout_actions=200)
 """The flat search over the heuristic's playouts; each table size changes a few of its settings (`bot_budget`)."""
 

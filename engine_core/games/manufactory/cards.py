@@ -22,14 +22,8 @@ COLOR_OF_GROUP: Final[dict[str, ManufactoryColor.ValueType]] = {
 
 
 GROUP_OF_COLOR: Final = {color: group for group, color in COLOR_OF_GROUP.items()}
-
-
 GROUP_INDEX: Final = {group: index for index, group in enumerate(GROUPS)}
-
-
 INDEX_OF_COLOR: Final = {color: GROUP_INDEX[group] for color, group in GROUP_OF_COLOR.items()}
-
-
 GROUP_NAMES: Final = {"W": "white", "U": "blue", "B": "black", "R": "red", "G": "green", "C": "colorless"}
 
 

@@ -49,17 +49,9 @@ from engine_core.games.manufactory.sharing import (
 from engine_core.live import Twin, clone
 
 BELT_SIZE: Final = 4
-
-
 FRONT: Final = 2  # belt positions 0 and 1 are the front of the line; the rest is the back
-
-
 MAX_CARDS: Final = 400  # a game lasts exactly one turn per card; four boosters are about 60 cards
-
-
 PROMPT: Final = "draft a card from the conveyor belt"
-
-
 ACTION_NAME: Final = ManufactoryAction.DESCRIPTOR.full_name
 
 
@@ -79,20 +71,10 @@ class SeatTexts(dict[int, str]):
 
 # The events' texts of a draft, in parts made once: the seat's part, the card's (its facts), the group's part.
 DRAFTED: Final = SeatTexts("seat {} drafted ", 4)
-
-
 DISCARDED: Final = SeatTexts("seat {} discarded ", 4)
-
-
 INTO_FRONT: Final = tuple(f" from the front of the line into their {GROUP_NAMES[group]} group" for group in GROUPS)
-
-
 INTO_BACK: Final = tuple(f" from the back of the line into their {GROUP_NAMES[group]} group" for group in GROUPS)
-
-
 FROM_GROUP: Final = tuple(f" from their {GROUP_NAMES[group]} group" for group in GROUPS)
-
-
 FIRST_PLACE_TIE_OPTION: Final = Option(
     "first_place_tie",
     USES_SECOND_PLACE,

@@ -66,32 +66,14 @@ from engine_core.games.rnd.twins import add_ballot, add_copy, add_design, add_re
 from engine_core.live import own_part
 
 DESIGN: Final = RndPhase.RND_PHASE_DESIGN
-
-
 ART: Final = RndPhase.RND_PHASE_ART
-
-
 WRITING: Final = RndPhase.RND_PHASE_WRITING
-
-
 VOTING: Final = RndPhase.RND_PHASE_VOTING
-
-
 RESULTS: Final = RndPhase.RND_PHASE_RESULTS
-
-
 PHASE_NAMES: Final = {DESIGN: "design", ART: "art", WRITING: "writing", VOTING: "voting", RESULTS: "results"}
-
-
 PACK_BOUND: Final = 20  # cards in one draft booster, with room to spare for imported sets
-
-
 VOTE_PROMPT: Final = "vote in secret: most powerful, least functional, most flavorful"
-
-
 ART_PROMPT: Final = f"draw the art: up to {ART_LINES} lines of {ART_WIDTH} characters"
-
-
 PACKS_OPTION: Final = Option(
     "packs",
     "1",
@@ -132,11 +114,7 @@ def writer_of(seats: int, round_: int) -> int:
 
 # Legal actions without free text are built once and shared between calls (callers never modify an action).
 _COPIES: Final = {category: RndAction(copy=category) for category in CATEGORIES}
-
-
 _DRAW_ANOTHER: Final = RndAction(draw_another=True)
-
-
 _EXPECTED: Final = {DESIGN: ("copy", "draw_another"), ART: ("art",), WRITING: ("writing",), VOTING: ("vote",)}
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from manaforge.v1.games.rnd_pb2 import RndAction, RndPhase, RndState
+from manaforge.v1.games.rnd_pb2 import RndAction, RndState
 
 from engine_core.cards import format_card
 from engine_core.game import seats_text, wrap
@@ -20,12 +20,8 @@ from engine_core.games.rnd.design import (
     open_categories,
 )
 from engine_core.games.rnd.frame import card_frame, side_by_side
+from engine_core.games.rnd.rules import ART, DESIGN, RESULTS, VOTING
 
-DESIGN: Final = RndPhase.RND_PHASE_DESIGN
-ART: Final = RndPhase.RND_PHASE_ART
-WRITING: Final = RndPhase.RND_PHASE_WRITING
-VOTING: Final = RndPhase.RND_PHASE_VOTING
-RESULTS: Final = RndPhase.RND_PHASE_RESULTS
 WIDTH: Final = 100
 PER_ROW: Final = 2  # cards side by side (two frames fit in 76 columns)
 
