@@ -85,6 +85,15 @@ def _refusal(service: str, method: str, request: Any, exc: Exception) -> tuple[g
     return code, message
 
 
+async def _answer(service: str, method: str, request: Any, exc: Exception, context: Any) -> None:
+    """End the call with a known error's status and message (logged, counted); re-raise anything else (INTERNAL).
+    Called inside the `except` that caught `exc`."""
+    refusal = _refusal(service, method, request, exc)
+    if refusal is None:
+        raise exc
+    await context.abort(*refusal)
+
+
 def aio_unary(method: F) -> F:
     """Answer a known error with its status and message (logged, counted); anything else is INTERNAL (logged).
     The service in the logs and metrics is the servicer's `SERVICE_NAME` ("gateway", "rules")."""
@@ -97,10 +106,7 @@ def aio_unary(method: F) -> F:
         try:
             return await method(self, request, context)
         except Exception as exc:
-            refusal = _refusal(service, method.__name__, request, exc)
-            if refusal is None:
-                raise
-            await context.abort(*refusal)
+            await _answer(service, method.__name__, request, exc, context)
         finally:
             timer = timers.get(service)
             if timer is None:
@@ -117,10 +123,7 @@ def aio_streaming(method: F) -> F:
             async for item in method(self, request, context):
                 yield item
         except Exception as exc:
-            refusal = _refusal(self.SERVICE_NAME, method.__name__, request, exc)
-            if refusal is None:
-                raise
-            await context.abort(*refusal)
+            await _answer(self.SERVICE_NAME, method.__name__, request, exc, context)
 
     return wrapper  # type: ignore[return-value]
 
@@ -135,10 +138,7 @@ def aio_writing(method: F) -> F:
         try:
             await method(self, request, context)
         except Exception as exc:
-            refusal = _refusal(self.SERVICE_NAME, method.__name__, request, exc)
-            if refusal is None:
-                raise
-            await context.abort(*refusal)
+            await _answer(self.SERVICE_NAME, method.__name__, request, exc, context)
 
     return wrapper  # type: ignore[return-value]
 
