@@ -48,11 +48,13 @@ def portal() -> Iterator[Portal]:
 
 
 @pytest.fixture(scope="session")
-def direct_tables(stack: Stack, portal: Portal) -> Tables:
+def direct_tables(stack: Stack, portal: Portal) -> Iterator[Tables]:
     async def build() -> Tables:
         return Tables(RedisStore(data_client(stack.data_settings())))
 
-    return portal.run(build())
+    built = portal.run(build())
+    yield built
+    portal.run(built.close())  # its hub's pub/sub links stop with it, not left pending when the loop closes
 
 
 @pytest.fixture
