@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections import deque
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable
 from typing import Any, TypeVar
 
 import grpc
@@ -151,6 +150,17 @@ class LiveCalls(Calls):
             finally:
                 self._close_stream(address)
 
+    async def _first(self, context: Any, updates: AsyncGenerator[T, None]) -> AsyncIterator[T]:
+        """`updates` once its first one (after the token check) is there: a failed token check counts."""
+        first = await self._token_checked(context, anext(updates))
+
+        async def rest() -> AsyncIterator[T]:
+            yield first
+            async for update in updates:
+                yield update
+
+        return rest()
+
     @aio_streaming
     async def Play(self, requests: AsyncIterator[PlayRequest], context: Any) -> AsyncIterator[bytes]:
         with self._stream(context):
@@ -158,89 +168,62 @@ class LiveCalls(Calls):
                 yield message
 
     async def _play(self, requests: AsyncIterator[PlayRequest], context: Any) -> AsyncIterator[bytes]:
-        """One task writes the stream: it waits on one future for its seat's hub inbox and for the answers the act
-        task could not fold into an update, so a move wakes it once per message it writes."""
         opening = await anext(aiter(requests), None)
         if opening is None or opening.WhichOneof("kind") != "watch":
             raise MalformedActionError("play stream", "the first message must be `watch` (the table and seat token)")
         watch = opening.watch
         flags = (not watch.without_text, not watch.without_legal_actions)
-        opened = self.tables.feed(watch.table_id, watch.seat_token, watch.after_seq, flags)
-        feed, first = await self._token_checked(context, opened)
-        follower = feed.follower
-        answers = Answers(watch.results_in_updates, first.version)
-        outbox: deque[bytes] = deque()  # answers as messages of their own, to be written (at most OUTBOX_LIMIT)
-        ended: list[Exception | None] = []  # the act task's end: None when the client stopped writing, or its error
-        waiter: asyncio.Future[None] | None = None  # the writer's, while it waits
-        room: asyncio.Future[None] | None = None  # the act task's, while the outbox is full
-        loop = asyncio.get_running_loop()
+        outbox: asyncio.Queue[tuple[str, Any]] = asyncio.Queue(OUTBOX_LIMIT)
+        answers = Answers(watch.results_in_updates, 0)
 
-        def wake() -> None:
-            if waiter is not None and not waiter.done():
-                waiter.set_result(None)
+        async def pump() -> None:
+            updates = self.tables.watch(watch.table_id, watch.seat_token, watch.after_seq, flags)
+            try:
+                async for update in await self._first(context, updates):
+                    await outbox.put(("send", update))
+                await outbox.put(("finished", None))
+            except Exception as exc:
+                await outbox.put(("error", exc))
+            finally:
+                await updates.aclose()
 
         async def act() -> None:
-            nonlocal room
             try:
                 async for request in requests:
-                    answers.asked(request)
-                    message = answers.result(await self._result(watch, request))
-                    if message is not None:
-                        outbox.append(message)
-                        wake()
-                        while len(outbox) >= OUTBOX_LIMIT:  # a slow reader: its next action waits
-                            room = loop.create_future()
-                            await room
-                    elif feed.finished and not answers.owed:
-                        wake()  # the last answer owed was folded: the stream ends
-                ended.append(None)
+                    answers.asked(request)  # owed until answered (below)
+                    result = await self._result(watch, request)
+                    await outbox.put(("result", result))
+                await outbox.put(("closed", None))
             except Exception as exc:
-                ended.append(exc)
-            wake()
+                await outbox.put(("error", exc))
 
-        task = asyncio.ensure_future(act())
+        tasks = [asyncio.ensure_future(pump()), asyncio.ensure_future(act())]
+        finished = False
         try:
-            yield as_field(1, first.encoded)
-            del first
             while True:
-                if ended and not outbox:
-                    if ended[0] is not None:
-                        raise ended[0]
+                kind, item = await outbox.get()
+                if kind == "send":
+                    for message in answers.passed_over(item.version):
+                        yield message
+                    yield answers.update(item)
+                elif kind == "result":
+                    if (answer := answers.result(item)) is not None:
+                        yield answer
+                elif kind == "error":
+                    raise item
+                elif kind == "closed":
                     for message in answers.unanswered():
                         yield message
                     return
-                busy = False
-                if not feed.finished and follower.ready:
-                    busy = True
-                    update = await feed.take(follower.take())
-                    if update is not None:
-                        for message in answers.passed_over(update.version):
-                            yield message
-                        yield answers.update(update)
-                        if feed.finished:  # no update follows the last one
-                            for message in answers.unanswered():
-                                yield message
-                if outbox:
-                    busy = True
-                    message = outbox.popleft()
-                    if room is not None and not room.done():
-                        room.set_result(None)
-                    yield message
-                if busy:
-                    continue
-                if feed.finished and not answers.owed:
+                else:
+                    finished = True
+                    for message in answers.unanswered():  # no update follows the last one
+                        yield message
+                if finished and not answers.owed and outbox.empty():
                     return
-                waiter = loop.create_future()
-                if not feed.finished:
-                    follower.wake(waiter)
-                try:
-                    await waiter
-                finally:
-                    waiter = None
-                    follower.wake(None)
         finally:
-            task.cancel()
-            await feed.close()
+            for task in tasks:
+                task.cancel()
 
     async def _result(self, watch: gateway_pb2.WatchRequest, request: PlayRequest) -> ActionResult:
         """One action of a Play stream, answered in-band: the status SubmitAction would give, and its message."""

@@ -63,24 +63,6 @@ class Follower:
         if waiter is not None and not waiter.done():
             waiter.set_result(None)
 
-    @property
-    def ready(self) -> bool:
-        return bool(self.items)
-
-    def take(self) -> Any:
-        """The next item; only when `ready`."""
-        items = self.items
-        assert items
-        item = items.popleft()
-        if not items:
-            self.items = None
-        return item
-
-    def wake(self, waiter: asyncio.Future[None] | None) -> None:
-        """`waiter` is set by the next push (instead of waiting in `next`): a Play stream waits for its updates and
-        its results on one future, in its own task."""
-        self._waiter = waiter
-
     async def next(self) -> Any:
         while not self.items:
             self._waiter = asyncio.get_running_loop().create_future()
@@ -88,7 +70,10 @@ class Follower:
                 await self._waiter
             finally:
                 self._waiter = None
-        return self.take()
+        item = self.items.popleft()
+        if not self.items:
+            self.items = None
+        return item
 
 
 class Hub:

@@ -49,7 +49,7 @@ from services.tables.rules import Rules
 from services.tables.seating import Seating, TableDefaults
 from services.tables.store import RedisStore
 from services.tables.views import Published
-from services.tables.watching import Feed, Flags, Update, Watching
+from services.tables.watching import Flags, Update, Watching
 from services.tables.work import Work
 
 __all__ = ["Retention", "Tables"]
@@ -152,11 +152,6 @@ class Tables:
         self, table_id: str, seat_token: str = "", after_seq: int = 0, flags: Flags = (True, True)
     ) -> AsyncGenerator[Update, None]:
         return self.watching.watch(table_id, seat_token, after_seq, flags)
-
-    async def feed(
-        self, table_id: str, seat_token: str = "", after_seq: int = 0, flags: Flags = (True, True)
-    ) -> tuple[Feed, Update]:
-        return await self.watching.feed(table_id, seat_token, after_seq, flags)
 
     def decode(self, table_id: str, data: bytes) -> Published:
         return self.watching.decode(table_id, data)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import AsyncGenerator
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from manaforge.v1.gateway_pb2 import Deadline, GameLog, SeatView
 from manaforge.v1.storage_pb2 import Commit, Deadlines
@@ -16,7 +16,7 @@ from engine_core.game import visible_events
 from engine_core.registry import AnyGame
 from services.tables.directory import Directory
 from services.tables.errors import DrainingError, OutOfRangeError, TableStateError
-from services.tables.fanout import DRAIN, RESYNC, Follower, Hub
+from services.tables.fanout import DRAIN, RESYNC, Hub
 from services.tables.lookup import Lookup, no_table
 from services.tables.metrics import FANOUT_SECONDS
 from services.tables.store import Live
@@ -73,42 +73,61 @@ class Watching:
         """The seat's updates, encoded, each with the table version it shows: first everything after `after_seq`,
         then each commit as it lands, until the game is over. Every event the seat may see arrives once and in
         order, whatever is dropped on the way."""
-        feed, first = await self.feed(table_id, seat_token, after_seq, flags)
-        try:
-            yield first
-            del first  # this watcher's own bytes: not held while it waits (shared ones are)
-            while not feed.finished:
-                update = await feed.take(await feed.follower.next())
-                if update is not None:
-                    yield update
-        finally:
-            await feed.close()
-
-    async def feed(
-        self, table_id: str, seat_token: str = "", after_seq: int = 0, flags: Flags = (True, True)
-    ) -> tuple[Feed, Update]:
-        """The seat's feed of updates and its first one (everything after `after_seq`): for a reader that waits
-        for its hub inbox itself (a Play stream waits for it and for its own results together)."""
         record = await self.lookup.record(table_id)
         seat = await self._seat(table_id, seat_token)
         game = find_game(record.config.game)
         follower = await self.hub.follow(table_id)
+        if seat is None:
+            await self.store.spectating(table_id, 1)
+        else:
+            await self.store.present(table_id, seat, record.time_control.decision_seconds)
         try:
-            if seat is None:
-                await self.store.spectating(table_id, 1)
-            else:
-                await self.store.present(table_id, seat, record.time_control.decision_seconds)
-        except BaseException:
+            caught = await self._catch_up(table_id, game, seat, after_seq, -1, flags)
+            assert caught is not None
+            last, version, finished, _ = caught
+            yield Update(version, caught[3])
+            caught = None  # this watcher's own bytes: not held while it waits (shared ones are)
+            while not finished:
+                item = await follower.next()
+                if item is DRAIN:
+                    raise DrainingError(
+                        f"gateway draining: reconnect to any gateway with after_seq={last} to resume with no gap"
+                    )
+                if item is RESYNC or item.version > version + 1:  # something was missed: read the durable log
+                    caught = await self._catch_up(table_id, game, seat, last, version, flags)
+                    if caught is not None:
+                        last, version, finished, _ = caught
+                        yield Update(version, caught[3])
+                        caught = None
+                    continue
+                if item.version <= version:
+                    continue  # already sent by a catch-up
+                update = item.update(table_id, game, seat, flags)
+                last, version = item.commit.last_seq, item.version
+                finished = game.is_terminal(item.state(game))
+                FANOUT_SECONDS.observe(time.monotonic() - item.received)
+                mine = seat is not None and item.commit.seat == seat
+                yield Update(version, update, item.commit.client_action_id if mine else "")
+        finally:
             self.hub.leave(follower)
-            raise
-        feed = Feed(self, table_id, game, seat, flags, follower)
-        try:
-            first = await feed.catch_up(after_seq, -1)
-        except BaseException:
-            await feed.close()
-            raise
-        assert first is not None
-        return feed, first
+            if seat is None:
+                with contextlib.suppress(Exception):  # best effort: the count is a hint for listings
+                    await self.store.spectating(table_id, -1)
+
+    async def _catch_up(
+        self, table_id: str, game: AnyGame, seat: int | None, after_seq: int, version: int, flags: Flags
+    ) -> tuple[int, int, bool, bytes] | None:
+        """The update covering everything after `after_seq`; None when the table is still at `version`."""
+        events, live = await self.store.snapshot(table_id, min(after_seq, 2**62))
+        if live is None:
+            raise no_table(table_id)
+        if after_seq > live.seq:
+            raise OutOfRangeError(f"after_seq: {after_seq} is past the table's last event ({live.seq})")
+        if live.version == version:
+            return None
+        state = game.state_from_bytes(live.state)
+        update = watch_update(table_id, game, state, seat, live.seq, events, flags, _deadlines(live))
+        return live.seq, live.version, game.is_terminal(state), update
 
     async def log(self, table_id: str) -> GameLog:
         record, live, _ = await self.lookup.loaded(table_id)
@@ -125,63 +144,3 @@ class Watching:
 
 def _deadlines(live: Live) -> list[Deadline]:
     return list(Deadlines.FromString(live.deadlines).deadlines) if live.deadlines else []
-
-
-class Feed:
-    """One watcher's updates of a table: the items of its hub inbox (`follower`) made into its encoded updates, in
-    order and once each, a gap read from the durable Stream. Its reader waits for the inbox as it likes."""
-
-    __slots__ = ("finished", "flags", "follower", "game", "last", "seat", "table_id", "version", "watching")
-
-    def __init__(
-        self, watching: Watching, table_id: str, game: AnyGame, seat: int | None, flags: Flags, follower: Follower
-    ) -> None:
-        self.watching = watching
-        self.table_id = table_id
-        self.game = game
-        self.seat = seat
-        self.flags = flags
-        self.follower = follower
-        self.last = 0  # the last event sequence number shown
-        self.version = -1  # the table version shown
-        self.finished = False  # the game is over: no update follows
-
-    async def take(self, item: Any) -> Update | None:
-        """The update an item of the inbox makes; None when it makes none (its version was shown already)."""
-        if item is DRAIN:
-            raise DrainingError(
-                f"gateway draining: reconnect to any gateway with after_seq={self.last} to resume with no gap"
-            )
-        if item is RESYNC or item.version > self.version + 1:  # something was missed: read the durable log
-            return await self.catch_up(self.last, self.version)
-        if item.version <= self.version:
-            return None  # already sent by a catch-up
-        game, seat = self.game, self.seat
-        update = item.update(self.table_id, game, seat, self.flags)
-        commit = item.commit
-        self.last, self.version = commit.last_seq, item.version
-        self.finished = game.is_terminal(item.state(game))
-        FANOUT_SECONDS.observe(time.monotonic() - item.received)
-        return Update(item.version, update, commit.client_action_id if seat is not None and commit.seat == seat else "")
-
-    async def catch_up(self, after_seq: int, version: int) -> Update | None:
-        """The update covering everything after `after_seq`; None when the table is still at `version`."""
-        table_id, game = self.table_id, self.game
-        events, live = await self.watching.store.snapshot(table_id, min(after_seq, 2**62))
-        if live is None:
-            raise no_table(table_id)
-        if after_seq > live.seq:
-            raise OutOfRangeError(f"after_seq: {after_seq} is past the table's last event ({live.seq})")
-        if live.version == version:
-            return None
-        state = game.state_from_bytes(live.state)
-        update = watch_update(table_id, game, state, self.seat, live.seq, events, self.flags, _deadlines(live))
-        self.last, self.version, self.finished = live.seq, live.version, game.is_terminal(state)
-        return Update(live.version, update)
-
-    async def close(self) -> None:
-        """Leaves the hub."""
-        self.watching.hub.leave(self.follower)
-        if self.seat is None:
-            with contextlib.suppress(Exception):  # best effort: the count is a hint for listings
-                await self.watching.store.spectating(self.table_id, -1)
