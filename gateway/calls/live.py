@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable
 from typing import Any, TypeVar
 
 import grpc
@@ -21,12 +21,83 @@ from gateway.wire import as_field
 from services import observability
 from services.edge import aio_streaming, aio_unary, aio_writing, message_of, status_of
 from services.tables.errors import SeatTokenError
+from services.tables.watching import Update
 
 T = TypeVar("T")
 # The actions counter's series, looked up once (a labels() lookup per move costs more than the count)
 ACCEPTED, DUPLICATE, REFUSED = (ACTIONS.labels(result) for result in ("accepted", "duplicate", "refused"))
 OUTBOX_LIMIT = 64  # messages waiting to go out on one Play stream; beyond that its updates wait in the hub
 EVENT_STREAMS = 3  # Events streams one player may hold open on one gateway
+
+
+class Answers:
+    """A Play stream's answers to its actions, each given exactly once: as a message of its own, or with
+    `results_in_updates` (`folding`) an applied action inside the update of its commit, whichever of the two (the
+    update, the action's result) comes first. Refusals and duplicates, which make no update, come as results."""
+
+    __slots__ = ("folded", "folding", "owed", "shown", "waiting", "wanted")
+
+    def __init__(self, folding: bool, shown: int) -> None:
+        self.folding = folding
+        self.owed = 0  # actions not answered yet: a finished game's stream ends only once none is owed
+        self.shown = shown  # the last table version an update of this stream showed
+        self.wanted: dict[str, int] = {}  # client action ids of this stream's actions in flight -> how many
+        self.folded: dict[str, int] = {}  # client action id -> the version whose update answered it, result to come
+        self.waiting: dict[int, ActionResult] = {}  # version -> an applied action's result, its update to come
+
+    def asked(self, request: PlayRequest) -> None:
+        """An action came: owed until answered."""
+        self.owed += 1
+        action_id = request.action.client_action_id
+        if self.folding and action_id:
+            self.wanted[action_id] = self.wanted.get(action_id, 0) + 1
+
+    def result(self, result: ActionResult) -> bytes | None:
+        """`result` as a message of its own, or None when an update answered it (or will)."""
+        if not self.folding:
+            self.owed -= 1
+            return PlayUpdate(result=result).SerializeToString()
+        action_id, version = result.client_action_id, result.response.version
+        if action_id in self.wanted:
+            self.wanted[action_id] -= 1
+            if not self.wanted[action_id]:
+                del self.wanted[action_id]
+        if result.code == 0 and self.folded.get(action_id) == version:  # (a duplicate: of that commit)
+            del self.folded[action_id]
+            self.owed -= 1
+            return None
+        if result.code == 0 and not result.response.duplicate and version > self.shown:
+            self.waiting[version] = result  # its update is still to come
+            return None
+        self.owed -= 1
+        return PlayUpdate(result=result).SerializeToString()
+
+    def update(self, update: Update) -> bytes:
+        """`update` as its message, with the answer to this stream's action it shows, if any."""
+        self.shown = max(self.shown, update.version)
+        result = self.waiting.pop(update.version, None) if self.waiting else None
+        if result is not None:
+            self.owed -= 1
+        elif update.answers and update.answers in self.wanted and update.answers not in self.folded:
+            self.folded[update.answers] = update.version  # its result is on the way: it is answered here
+            result = ActionResult(client_action_id=update.answers)
+            result.response.version = update.version
+        if result is None:
+            return as_field(1, update.encoded)
+        result.response.ClearField("events")  # they are the update's
+        return as_field(1, update.encoded) + as_field(3, result.SerializeToString())
+
+    def passed_over(self, version: int) -> list[bytes]:
+        """The results waiting for updates that one showing `version` (a catch-up) passed over."""
+        return self._flush([v for v in self.waiting if v < version]) if self.waiting else []
+
+    def unanswered(self) -> list[bytes]:
+        """The results still waiting for an update that will not come."""
+        return self._flush(list(self.waiting))
+
+    def _flush(self, versions: list[int]) -> list[bytes]:
+        self.owed -= len(versions)
+        return [PlayUpdate(result=self.waiting.pop(v)).SerializeToString() for v in sorted(versions)]
 
 
 class LiveCalls(Calls):
@@ -102,15 +173,8 @@ class LiveCalls(Calls):
             raise MalformedActionError("play stream", "the first message must be `watch` (the table and seat token)")
         watch = opening.watch
         flags = (not watch.without_text, not watch.without_legal_actions)
-        folding = watch.results_in_updates
         outbox: asyncio.Queue[tuple[str, Any]] = asyncio.Queue(OUTBOX_LIMIT)
-        owed = 0  # actions not answered yet: the stream ends only once none is owed
-        # results_in_updates: an applied action is answered by the update of its commit, whichever of the two (the
-        # update, the action's result) reaches this loop first
-        wanted: dict[str, int] = {}  # client action ids of this stream's actions in flight -> how many
-        folded: dict[str, int] = {}  # client action id -> the version whose update answered it, result not yet here
-        waiting: dict[int, ActionResult] = {}  # version -> an applied action's result, its update not yet here
-        shown = 0  # the last table version an update of this stream showed
+        answers = Answers(watch.results_in_updates, 0)
 
         async def pump() -> None:
             updates = self.tables.watch(watch.table_id, watch.seat_token, watch.after_seq, flags)
@@ -124,43 +188,14 @@ class LiveCalls(Calls):
                 await updates.aclose()
 
         async def act() -> None:
-            nonlocal owed
             try:
                 async for request in requests:
-                    owed += 1  # until it is answered (below)
-                    action_id = request.action.client_action_id
-                    if folding and action_id:
-                        wanted[action_id] = wanted.get(action_id, 0) + 1
+                    answers.asked(request)  # owed until answered (below)
                     result = await self._result(watch, request)
                     await outbox.put(("result", result))
                 await outbox.put(("closed", None))
             except Exception as exc:
                 await outbox.put(("error", exc))
-
-        def answer(result: ActionResult) -> bytes | None:
-            """`result` as a message of its own, or None when an update answered it (or will)."""
-            nonlocal owed
-            action_id, version = result.client_action_id, result.response.version
-            if folding and action_id in wanted:
-                wanted[action_id] -= 1
-                if not wanted[action_id]:
-                    del wanted[action_id]
-            if folding and result.code == 0 and folded.get(action_id) == version:  # (a duplicate: of that commit)
-                del folded[action_id]
-                owed -= 1
-                return None
-            if folding and result.code == 0 and not result.response.duplicate and version > shown:
-                waiting[version] = result  # its update is still to come
-                return None
-            owed -= 1
-            return PlayUpdate(result=result).SerializeToString()
-
-        def unanswered() -> Iterator[bytes]:
-            """The results still waiting for an update that will not come: as messages of their own."""
-            nonlocal owed
-            for version in sorted(waiting):
-                owed -= 1
-                yield PlayUpdate(result=waiting.pop(version)).SerializeToString()
 
         tasks = [asyncio.ensure_future(pump()), asyncio.ensure_future(act())]
         finished = False
@@ -168,36 +203,23 @@ class LiveCalls(Calls):
             while True:
                 kind, item = await outbox.get()
                 if kind == "send":
-                    for version in [v for v in waiting if v < item.version]:  # passed over by a catch-up
-                        owed -= 1
-                        yield PlayUpdate(result=waiting.pop(version)).SerializeToString()
-                    shown = max(shown, item.version)
-                    result = waiting.pop(item.version, None)
-                    if result is not None:
-                        owed -= 1
-                    elif item.answers and item.answers in wanted and item.answers not in folded:
-                        folded[item.answers] = item.version  # its result is on the way: it is answered here
-                        result = ActionResult(client_action_id=item.answers)
-                        result.response.version = item.version
-                    if result is None:
-                        yield as_field(1, item.encoded)
-                    else:
-                        result.response.ClearField("events")  # they are the update's
-                        yield as_field(1, item.encoded) + as_field(3, result.SerializeToString())
-                elif kind == "result":
-                    if (message := answer(item)) is not None:
+                    for message in answers.passed_over(item.version):
                         yield message
+                    yield answers.update(item)
+                elif kind == "result":
+                    if (answer := answers.result(item)) is not None:
+                        yield answer
                 elif kind == "error":
                     raise item
                 elif kind == "closed":
-                    for message in unanswered():
+                    for message in answers.unanswered():
                         yield message
                     return
                 else:
                     finished = True
-                    for message in unanswered():  # no update follows the last one
+                    for message in answers.unanswered():  # no update follows the last one
                         yield message
-                if finished and owed == 0 and outbox.empty():
+                if finished and not answers.owed and outbox.empty():
                     return
         finally:
             for task in tasks:

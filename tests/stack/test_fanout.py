@@ -109,6 +109,40 @@ def test_watchers_carry_on_when_the_gateways_pubsub_connection_is_killed(stack: 
         check_stream(updates, store, table_id, seat)
 
 
+def test_play_streams_carry_on_when_the_gateways_pubsub_connection_is_killed(stack: Stack, store: Any) -> None:
+    """A Play stream reads its seat's hub inbox itself: after a lost pub/sub connection it rereads the gap from the
+    durable Stream, as a Watch stream does, and gets every event once, in order."""
+    address = stack.gateway_addresses[0]
+    with Client(address) as client:
+        table_id, ann, bob = cardbench_table(client)
+
+    async def updates(stub: Any, token: str) -> list[gw.WatchUpdate]:
+        call = stub.Play()
+        await call.write(gw.PlayRequest(watch=gw.WatchRequest(table_id=table_id, seat_token=token)))
+        seen = []
+        async for message in call:
+            seen.append(message.update)
+            if message.update.view.version >= 30:
+                call.cancel()
+                break
+        return seen
+
+    async def run() -> list[list[gw.WatchUpdate]]:
+        async with grpc.aio.insecure_channel(address) as channel:
+            stub = GatewayStub(channel)
+            tasks = [asyncio.ensure_future(updates(stub, token)) for token in (ann, bob)]
+            await asyncio.sleep(0.5)
+            loop = asyncio.get_running_loop()
+            with Client(stack.gateway_addresses[1]) as mover:  # moves through the other gateway: pub/sub carries them
+                await loop.run_in_executor(None, play_moves, mover, table_id, [ann, bob], 10, 0.01)
+                assert stack.kill_redis_clients("pubsub") >= 1
+                await loop.run_in_executor(None, play_moves, mover, table_id, [ann, bob], 20, 0.01)
+            return list(await asyncio.wait_for(asyncio.gather(*tasks), 60))
+
+    for seat, seen in zip((0, 1), asyncio.run(run()), strict=True):
+        check_stream(seen, store, table_id, seat)
+
+
 def test_a_stale_cached_state_never_lets_a_move_land_on_an_old_version(stack: Stack, store: Any, tables: Any) -> None:
     with Client(stack.gateway_addresses[0]) as a, Client(stack.gateway_addresses[1]) as b:
         table_id, ann, bob = cardbench_table(a)
