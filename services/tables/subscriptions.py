@@ -1,5 +1,6 @@
 """The fan-out hub's pub/sub connections (fanout.py): a `Link` is one connection to one Redis node, carrying a set of
-table channels.
+table channels. redis-py opens and authenticates the connection; the link then reads its pushes with hiredis straight
+from the socket (as multiplex.py reads the commit connection's replies).
 
 A link subscribes its channels with SUBSCRIBE, or with SSUBSCRIBE for sharded pub/sub (then on the node that owns
 their slot: store/pubsub.py). Redis confirms each subscription; the hub hands a watcher updates only once its table's
