@@ -26,7 +26,7 @@ from redis.exceptions import RedisError
 
 from services.tables.errors import DrainingError
 from services.tables.keys import channel, table_of_channel
-from services.tables.store.pubsub import Routes
+from services.tables.store.pubsub import Routes, version_of
 from services.tables.subscriptions import Link
 
 log = logging.getLogger(__name__)
@@ -189,7 +189,10 @@ class Hub:
             del self._links[True, link.node]
 
     def message(self, name: bytes, data: bytes) -> None:
-        self._deliver(table_of_channel(name), data)
+        table_id = table_of_channel(name)
+        if table_id not in self._held and 0 < version_of(data) <= self._last.get(table_id, 0):
+            return  # an echo of a commit handed over here (or one its watchers have): dropped before decoding
+        self._deliver(table_id, data)
 
     def subscribed(self, link: Link, name: str) -> None:
         waiting = self._unconfirmed.get(name)

@@ -1,5 +1,6 @@
 """The fan-out hub's pub/sub connections (fanout.py): a `Link` is one connection to one Redis node, carrying a set of
-table channels.
+table channels. redis-py opens and authenticates the connection; the link then reads its pushes with hiredis straight
+from the socket (as multiplex.py reads the commit connection's replies).
 
 A link subscribes its channels with SUBSCRIBE, or with SSUBSCRIBE for sharded pub/sub (then on the node that owns
 their slot: store/pubsub.py). Redis confirms each subscription; the hub hands a watcher updates only once its table's
@@ -18,13 +19,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import math
 from collections import deque
 from collections.abc import Callable, Iterable
-from typing import Any, Protocol
+from typing import Protocol
 
+import hiredis
 import redis.asyncio as aioredis
-from redis.exceptions import RedisError
+from redis.exceptions import ConnectionError, RedisError
 
 log = logging.getLogger(__name__)
 
@@ -155,17 +156,30 @@ class Link:
             delay = min(delay * 2, 1.0)
 
     async def _read(self, conn: aioredis.Connection) -> None:
+        """Read the connection's pushes with hiredis straight from its socket (as multiplex.py reads replies): every
+        message a read brought is handled in one step, without redis-py's parser chain."""
+        stream: asyncio.StreamReader | None = conn._reader  # redis-py's own, once connected (pinned version)
+        if stream is None:
+            raise ConnectionError("pub/sub connection not open")
+        parser = hiredis.Reader()
+        owner = self._owner
         while True:
-            reply: Any = await conn.read_response(timeout=math.inf, push_request=True)
-            kind = reply[0] if isinstance(reply, list) else reply
-            if kind in (b"message", b"smessage"):
-                self._owner.message(reply[1], reply[2])
-            elif kind in (b"subscribe", b"ssubscribe"):
-                self._confirmed(reply[1].decode())
-            elif kind == b"sunsubscribe" and not self._left(reply[1].decode()):
-                raise ChannelGivenUp(f"{reply[1].decode()} given up by {self.node}")
-            elif kind == b"pong" and self._resyncs:  # every subscription before it confirmed: resync their watchers
-                self._owner.resync(self._resyncs.popleft())
+            data = await stream.read(65536)
+            if not data:
+                raise ConnectionError("redis closed the pub/sub connection")
+            parser.feed(data)
+            while (reply := parser.gets()) is not False:
+                if isinstance(reply, hiredis.ReplyError):
+                    raise RedisError(str(reply))
+                kind = reply[0] if isinstance(reply, list) else reply
+                if kind == b"message" or kind == b"smessage":
+                    owner.message(reply[1], reply[2])
+                elif kind == b"subscribe" or kind == b"ssubscribe":
+                    self._confirmed(reply[1].decode())
+                elif kind == b"sunsubscribe" and not self._left(reply[1].decode()):
+                    raise ChannelGivenUp(f"{reply[1].decode()} given up by {self.node}")
+                elif (kind == b"pong" or kind == b"PONG") and self._resyncs:
+                    owner.resync(self._resyncs.popleft())  # every subscription before it confirmed: resync them
 
     def _confirmed(self, name: str) -> None:
         left = self._outstanding.get(name, 0) - 1

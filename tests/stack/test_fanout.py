@@ -336,3 +336,40 @@ def test_a_watcher_that_falls_behind_rereads_the_gap_and_gets_every_event_once(
         updates = portal.run(watch(), 60)
     assert len(updates) < 1 + 10  # a catch-up covered several commits: the inbox did overflow
     check_stream(updates, store, table_id, None)
+
+
+def test_watchers_joining_mid_game_on_both_gateways_get_every_event_once_while_both_commit(
+    stack: Stack, store: Any
+) -> None:
+    """Each seat moves through its own gateway, so each gateway's hub hands its own commits over (dropping their
+    pub/sub echoes) and takes the other's from pub/sub; watchers join on either gateway at many points of the game."""
+    addresses = stack.gateway_addresses[:2]
+    moves = 30
+    with Client(addresses[0]) as client:
+        table_id, ann, bob = cardbench_table(client)
+
+    async def run() -> list[tuple[int | None, list[gw.WatchUpdate]]]:
+        channels = [grpc.aio.insecure_channel(a) for a in addresses]
+        stubs = [GatewayStub(c) for c in channels]
+        loop = asyncio.get_running_loop()
+        watchers: list[tuple[int | None, asyncio.Future[list[gw.WatchUpdate]]]] = []
+        with Client(addresses[0]) as a, Client(addresses[1]) as b:
+            for i in range(moves):
+                if i % 3 == 0:
+                    for seat, token in ((None, ""), (0, ann), (1, bob)):
+                        request = gw.WatchRequest(table_id=table_id, seat_token=token, without_text=True)
+                        task = collect(stubs[(i // 3 + (seat or 0)) % 2], request, lambda u: u.view.version >= moves)
+                        watchers.append((seat, asyncio.ensure_future(task)))
+                seat = a.table(table_id).pending.seats[0]
+                mover, token = (a, ann) if seat == 0 else (b, bob)
+                action = first_legal(mover, table_id, token)
+                await loop.run_in_executor(None, mover.submit, table_id, token, action)
+        results = await asyncio.wait_for(asyncio.gather(*(task for _, task in watchers)), 60)
+        for channel in channels:
+            await channel.close(grace=None)
+        return [(seat, updates) for (seat, _), updates in zip(watchers, results, strict=True)]
+
+    results = asyncio.run(run())
+    assert len(results) == 30
+    for seat, updates in results:
+        check_stream(updates, store, table_id, seat)

@@ -32,6 +32,20 @@ def pubsub_mode(setting: str, cluster: bool) -> tuple[str, tuple[bool, ...]]:
     return "p", (False,)
 
 
+def version_of(data: bytes) -> int:
+    """The version of a published commit, read from its first bytes (Commit field 1, a varint, serialized first)
+    without decoding the rest; -1 when it does not start there (version 0, or not a commit): decode it whole."""
+    if len(data) < 2 or data[0] != 0x08:
+        return -1
+    version = shift = 0
+    for byte in data[1:11]:
+        version |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return version
+        shift += 7
+    return -1
+
+
 class Routes:
     def __init__(self, client: Any, kinds: tuple[bool, ...] = (False,)) -> None:
         self._client = client
