@@ -25,6 +25,7 @@ from prometheus_client import Counter
 from redis.exceptions import RedisError
 
 from engine_core import find_game
+from services.tables.errors import TableNotFoundError
 from services.tables.followups import FollowUp, followups
 from services.tables.keys import SHARDS
 from services.tables.metrics import DISPATCHED, SWEPT
@@ -138,8 +139,13 @@ class Dispatcher:
         return armed
 
     async def sweep_table(self, table_id: str) -> int:
-        record = await self.store.table_record(table_id)
+        """Arm what one table waits for and the outbox lacks. A table waiting for no follow-up (every seat a
+        player's, no clock) costs one read: its record is this process's cached copy (a record never changes)."""
         live = await self.store.live(table_id)
+        try:
+            record = await self.tables.lookup.record(table_id) if live is not None else None
+        except TableNotFoundError:
+            record = None
         if record is None or live is None:
             await self.store.forget_table(table_id)
             return 0
@@ -151,4 +157,5 @@ class Dispatcher:
         state = game.state_from_bytes(live.state)
         if live.finished and await self.store.verdict(table_id):
             return 0  # validated: nothing left to do
-        return await self.store.arm_missing(table_id, followups(record, game, state), live.version)
+        waits_for = followups(record, game, state)
+        return await self.store.arm_missing(table_id, waits_for, live.version) if waits_for else 0
