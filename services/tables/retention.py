@@ -80,7 +80,7 @@ class Finishing:
     async def archive(self, table_id: str) -> bool:
         """Fold a finished, validated game into one compact record kept `archive_ttl` seconds, and remove its live
         keys, events, ids and listings. Returns whether it archived (False: already archived, or not finished)."""
-        record, live, occupants, token_seats = await self.store.gather(table_id)
+        record, live, occupants, token_seats, verdict, actions, events = await self.store.gather(table_id)
         if record is None or live is None or not live.finished:
             return False
         archive = GameArchive(
@@ -89,13 +89,11 @@ class Finishing:
             version=live.version,
             seq=live.seq,
             state=live.state,
-            actions=await self.store.action_log(table_id),
-            events=await self.store.events(table_id, 1),
-            verdict=await self.store.verdict(table_id),
+            verdict=verdict,
             token_seats=token_seats,
             archived_at=time.time(),
         )
-        await self.store.archive(table_id, archive, self.retention.archive_ttl)
+        await self.store.archive(table_id, archive, self.retention.archive_ttl, actions, events)
         self.lookup.forget(table_id)
         return True
 
