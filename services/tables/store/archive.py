@@ -32,7 +32,7 @@ def repeated(field: int, entries: Sequence[bytes]) -> bytes:
     """Serialized messages as the entries of a message's repeated field `field` (protobuf's wire format: a message's
     serialization followed by these parses as that message with the entries appended)."""
     tag = _varint(field << 3 | 2)
-    return b"".join(tag + _varint(len(entry)) + entry for entry in entries)
+    return b"".join(tag + (_ONE_BYTE[len(e)] if len(e) < 128 else _varint(len(e))) + e for e in entries)
 
 
 def _varint(value: int) -> bytes:
@@ -42,6 +42,9 @@ def _varint(value: int) -> bytes:
         value >>= 7
     out.append(value)
     return bytes(out)
+
+
+_ONE_BYTE = [bytes((n,)) for n in range(128)]  # the varints of one byte
 
 
 class Archives(StoreBase):
