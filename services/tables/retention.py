@@ -7,8 +7,9 @@ import asyncio
 import time
 from dataclasses import dataclass
 
-from manaforge.v1.storage_pb2 import GameArchive
+from manaforge.v1.storage_pb2 import GameArchive, TableRecord
 
+from engine_core.registry import AnyGame
 from engine_core.replay import LoggedStep, Verdict, replay
 from services.tables.followups import FollowUp
 from services.tables.lookup import Lookup
@@ -16,6 +17,9 @@ from services.tables.metrics import VERDICTS
 from services.tables.operations import ABORTED, OPERATOR_SEAT, is_aborted
 from services.tables.players import Players
 from services.tables.seats import rated_as, seats_of
+from services.tables.store.base import Live
+
+Loaded = tuple[TableRecord, Live, AnyGame]  # a table's record, live state and game (Lookup.loaded)
 
 
 @dataclass(frozen=True)
@@ -36,15 +40,16 @@ class Finishing:
 
     async def validated(self, table_id: str, version: int) -> bool:
         """A finished game: validate its replay, rate it when valid, and arm its archiving. Changes no game."""
-        verdict = await self.validate_replay(table_id)
+        loaded = await self.lookup.loaded(table_id)  # read once for both
+        verdict = await self.validate_replay(table_id, loaded)
         if verdict.ok and not verdict.detail:  # a game the operator ended (its verdict says so) is never rated
-            await self.rate(table_id)
+            await self.rate(table_id, loaded)
         await self.store.arm(FollowUp("archive", table_id, version), self.retention.archive_after)
         return False
 
-    async def validate_replay(self, table_id: str) -> Verdict:
+    async def validate_replay(self, table_id: str, loaded: Loaded | None = None) -> Verdict:
         """Re-run the game from its seed and log; store and return the verdict."""
-        record, live, game = await self.lookup.loaded(table_id)
+        record, live, game = loaded or await self.lookup.loaded(table_id)
         steps = [LoggedStep(a.seat, a.action.value, a.state_digest) for a in await self.store.action_log(table_id)]
         aborted = bool(steps) and steps[-1].seat == OPERATOR_SEAT  # the operator's end: the steps before it replay
         final = None if aborted else live.state
@@ -57,9 +62,9 @@ class Finishing:
         VERDICTS.labels(record.config.game, "valid" if verdict.ok else "invalid").inc()
         return verdict
 
-    async def rate(self, table_id: str) -> bool:
+    async def rate(self, table_id: str, loaded: Loaded | None = None) -> bool:
         """Rate a validated game's registered players, once (ranks from the scores, else winners first)."""
-        record, live, game = await self.lookup.loaded(table_id)
+        record, live, game = loaded or await self.lookup.loaded(table_id)
         result = game.header(game.state_from_bytes(live.state)).outcome
         if is_aborted(result.reason):
             return False
@@ -75,7 +80,7 @@ class Finishing:
     async def archive(self, table_id: str) -> bool:
         """Fold a finished, validated game into one compact record kept `archive_ttl` seconds, and remove its live
         keys, events, ids and listings. Returns whether it archived (False: already archived, or not finished)."""
-        record, live, occupants, token_seats = await self.store.gather(table_id)
+        record, live, occupants, token_seats, verdict, actions, events = await self.store.gather(table_id)
         if record is None or live is None or not live.finished:
             return False
         archive = GameArchive(
@@ -84,13 +89,11 @@ class Finishing:
             version=live.version,
             seq=live.seq,
             state=live.state,
-            actions=await self.store.action_log(table_id),
-            events=await self.store.events(table_id, 1),
-            verdict=await self.store.verdict(table_id),
+            verdict=verdict,
             token_seats=token_seats,
             archived_at=time.time(),
         )
-        await self.store.archive(table_id, archive, self.retention.archive_ttl)
+        await self.store.archive(table_id, archive, self.retention.archive_ttl, actions, events)
         self.lookup.forget(table_id)
         return True
 

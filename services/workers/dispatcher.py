@@ -2,14 +2,15 @@
 re-arms what an unfinished table waits for when the outbox has no item for it (belt and braces).
 
 Every worker process runs one (any number may run: claiming is atomic), with a loop per outbox shard (keys.py) that
-claims, sends and sweeps. A claimed item is leased for LEASE seconds: if its worker dies, it comes due again and is
-claimed anew, so a game goes on within seconds of any crash.
+claims, sends and sweeps, woken by a commit that arms an item due at once, and a ticker that claims the items due
+later (a bot's delay, a clock) of every shard at once, every TICK seconds. A claimed item is leased for LEASE
+seconds: if its worker dies, it comes due again and is claimed anew, so a game goes on within seconds of any crash.
 
-A shard's loop must never end while the worker runs: whatever a step raises (Redis gone, the broker refusing a
-publish, a bug), the loop logs it, waits (BACKOFF_FIRST doubling up to BACKOFF_CAP) and goes on; the items it had
-claimed and not sent yet are sent first when it goes on (or come due again when their lease runs out). `failing`
-says which loops are dead or stuck (no step begun for `stuck_after` seconds): the worker exits then (app.py), and its
-supervisor starts it again.
+A loop (a shard's or the ticker) must never end while the worker runs: whatever a step raises (Redis gone, the broker
+refusing a publish, a bug), the loop logs it, waits (BACKOFF_FIRST doubling up to BACKOFF_CAP) and goes on; the items
+it had claimed and not sent yet are sent first when it goes on (or come due again when their lease runs out).
+`failing` says which loops are dead or stuck (no step begun for `stuck_after` seconds): the worker exits then
+(app.py), and its supervisor starts it again.
 """
 
 from __future__ import annotations
@@ -19,12 +20,13 @@ import logging
 import os
 import socket
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 from prometheus_client import Counter
 from redis.exceptions import RedisError
 
 from engine_core import find_game
+from services.tables.errors import TableNotFoundError
 from services.tables.followups import FollowUp, followups
 from services.tables.keys import SHARDS
 from services.tables.metrics import DISPATCHED, SWEPT
@@ -36,7 +38,9 @@ log = logging.getLogger(__name__)
 LEASE = 10.0  # seconds a claimed item is left to its worker (a bot thinks for at most 2 s)
 BATCH = 100
 WORKER_NAME = f"{socket.gethostname()}:{os.getpid()}"  # in the operator's console
-WAKE_WAIT = 0.1  # the longest an item due later (a bot's delay, a clock) waits for its shard's loop
+TICK = 0.1  # the longest an item due later (a bot's delay, a clock) waits to be claimed (by the ticker)
+WAKE_WAIT = 1.0  # the longest a shard's loop waits for a wake-up (an item due at once) before it claims anyway
+TICKER = SHARDS  # the ticker's index among the loops (after the shards')
 SWEEP_EVERY = 5.0
 SWEEP_PAGE = 200
 BACKOFF_FIRST = 0.2  # seconds a loop waits after a failed step, doubled after each further failure...
@@ -54,8 +58,8 @@ class Dispatcher:
         self.armed = 0
         self._cursors = [0.0] * SHARDS
         self._next_sweep = [0.0] * SHARDS
-        self._unsent: list[tuple[float, list[FollowUp]]] = [(0.0, [])] * SHARDS  # claimed, not sent yet (and when)
-        self._began = [time.monotonic()] * SHARDS  # when each loop began its latest step
+        self._unsent: list[tuple[float, list[FollowUp]]] = [(0.0, [])] * (SHARDS + 1)  # claimed, not sent (and when)
+        self._began = [time.monotonic()] * (SHARDS + 1)  # when each loop (shards, then the ticker) began a step
         self.stuck_after = (
             stuck_after  # a loop that has begun no step for this long is stuck (its calls time out sooner)
         )
@@ -63,10 +67,11 @@ class Dispatcher:
         self._stop = asyncio.Event()
 
     def start(self, stop: asyncio.Event) -> None:
-        """One loop per shard on the running event loop, until `stop` is set."""
+        """One loop per shard and the ticker on the running event loop, until `stop` is set."""
         self._stop = stop
-        self._began = [time.monotonic()] * SHARDS
-        self._loops = [asyncio.get_running_loop().create_task(self.run_shard(shard, stop)) for shard in range(SHARDS)]
+        self._began = [time.monotonic()] * (SHARDS + 1)
+        loop = asyncio.get_running_loop()
+        self._loops = [loop.create_task(self.run_loop(shard, stop)) for shard in range(SHARDS + 1)]
         log.info("dispatcher started", extra={"fields": {"shards": SHARDS}})
 
     def failing(self) -> list[str]:
@@ -76,18 +81,20 @@ class Dispatcher:
         now = time.monotonic()
         wrong = []
         for shard, loop in enumerate(self._loops):
+            name = "the ticker" if shard == TICKER else f"shard {shard}"
             if loop.done():
-                wrong.append(f"shard {shard}: its loop ended")
+                wrong.append(f"{name}: its loop ended")
             elif now - self._began[shard] > self.stuck_after:
-                wrong.append(f"shard {shard}: no step begun for {now - self._began[shard]:.0f} s")
+                wrong.append(f"{name}: no step begun for {now - self._began[shard]:.0f} s")
         return wrong
 
-    async def run_shard(self, shard: int, stop: asyncio.Event) -> None:
+    async def run_loop(self, shard: int, stop: asyncio.Event) -> None:
+        """A shard's loop (or the ticker's, `shard` TICKER) until `stop` is set."""
         failures = 0
         while not stop.is_set():
             self._began[shard] = time.monotonic()
             try:
-                await self.step(shard)
+                await (self.tick() if shard == TICKER else self.step(shard))
             except Exception as exc:  # anything: this loop must go on while the worker runs
                 failures += 1
                 STEP_FAILURES.inc()
@@ -102,15 +109,7 @@ class Dispatcher:
                 failures = 0
 
     async def step(self, shard: int) -> None:
-        claimed_at, items = self._unsent[shard]
-        if not items or time.monotonic() - claimed_at > LEASE:  # an item whose lease ran out is the outbox's again
-            claimed_at, items = time.monotonic(), await self.store.claim_due(shard, LEASE, BATCH)
-        for i, item in enumerate(items):
-            self._unsent[shard] = claimed_at, items[i:]  # what a failed send leaves for the next step
-            await asyncio.to_thread(self.send, item)
-            self.sent += 1
-            DISPATCHED.inc()
-        self._unsent[shard] = 0.0, []
+        items = await self.dispatch(shard, lambda: self.store.claim_due(shard, LEASE, BATCH))
         if time.monotonic() >= self._next_sweep[shard]:
             self._next_sweep[shard] = time.monotonic() + SWEEP_EVERY
             armed = await self.sweep(shard)
@@ -120,6 +119,30 @@ class Dispatcher:
                 await worker_seen(self.store.redis, WORKER_NAME)
         if not items:
             await self.store.wait_for_due(shard, WAKE_WAIT)
+
+    async def tick(self) -> None:
+        """Claim and send the due items of every shard (those due later than their commit: nothing wakes a shard's
+        loop for them), then wait TICK seconds."""
+
+        async def claim_all() -> list[FollowUp]:
+            claimed = await asyncio.gather(*(self.store.claim_due(shard, LEASE, BATCH) for shard in range(SHARDS)))
+            return [item for items in claimed for item in items]
+
+        await self.dispatch(TICKER, claim_all)
+        await asyncio.sleep(TICK)
+
+    async def dispatch(self, loop: int, claim: Callable[[], Awaitable[list[FollowUp]]]) -> list[FollowUp]:
+        """Send what loop `loop` claimed and has not sent yet, else what `claim` claims now. Returns the items."""
+        claimed_at, items = self._unsent[loop]
+        if not items or time.monotonic() - claimed_at > LEASE:  # an item whose lease ran out is the outbox's again
+            claimed_at, items = time.monotonic(), await claim()
+        for i, item in enumerate(items):
+            self._unsent[loop] = claimed_at, items[i:]  # what a failed send leaves for the next step
+            await asyncio.to_thread(self.send, item)
+            self.sent += 1
+            DISPATCHED.inc()
+        self._unsent[loop] = 0.0, []
+        return items
 
     async def sweep(self, shard: int) -> int:
         """One page of a shard's unfinished tables: arm what each waits for if the outbox lacks it. Returns items
@@ -138,8 +161,13 @@ class Dispatcher:
         return armed
 
     async def sweep_table(self, table_id: str) -> int:
-        record = await self.store.table_record(table_id)
+        """Arm what one table waits for and the outbox lacks. A table waiting for no follow-up (every seat a
+        player's, no clock) costs one read: its record is this process's cached copy (a record never changes)."""
         live = await self.store.live(table_id)
+        try:
+            record = await self.tables.lookup.record(table_id) if live is not None else None
+        except TableNotFoundError:
+            record = None
         if record is None or live is None:
             await self.store.forget_table(table_id)
             return 0
@@ -151,4 +179,5 @@ class Dispatcher:
         state = game.state_from_bytes(live.state)
         if live.finished and await self.store.verdict(table_id):
             return 0  # validated: nothing left to do
-        return await self.store.arm_missing(table_id, followups(record, game, state), live.version)
+        waits_for = followups(record, game, state)
+        return await self.store.arm_missing(table_id, waits_for, live.version) if waits_for else 0

@@ -4,12 +4,14 @@ comes to is removed with its listing."""
 from __future__ import annotations
 
 import time
+import zlib
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import grpc
 import pytest
 from manaforge.v1 import gateway_pb2 as gw
+from manaforge.v1.storage_pb2 import GameArchive
 
 from deploy.launcher import LOOPBACK_LIMITS, Stack
 from gateway.client import Client
@@ -46,9 +48,16 @@ def test_a_finished_game_is_archived_and_still_served(short: Stack, portal: Any)
         table_id = created.table.table_id
         finished = client.wait_finished(table_id, 60)
         log_before = client.log(table_id)
+        data = short.data_redis()
+        live_keys = keys.table_keys(table_id)
+        stored_events = [fields[b"e"] for _, fields in data.xrange(live_keys["events"])]
+        stored_actions = data.lrange(live_keys["log"], 0, -1)
         wait_for(lambda: table_keys(short, table_id) == [keys.table_keys(table_id)["archive"]], 15)
         ttl = short.data_redis().ttl(keys.table_keys(table_id)["archive"])
         assert 0 < ttl <= 30 * 24 * 3600  # kept for a while, not for ever
+        archive = GameArchive.FromString(zlib.decompress(data.get(live_keys["archive"])))
+        assert [e.SerializeToString() for e in archive.events] == stored_events  # every event, in order
+        assert [a.SerializeToString() for a in archive.actions] == stored_actions and len(stored_actions) == 100
         assert client.table(table_id) == finished  # the same answers as before it was archived
         assert client.log(table_id) == log_before
         assert client.view(table_id).outcome.finished
