@@ -18,21 +18,8 @@ from google.protobuf.message import DecodeError, Message
 from engine_core.errors import MalformedActionError
 from gateway.limits import check_request
 from services import observability
+from services.edge import as_field as as_field  # re-exported: gateway/calls/live.py
 from services.edge import message_of, status_of
-
-
-def as_field(number: int, encoded: bytes) -> bytes:
-    """`encoded` (a message) as field `number` of an enclosing message, without decoding it again."""
-    return varint(number << 3 | 2) + varint(len(encoded)) + encoded
-
-
-def varint(value: int) -> bytes:
-    out = bytearray()
-    while value > 0x7F:
-        out.append(value & 0x7F | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
 
 
 def encode(message: Message | bytes) -> bytes:

@@ -164,6 +164,22 @@ def pack(message: Message) -> AnyMessage:
     return packed
 
 
+def as_field(number: int, encoded: bytes) -> bytes:
+    """`encoded` (a message) as field `number` of an enclosing message, without decoding it again (protobuf's wire
+    format: a message's serialization followed by such fields parses as that message with them set, or appended to
+    when the field is repeated)."""
+    return varint(number << 3 | 2) + varint(len(encoded)) + encoded
+
+
+def varint(value: int) -> bytes:
+    out = bytearray()
+    while value > 0x7F:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
 def game_info(game: AnyGame) -> GameInfo:
     info = game.info
     return GameInfo(

@@ -9,6 +9,7 @@ from typing import NamedTuple
 
 from manaforge.v1.storage_pb2 import GameArchive, TableRecord
 
+from services.edge import as_field
 from services.tables import keys as k
 from services.tables.keys import shard_of
 from services.tables.store.base import LIVE_FIELDS, Live, StoreBase, pairs, unlist
@@ -29,22 +30,8 @@ class Finished(NamedTuple):
 
 
 def repeated(field: int, entries: Sequence[bytes]) -> bytes:
-    """Serialized messages as the entries of a message's repeated field `field` (protobuf's wire format: a message's
-    serialization followed by these parses as that message with the entries appended)."""
-    tag = _varint(field << 3 | 2)
-    return b"".join(tag + (_ONE_BYTE[len(e)] if len(e) < 128 else _varint(len(e))) + e for e in entries)
-
-
-def _varint(value: int) -> bytes:
-    out = bytearray()
-    while value > 0x7F:
-        out.append(value & 0x7F | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
-
-
-_ONE_BYTE = [bytes((n,)) for n in range(128)]  # the varints of one byte
+    """Serialized messages as the entries of a message's repeated field `field`, appended after its serialization."""
+    return b"".join(as_field(field, entry) for entry in entries)
 
 
 class Archives(StoreBase):
