@@ -11,6 +11,7 @@ from typing import Any
 
 from prometheus_client import Counter, Histogram, start_http_server
 
+from services import collector
 from services.settings import Settings
 
 REFUSALS = Counter(
@@ -49,9 +50,11 @@ class JsonLines(logging.Formatter):
 
 
 def configure(service: str, settings: Settings) -> None:
-    """JSON lines on stderr for this process, and its metrics on its metrics port when it has one."""
+    """JSON lines on stderr for this process, its metrics on its metrics port when it has one, and its garbage
+    collector's thresholds (services/collector.py)."""
     log_json_lines(service, settings.log_level)
     serve_metrics(settings)
+    collector.tune(settings.gc_thresholds)
 
 
 def log_json_lines(service: str, level: str) -> None:

@@ -64,6 +64,13 @@ def _redis_url(text: str) -> str:
     return text
 
 
+def _thresholds(text: str) -> tuple[int, int, int]:
+    first, second, third = (int(part) for part in text.split(","))
+    if first < 1 or second < 0 or third < 0:
+        raise ValueError(text)
+    return first, second, third
+
+
 def _directory(text: str) -> str:
     if text and not Path(text).is_dir():
         raise ValueError(text)
@@ -86,6 +93,7 @@ ADDRESSES = Kind("empty, or comma-separated HOST:PORT addresses", _addresses)
 REDIS_URL = Kind("empty, or a redis://, rediss:// or unix:// URL", _redis_url)
 DIRECTORY = Kind("empty, or a directory that exists", _directory)
 LOG_LEVEL = _choice(LOG_LEVELS)
+GC_THRESHOLDS = Kind("three comma-separated whole numbers, the first above 0", _thresholds)
 SHARDED = Kind("auto, on or off", lambda t: {"auto": "auto", "on": "on", "off": "off"}[t.strip().lower()])
 
 
@@ -160,6 +168,10 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("MANAFORGE_GATEWAY_REUSEPORT", "gateway_reuseport", SWITCH, "0",
             "gateways listen with SO_REUSEPORT: several gateway processes share one address (the kernel spreads "
             "connections), so one host or pod uses all its cores; 0: a second gateway on a used address fails"),
+    Setting("MANAFORGE_GC_THRESHOLDS", "gc_thresholds", GC_THRESHOLDS, "10000,10,10",
+            "Python's garbage collector in every Manaforge process: objects allocated before the youngest collection, "
+            "then how many collections of each generation before the next one up (Python's own: 700,10,10; "
+            "services/collector.py)"),
     Setting("MANAFORGE_WORKER_STUCK_AFTER", "worker_stuck_after", POSITIVE_SECONDS, "60",
             "seconds a worker's dispatcher may begin no step before the worker exits to be restarted"),
     Setting("MANAFORGE_LOG_LEVEL", "log_level", LOG_LEVEL, "INFO", "the lowest level logged (JSON lines on stderr)"),
@@ -207,6 +219,7 @@ class Settings:
     web_console: bool = False
     uvloop: bool = True
     gateway_reuseport: bool = False
+    gc_thresholds: tuple[int, int, int] = (10000, 10, 10)
     worker_stuck_after: float = 60.0
     log_level: str = "INFO"
     metrics_port: int = 0  # 0: no metrics server

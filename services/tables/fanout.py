@@ -34,6 +34,7 @@ log = logging.getLogger(__name__)
 RESYNC = object()  # read what you missed from the durable stream
 DRAIN = object()  # this process is shutting down: end the stream, the client resumes elsewhere
 INBOX_LIMIT = 256  # updates queued for one watcher before it is told to resynchronise instead
+WAKE_BATCH = 64  # a crowd's watchers (a table with more here) woken per turn of the event loop
 CONFIRM_TIMEOUT = 5.0
 
 
@@ -42,14 +43,16 @@ class Follower:
     no waiter (a gateway holds tens of thousands of them): the queue exists while something waits in it, the waiter
     while its reader waits."""
 
-    __slots__ = ("_waiter", "items", "table_id")
+    __slots__ = ("_waiter", "items", "queued", "table_id")
 
     def __init__(self, table_id: str) -> None:
         self.table_id = table_id
         self.items: deque[Any] | None = None
         self._waiter: asyncio.Future[None] | None = None
+        self.queued = False  # in the hub's queue of watchers to wake
 
-    def push(self, item: Any) -> None:
+    def push(self, item: Any) -> bool:
+        """Queue `item`; whether the reader waits and has no wake-up on its way (the hub then calls `wake`)."""
         items = self.items
         if items is None:
             items = self.items = deque()
@@ -59,6 +62,11 @@ class Follower:
             items.clear()
             item = RESYNC
         items.append(item)
+        waiter = self._waiter
+        return waiter is not None and not waiter.done() and not self.queued
+
+    def wake(self) -> None:
+        self.queued = False
         waiter = self._waiter
         if waiter is not None and not waiter.done():
             waiter.set_result(None)
@@ -87,6 +95,8 @@ class Hub:
         self._confirmed: dict[str, asyncio.Future[None]] = {}
         self._last: dict[str, int] = {}  # followed table -> the last version its watchers here were handed
         self._held: dict[str, Any] = {}  # followed table -> a commit made here, waiting for the one before it
+        self._waking: deque[Follower] = deque()  # a crowd's watchers given an item, woken WAKE_BATCH a turn
+        self._pacing = False  # a turn of the event loop will wake the next of them
         self.draining = False
 
     # ----- lifecycle ------------------------------------------------------------------------------------------
@@ -113,8 +123,7 @@ class Hub:
         """Shutting down: every watcher is told to end its stream, and no new one is taken."""
         self.draining = True
         for followers in self._followers.values():
-            for follower in followers:
-                follower.push(DRAIN)
+            self._give(followers, DRAIN)
 
     async def follow(self, table_id: str) -> Follower:
         """A new inbox for `table_id`, registered once Redis confirms the table's subscription."""
@@ -211,8 +220,7 @@ class Hub:
             table_id = table_of_channel(name.encode())
             self._last.pop(table_id, None)
             self._held.pop(table_id, None)
-            for follower in self._followers.get(table_id, ()):
-                follower.push(RESYNC)
+            self._give(self._followers.get(table_id, set()), RESYNC)
 
     def hand_over(self, table_id: str, item: Any) -> None:
         """A commit this process made (decoded, with its `version`): to the table's watchers here at once, or once
@@ -230,8 +238,7 @@ class Hub:
         if item.version <= self._last.get(table_id, -1):
             return  # they have it
         self._last[table_id] = item.version
-        for follower in followers:
-            follower.push(item)
+        self._give(followers, item)
         held = self._held.get(table_id)
         if held is not None and held.version <= item.version + 1:
             del self._held[table_id]
@@ -245,10 +252,35 @@ class Hub:
             item = self.decode(table_id, data)
         except Exception:
             log.exception("undecodable commit on table %s: its watchers resynchronise", table_id)
-            for follower in followers:
-                follower.push(RESYNC)
+            self._give(followers, RESYNC)
             return
         held = self._held.get(table_id)
         if held is not None and held.version == item.version:  # its own echo, and the one before never came:
             item = self._held.pop(table_id)  # its watchers read the gap from the stream
         self._push(table_id, followers, item)  # an echo of one handed over is dropped there
+
+    def _give(self, followers: set[Follower], item: Any) -> None:
+        """`item` to each of `followers`, in order after what each has. Their readers are woken at once, but a
+        crowd's (more than WAKE_BATCH watchers of one table) are woken WAKE_BATCH a turn of the event loop: a move,
+        a listing or another table's update is served between two batches, not after all of them."""
+        crowd = len(followers) > WAKE_BATCH
+        waking = self._waking
+        for follower in followers:
+            if follower.push(item):
+                if crowd:
+                    follower.queued = True
+                    waking.append(follower)
+                else:
+                    follower.wake()
+        if waking and not self._pacing:
+            self._pacing = True
+            self._wake_some()
+
+    def _wake_some(self) -> None:
+        waking = self._waking
+        for _ in range(min(WAKE_BATCH, len(waking))):
+            waking.popleft().wake()
+        if waking:
+            asyncio.get_running_loop().call_soon(self._wake_some)
+        else:
+            self._pacing = False

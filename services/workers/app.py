@@ -20,7 +20,7 @@ from typing import Any
 from celery.bootsteps import RUN
 from celery.signals import setup_logging, worker_ready, worker_shutting_down
 
-from services import observability
+from services import collector, observability
 from services.bootstrap import checked_tables
 from services.settings import settings_at_start
 from services.tables.followups import FollowUp
@@ -84,6 +84,7 @@ def start_dispatcher(sender: Any, **_: Any) -> None:
     """The worker is up (`sender` is its Celery consumer): serve its metrics, run its dispatcher on the service's
     event loop, and watch the worker's health from a thread of its own."""
     observability.serve_metrics(SETTINGS)
+    collector.tune(SETTINGS.gc_thresholds)
     try:
         portal, tables = service()
     except LayoutError as exc:

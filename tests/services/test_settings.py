@@ -35,6 +35,7 @@ def test_values_are_typed() -> None:
             "MANAFORGE_LOG_LEVEL": "warning",
             "MANAFORGE_METRICS_PORT": "9100",
             "MANAFORGE_SHARDED_PUBSUB": "Off",
+            "MANAFORGE_GC_THRESHOLDS": "700, 10, 10",
         }
     )
     assert (
@@ -47,6 +48,7 @@ def test_values_are_typed() -> None:
     assert settings.limit_trusted_edges == ("127.0.0.1", "::1")
     assert settings.uvloop is False and settings.log_level == "WARNING"
     assert settings.sharded_pubsub == "off"
+    assert settings.gc_thresholds == (700, 10, 10)
 
 
 @pytest.mark.parametrize(
@@ -82,6 +84,8 @@ def test_sharded_pubsub_picks_how_commits_are_published_and_subscribed(
         ("MANAFORGE_UVLOOP", "yes", "0 (off) or 1 (on)"),
         ("MANAFORGE_LOG_LEVEL", "loud", "one of DEBUG, INFO, WARNING, ERROR, CRITICAL"),
         ("MANAFORGE_SHARDED_PUBSUB", "yes", "auto, on or off"),
+        ("MANAFORGE_GC_THRESHOLDS", "10000,10", "three comma-separated whole numbers, the first above 0"),
+        ("MANAFORGE_GC_THRESHOLDS", "0,10,10", "three comma-separated whole numbers, the first above 0"),
         ("MANAFORGE_RULES_ADDRESSES", "rules-host", "comma-separated HOST:PORT addresses"),
         ("REDIS_URL", "127.0.0.1:6379", "a redis://, rediss:// or unix:// URL"),
         ("MANAFORGE_CARD_SETS", "/no/such/directory", "a directory that exists"),

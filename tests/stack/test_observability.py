@@ -24,7 +24,8 @@ from tests.stack.helpers import cardbench_table, first_legal, play, rpc_error, s
 @pytest.fixture(scope="module")
 def observed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     logs = tmp_path_factory.mktemp("logs")
-    with Stack(gateways=1, metrics=True, log_dir=str(logs), settings=LOOPBACK_LIMITS) as running:
+    collecting = {**LOOPBACK_LIMITS, "MANAFORGE_GC_THRESHOLDS": "500,10,10"}  # young collections in a short test
+    with Stack(gateways=1, metrics=True, log_dir=str(logs), settings=collecting) as running:
         yield running
 
 
@@ -45,11 +46,13 @@ def test_every_service_reports_its_work(observed: Stack) -> None:
     assert value(gateway, "manaforge_refusals_total", method="SubmitAction", code="FAILED_PRECONDITION") >= 1
     assert value(gateway, "manaforge_commits_total", game="cardbench", result="ok") >= 1
     assert value(gateway, "manaforge_fanout_seconds_count") >= 1
+    assert value(gateway, "manaforge_gc_pause_seconds_count", generation="0") >= 1  # services/collector.py
     worker = scrape(observed, "worker")
     assert value(worker, "manaforge_bot_decision_seconds_count", game="cardbench", level="random") >= 100
     assert value(worker, "manaforge_replay_verdicts_total", game="cardbench", verdict="valid") >= 1
     assert value(worker, "manaforge_follow_ups_total", kind="bot") >= 100
     assert value(worker, "manaforge_dispatched_total") >= 100
+    assert value(worker, "manaforge_gc_pause_seconds_count", generation="0") >= 1
     rules = scrape(observed, "rules")
     assert value(rules, "manaforge_call_seconds_count", service="rules", method="NewGame") >= 1
 
