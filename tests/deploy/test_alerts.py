@@ -31,13 +31,14 @@ def named_metrics(expr: str) -> set[str]:
     return set(re.findall(r"\bmanaforge_[a-z_]+\b", expr))
 
 
-def test_every_alert_names_metrics_we_export_and_the_four_conditions_are_covered() -> None:
+def test_every_alert_names_metrics_we_export_and_the_five_conditions_are_covered() -> None:
     rules = [rule for group in yaml.safe_load((RULES / "alerts.yml").read_text())["groups"] for rule in group["rules"]]
     assert {rule["alert"] for rule in rules} == {
         "ManaforgeOutboxLagging",
         "ManaforgeCommitErrors",
         "ManaforgeRedisUnreachable",
         "ManaforgeStreamsNearLimit",
+        "ManaforgeLongGcPause",
     }
     known = exported()
     for rule in rules:
