@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ssl
 from collections import deque
 from typing import Any
-from urllib.parse import quote, unquote, urlparse
+from urllib.parse import parse_qs, quote, unquote, urlparse
 
 import hiredis
 from redis.crc import key_slot
@@ -28,10 +29,17 @@ def encode(args: tuple[Any, ...]) -> bytes:
 
 class Multiplexed:
     def __init__(self, url: str) -> None:
+        """`url`: redis://[[user]:password@]host[:port][/db], rediss:// (TLS, the server's certificate checked as
+        Python's default context checks it) or unix://[[user]:password@]/path/to/socket[?db=N], as redis-py reads
+        them (REDIS_URL)."""
         parsed = urlparse(url)
         self.host = parsed.hostname or "127.0.0.1"
         self.port = parsed.port or 6379
-        self.db = int(parsed.path.lstrip("/") or 0)
+        self.socket = parsed.path if parsed.scheme == "unix" else ""  # a Unix socket's path instead of host:port
+        self.tls = parsed.scheme == "rediss"
+        db = parse_qs(parsed.query).get("db", ["0"])[0] if self.socket else parsed.path.lstrip("/")
+        self.db = int(db or 0)
+        self.where = self.socket or f"{self.host}:{self.port}"
         self.password = unquote(parsed.password) if parsed.password else None
         self.username = unquote(parsed.username) if parsed.username else None
         self._writer: asyncio.StreamWriter | None = None
@@ -47,9 +55,16 @@ class Multiplexed:
             if self._writer is not None:
                 return self._writer
             try:
-                reader, writer = await asyncio.wait_for(asyncio.open_connection(self.host, self.port), 5)
+                opening = (
+                    asyncio.open_unix_connection(self.socket)
+                    if self.socket
+                    else asyncio.open_connection(
+                        self.host, self.port, ssl=ssl.create_default_context() if self.tls else None
+                    )
+                )
+                reader, writer = await asyncio.wait_for(opening, 5)
             except (OSError, TimeoutError) as exc:
-                raise ConnectionError(f"redis at {self.host}:{self.port} unreachable: {exc}") from exc
+                raise ConnectionError(f"redis at {self.where} unreachable: {exc}") from exc
             self._writer = writer
             self._queued = []  # the last connection's, if any, went with it (its callers were failed)
             self._reader_task = asyncio.get_running_loop().create_task(self._read(reader, writer))

@@ -66,8 +66,10 @@ class Routes:
     def connection(self, node: str) -> aioredis.Connection:
         """A new connection (not yet connected) to `node`. For "" on a cluster, each new connection goes to the next
         node, which moves a plain subscriber off a node that died."""
-        if not self.is_cluster:
-            return aioredis.Connection(**self._client.connection_pool.connection_kwargs)
+        if not self.is_cluster:  # the pool's own class: a Unix socket's (unix://) or TLS's (rediss://) as the URL says
+            pool = self._client.connection_pool
+            single: aioredis.Connection = pool.connection_class(**pool.connection_kwargs)
+            return single
         if node:
             host, _, port = node.rpartition(":")
             kwargs = self._client.nodes_manager.connection_kwargs
