@@ -36,6 +36,7 @@ DRAIN = object()  # this process is shutting down: end the stream, the client re
 INBOX_LIMIT = 256  # updates queued for one watcher before it is told to resynchronise instead
 WAKE_BATCH = 64  # a crowd's watchers (a table with more here) woken per turn of the event loop
 CONFIRM_TIMEOUT = 5.0
+GIVEN_UP_REREADS = 50  # reads of the slot map, 0.1 s apart, until a channel given up has another owner in it
 
 
 class Follower:
@@ -180,6 +181,15 @@ class Hub:
         """A sharded link lost its connection, or its node gave channels up: read the slot map again and move each
         of its channels that another node owns now to that node's link (their watchers resync once subscribed)."""
         await self.routes.refresh()
+        # A node that gave a channel up no longer owns its slot, but the map read just now may not say so yet (the
+        # node answering had not learnt of the failover): subscribed there again, now a replica, the channel heard
+        # nothing (seen under load in tests/stack/test_cluster.py). Read the map again until it names another owner.
+        for _ in range(GIVEN_UP_REREADS):
+            if not any(self.routes.node_of(name, True) == link.node for name in link.given_up & link.names):
+                break
+            await asyncio.sleep(0.1)
+            await self.routes.refresh()
+        link.given_up.clear()
         moved: dict[str, list[str]] = {}
         for name in list(link.names):
             node = self.routes.node_of(name, True)

@@ -54,6 +54,7 @@ class Link:
         self._owner = owner
         self.names: set[str] = set()  # the channels this link carries
         self.stale: set[str] = set()  # channels whose watchers resync once subscribed on the next connection
+        self.given_up: set[str] = set()  # channels the node unsubscribed on its own: it no longer owns their slots
         self._outstanding: dict[str, int] = {}  # subscribe commands sent on this connection, not yet confirmed
         self._leaving: dict[str, int] = {}  # unsubscribe commands sent on this connection, not yet confirmed
         self._resyncs: deque[list[str]] = deque()  # per PING sent, the channels to resync at its PONG
@@ -177,6 +178,7 @@ class Link:
                 elif kind == b"subscribe" or kind == b"ssubscribe":
                     self._confirmed(reply[1].decode())
                 elif kind == b"sunsubscribe" and not self._left(reply[1].decode()):
+                    self.given_up.add(reply[1].decode())
                     raise ChannelGivenUp(f"{reply[1].decode()} given up by {self.node}")
                 elif (kind == b"pong" or kind == b"PONG") and self._resyncs:
                     owner.resync(self._resyncs.popleft())  # every subscription before it confirmed: resync them
