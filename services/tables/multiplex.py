@@ -15,9 +15,10 @@ import contextlib
 import ssl
 from collections import deque
 from typing import Any
-from urllib.parse import parse_qs, quote, unquote, urlparse
+from urllib.parse import quote
 
 import hiredis
+from redis.asyncio.connection import SSLConnection, parse_url
 from redis.crc import key_slot
 from redis.exceptions import ConnectionError, NoScriptError, ResponseError
 
@@ -32,16 +33,15 @@ class Multiplexed:
         """`url`: redis://[[user]:password@]host[:port][/db], rediss:// (TLS, the server's certificate checked as
         Python's default context checks it) or unix://[[user]:password@]/path/to/socket[?db=N], as redis-py reads
         them (REDIS_URL)."""
-        parsed = urlparse(url)
-        self.host = parsed.hostname or "127.0.0.1"
-        self.port = parsed.port or 6379
-        self.socket = parsed.path if parsed.scheme == "unix" else ""  # a Unix socket's path instead of host:port
-        self.tls = parsed.scheme == "rediss"
-        db = parse_qs(parsed.query).get("db", ["0"])[0] if self.socket else parsed.path.lstrip("/")
-        self.db = int(db or 0)
+        given = parse_url(url)  # redis-py's own reading, as its pooled clients read the same REDIS_URL
+        self.host = given.get("host") or "127.0.0.1"
+        self.port = given.get("port") or 6379
+        self.socket = given.get("path", "")  # a Unix socket's path instead of host:port
+        self.tls = given.get("connection_class") is SSLConnection
+        self.db = given.get("db") or 0
         self.where = self.socket or f"{self.host}:{self.port}"
-        self.password = unquote(parsed.password) if parsed.password else None
-        self.username = unquote(parsed.username) if parsed.username else None
+        self.password = given.get("password")
+        self.username = given.get("username")
         self._writer: asyncio.StreamWriter | None = None
         self._queued: list[bytes] = []  # commands packed this turn of the loop, written together at its end
         self._pending: deque[asyncio.Future[Any]] = deque()
