@@ -2,10 +2,11 @@
 
 For each game of the registry (cardbench, the reference, included), `tables` tables at the game's minimum seat count
 play at once, every seat held by a scripted client as the SDK's bot runner and the terminal client play: a Watch
-stream per seat (legal actions in every update, no text) and a SubmitAction per move with the version it was chosen
-at (`expected_version`). A seat whose decision the game waits for picks uniformly among its view's legal actions
-(one seeded `random.Random` per table; no think time, no bots), so each game is played at whatever mix of actions its
-legal actions offer. A finished game is followed by a new table, until the timed window ends.
+stream per seat (legal actions in every update, no text) and a SubmitAction per move, on a turn with the version it
+was chosen at (`expected_version`; a vote or an answer to a response window without it, as the clients send them). A
+seat whose decision the game waits for picks uniformly among its view's legal actions (one seeded `random.Random` per
+table; no think time, no bots), so each game is played at whatever mix of actions its legal actions offer. A finished
+game is followed by a new table, until the timed window ends.
 
 Per game: moves/s (moves sent and applied inside the window), p50/p99 of a move sent -> each other seat's update
 showing it, server CPU ms per move by process (utime+stime from /proc over the window), and beside them what the
@@ -29,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 import grpc
 import psutil
 from manaforge.v1 import gateway_pb2 as gw
-from manaforge.v1.common_pb2 import GameConfig
+from manaforge.v1.common_pb2 import DecisionKind, GameConfig
 from manaforge.v1.gateway_pb2_grpc import GatewayStub
 
 from deploy.connections import percentile
@@ -48,7 +49,7 @@ class GameLoad:
 
     moves: int = 0  # sent and applied inside the window
     games: int = 0  # finished inside the window
-    stale: int = 0  # refused as stale (ABORTED: the game had moved on, e.g. another seat of a simultaneous decision)
+    stale: int = 0  # refused because the game had moved on first (ABORTED on a turn; a vote no longer open)
     latencies_ms: list[float] = field(default_factory=list)  # a move sent -> each other seat's update showing it
     errors: list[str] = field(default_factory=list)
     cpu_seconds: float = 0.0  # the load process's own, over the window
@@ -84,13 +85,14 @@ async def play_table(
                 seat_token=tokens[seat],
                 client_action_id=uuid.uuid4().hex,
                 action=rand.choice(view.legal_actions).action,
-                expected_version=view.version,
+                expected_version=view.version if view.pending.kind == DecisionKind.DECISION_KIND_TURN else None,
             )
             sent = time.time()
             try:
                 done = await stub.SubmitAction(request)
             except grpc.aio.AioRpcError as error:
-                if error.code() != grpc.StatusCode.ABORTED:
+                late = error.code() == grpc.StatusCode.FAILED_PRECONDITION and not request.HasField("expected_version")
+                if error.code() != grpc.StatusCode.ABORTED and not late:
                     raise
                 load.stale += 1  # the game moved on first: the next update says where to
                 continue

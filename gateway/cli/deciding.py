@@ -12,6 +12,7 @@ from functools import partial
 
 import grpc
 from manaforge.v1 import gateway_pb2 as gw
+from manaforge.v1.common_pb2 import DecisionKind
 from manaforge.v1.gateway_pb2 import SeatView
 
 from gateway.cli.asking import Out
@@ -22,6 +23,20 @@ from gateway.cli.words import Screen
 from gateway.client import Client, pack
 
 REMIND = 10.0  # seconds left on the seat's clock when the person is reminded (when more than twice this was left)
+TURN = DecisionKind.DECISION_KIND_TURN
+
+
+def is_same_decision(asked: SeatView, view: SeatView) -> bool:
+    """Whether `view` still asks the seat what `asked` did: the same version, or another seat's move at a decision
+    taken at the same time (a vote, a response window) that left this seat's choices exactly as they were."""
+    if view.version == asked.version:
+        return True
+    return (
+        asked.pending.kind != TURN
+        and view.pending.kind == asked.pending.kind
+        and asked.seat in view.pending.seats
+        and view.legal_actions == asked.legal_actions
+    )
 
 
 class Superseded(Exception):
@@ -42,6 +57,7 @@ class Deciding:
     typed: deque[str]
     input_ended: bool
     known: int
+    latest: SeatView | None
     asked: SeatView | None
     prompt: str | None
     remind_at: float | None
@@ -50,8 +66,7 @@ class Deciding:
     def _decide(self, view: SeatView) -> None:
         """Ask for a move and send it, until one lands, or the decision is gone."""
         self.asked = view
-        mine = [d.at for d in view.deadlines if d.seat == view.seat]
-        self.remind_at = mine[0] - REMIND if mine and mine[0] - time.time() > 2 * REMIND else None
+        self._remind(view)
         while True:
             try:
                 action = choose(view, self._ask, self.out, self.screen)
@@ -62,14 +77,15 @@ class Deciding:
                 seat_token=self.token,
                 action=pack(action),
                 client_action_id=uuid.uuid4().hex,  # one id for every try: a move that landed is not made twice
-                expected_version=view.version,
+                # a turn is taken on the board as seen; a vote or an answer may cross other seats' moves (as the page)
+                expected_version=view.version if view.pending.kind == TURN else None,
             )
             try:
                 done = self.link.call(
                     partial(self.client.stub.SubmitAction, request), back="the gateway is back: your move was sent"
                 )
             except grpc.RpcError as exc:
-                if exc.code() == grpc.StatusCode.ABORTED:  # the game moved on: the next updates show where to
+                if exc.code() == grpc.StatusCode.ABORTED or self._moved_on(view, exc):  # the next updates show where to
                     self.out("Too late: the game moved on before your move arrived, so it was not made.")
                     return
                 self.out(f"refused: {exc.details()}")
@@ -77,6 +93,18 @@ class Deciding:
             self.asked = None
             self.known = max(self.known, done.version)  # an update from before it (a stream resumed) asks nothing
             return
+
+    def _moved_on(self, view: SeatView, refused: grpc.RpcError) -> bool:
+        """Whether a vote or an answer (sent without the version it was chosen at) was refused because the decision
+        was gone by the time it came (the seat's clock decided), not for a rule of its own."""
+        if refused.code() != grpc.StatusCode.FAILED_PRECONDITION or view.pending.kind == TURN:
+            return False
+        return bool(self.link.call(lambda: self.client.view(self.table_id, self.token)).version > view.version)
+
+    def _remind(self, view: SeatView) -> None:
+        """Remind the person of the seat's clock before it runs out (when the decision has a clock, not too short)."""
+        mine = [d.at for d in view.deadlines if d.seat == view.seat]
+        self.remind_at = mine[0] - REMIND if mine and mine[0] - time.time() > 2 * REMIND else None
 
     def _ask(self, prompt: str) -> str:
         """The next line typed, the question on screen meanwhile; raises Superseded when an update takes the decision
@@ -102,12 +130,17 @@ class Deciding:
                     self.out("")
                     raise EOFError
                 elif isinstance(item, Update):
-                    if self.asked is None or item.update.view.version != self.asked.version:
+                    view = item.update.view
+                    if self.asked is None or not is_same_decision(self.asked, view):
                         self.inbox.append(item.update)
                         self.out("")
                         raise Superseded
                     said = (f"  * {self.screen.event(event.text)}" for event in item.update.events)
-                    self._interject(*said)  # the same decision
+                    self._interject(*said)  # the same decision: the question stands
+                    if view.version > self.asked.version:  # another seat's move (e.g. its vote) left it as it was
+                        self.asked = self.latest = view
+                        self.known = max(self.known, view.version)
+                        self._remind(view)
                 elif isinstance(item, Said):
                     self._interject(item.text)
                 else:

@@ -16,7 +16,9 @@ from typing import Any
 import grpc
 import manaforge_sdk as mf
 import pytest
+from manaforge.v1.common_pb2 import DecisionKind
 from manaforge.v1.games.cardbench_pb2 import CardbenchAction, CardbenchState
+from manaforge.v1.games.rnd_pb2 import RndAction
 
 from deploy.launcher import Stack
 
@@ -152,6 +154,45 @@ def test_the_runner_carries_a_game_across_gateway_restarts_and_a_lost_answer(sta
     # the spectator's stream, resumed after its last update across the restarts: every public event once, in order
     assert [e.seq for e in log.events] == [e.seq for update in seen for e in update.events]
     assert [u.seq for u in seen] == sorted({u.seq for u in seen}) and seen[-1].view.outcome.finished
+
+
+def test_a_vote_chosen_before_other_seats_voted_still_lands(stack: Stack) -> None:
+    """R&D's votes are taken at the same time: a bot that votes a moment after the others voted (its view older than
+    their votes) has its vote counted, not refused as stale and asked again."""
+    decisions = {0: 0, 1: 0, 2: 0}
+    results: dict[int, mf.Result] = {}
+
+    def voter(seat: int) -> mf.Bot:
+        def bot(view: Any, legal_actions: mf.LegalActions) -> mf.Action:
+            decisions[seat] += 1
+            if view.header.pending.kind == DecisionKind.DECISION_KIND_SIMULTANEOUS:
+                time.sleep(0.3 * seat)  # seat 0 votes first; the others chose on the view from before its vote
+            return legal_actions[0][0]
+
+        return bot
+
+    def play(seat: mf.Seat) -> None:
+        with mf.connect(stack.gateway_addresses[0]) as client:
+            results[seat.seat] = client.play(seat.table_id, seat.token, voter(seat.seat))
+
+    with mf.connect(stack.gateway_addresses[0]) as client:
+        seats = [client.create_table("rnd", 3, name="ann (guest)")]
+        seats += [client.join(seats[0].table_id, name=f"{name} (guest)") for name in ("bob", "cy")]
+        players = [threading.Thread(target=play, args=(seat,)) for seat in seats]
+        for player in players:
+            player.start()
+        for player in players:
+            player.join(60)
+        table = client.wait_verdict(seats[0].table_id)
+        log = client.log(seats[0].table_id)
+    assert table.replay_verdict.startswith("valid"), table.replay_verdict
+    votes = [a for a in log.actions if RndAction.FromString(a.action.value).WhichOneof("choice") == "vote"]
+    assert len(votes) == 9  # three awards, three seats
+    for seat, result in results.items():
+        assert result.outcome.finished
+        # every decision the bot made landed, under the id the runner sent it with: none was thrown away
+        assert decisions[seat] == len(result.moves), (seat, decisions, [len(r.moves) for r in results.values()])
+        assert [a.client_action_id for a in log.actions if a.seat == seat] == result.moves
 
 
 def test_a_queue_filled_with_a_bot_and_the_greedy_example_plays_its_highest_card(stack: Stack) -> None:

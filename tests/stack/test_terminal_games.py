@@ -7,14 +7,16 @@ import io
 import random
 import re
 import sys
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import manaforge_sdk as mf
 import pexpect
 import pytest
-from manaforge.v1.common_pb2 import GameConfig
+from manaforge.v1.common_pb2 import DecisionKind, GameConfig
 
 from deploy.launcher import Stack
 from gateway.cli.words import Screen, seat_names
@@ -189,6 +191,61 @@ def test_rnd_votes_name_the_cards_the_person_wrote(stack: Stack, tmp_path: Path)
     child.sendline("q")
     child.expect("you left table")
     assert child.finish() == 0
+
+
+def test_a_vote_question_stands_while_other_seats_vote_and_the_vote_counts(stack: Stack, tmp_path: Path) -> None:
+    """R&D's votes are taken at the same time: another seat's vote, arriving while the person is choosing, is said
+    below the question, which stays (its choices are the same); the vote typed then counts, not "too late"."""
+    ann = spawn(stack, tmp_path, "play", "rnd", "--seats", "3", "--open", "--name", "ann")
+    ann.expect(r"table (\w+): you are seat 0")
+    table_id = ann.group(1)
+    asked = threading.Event()  # ann's vote question is on screen: the others vote then
+
+    def others(name: str) -> None:
+        def bot(view: mf.View, legal_actions: mf.LegalActions) -> mf.Action:
+            if view.header.pending.kind == DecisionKind.DECISION_KIND_SIMULTANEOUS:
+                asked.wait(60)
+            return legal_actions[0][0]
+
+        with mf.connect(stack.gateway_addresses[0]) as client:
+            seat = client.join(table_id, name=name)
+            client.play(table_id, seat.token, bot)
+
+    threads = [threading.Thread(target=others, args=(name,)) for name in ("bob", "cy")]
+    for thread in threads:
+        thread.start()
+    player = Player(ann, random.Random(5), name="Ann")
+    choices: list[tuple[str, str]] = []
+    while not choices:
+        match ann.expect(MOVE, ART, NAME, FLAVOUR):
+            case 0:
+                shown = CHOICE.findall(ann.before)
+                if any(label.startswith("vote in secret for ") for _, label in shown):
+                    choices = shown
+                else:
+                    player.move()
+            case 1:
+                player.draw_art()
+            case 2:
+                player.write("Ann's Ballot Box", too_long="b" * 31)
+            case 3:
+                player.write("Counted, not too late.", too_long="b" * 161)
+    asked.set()
+    ann.expect(r"\* (bob|cy) voted for [^\r\n]*\r\n")  # said below the question while it is on screen
+    ann.expect(MOVE)
+    assert not CHOICE.findall(ann.before), ann.before  # the question stands: its choices are not listed again
+    number, label = next((n, label) for n, label in choices if label.startswith("vote in secret for "))
+    award = label.rsplit(", as ", 1)[1]
+    ann.sendline(number)  # chosen from the question as it was asked, before the others' votes
+    ann.expect(MOVE)
+    listed = [label for _, label in CHOICE.findall(ann.before)]
+    assert listed and not any(label.endswith(f", as {award}") for label in listed), listed  # counted: not asked again
+    _, verdict = player.play()
+    assert ann.finish() == 0
+    for thread in threads:
+        thread.join(30)
+    assert verdict.startswith("valid"), verdict
+    assert "Too late" not in ann.seen.getvalue()
 
 
 def test_two_people_at_one_table_see_it_while_the_other_decides(stack: Stack, tmp_path: Path) -> None:

@@ -3,9 +3,11 @@ the seat to the end of the game and returns the outcome.
 
 It follows the seat's updates (Watch, resumed after the last one across a gateway's restart) and, whenever the game
 waits for the seat at a version it has not acted at yet, asks the bot and submits the move with one client action
-id and the version it was chosen at (`expected_version`). A move sent while the gateway is away is sent again with
-the same id, so it lands once; a move the game no longer waits for (the seat's clock ran out and decided for it) is
-refused as stale, changes nothing, and the runner goes on with the next update.
+id, and on a turn the version it was chosen at (`expected_version`, as the browser and terminal clients send it): a
+vote or an answer to a response window is sent without it, so another seat's vote landing first does not refuse it.
+A move sent while the gateway is away is sent again with the same id, so it lands once; a move the game no longer
+waits for (the seat's clock ran out and decided for it) is refused, changes nothing, and the runner goes on with the
+next update.
 
 `serve` runs a bot account: it takes challenges from its event stream and plays each game that starts with `play`."""
 
@@ -19,12 +21,14 @@ from typing import Any
 
 import grpc
 from google.protobuf.message import Message
-from manaforge.v1.common_pb2 import Outcome
+from manaforge.v1.common_pb2 import DecisionKind, Outcome
 from manaforge.v1.gateway_pb2 import Challenge, SeatView
 
 from manaforge_sdk.client import Client
 from manaforge_sdk.errors import IllegalAction, ManaforgeError
 from manaforge_sdk.messages import unpack
+
+TURN = DecisionKind.DECISION_KIND_TURN
 
 View = Message
 """The game's state message as one seat sees it (e.g. a CardbenchState): hidden cards removed."""
@@ -85,11 +89,15 @@ def play(client: Client, table_id: str, seat_token: str, bot: Bot) -> Result:
         acted = view.version
         action = bot(unpack(view.view), legal_actions(view))
         move_id = uuid.uuid4().hex  # one id for every try of this move: it lands once
+        expected = view.version if view.pending.kind == TURN else None  # a vote may cross other seats' votes
         try:
-            done = client.submit(table_id, seat_token, action, client_action_id=move_id, expected_version=view.version)
+            done = client.submit(table_id, seat_token, action, client_action_id=move_id, expected_version=expected)
         except ManaforgeError as error:
             if error.code == grpc.StatusCode.ABORTED:
                 continue  # the game moved on first (the seat's clock decided): the next update says where to
+            late = expected is None and error.code == grpc.StatusCode.FAILED_PRECONDITION
+            if late and client.view(table_id, seat_token).version > view.version:
+                continue  # the decision was gone when the move came (the clock decided): the updates say how
             if error.code == grpc.StatusCode.FAILED_PRECONDITION:
                 raise IllegalAction(
                     f"the bot's action was refused at table {table_id}, version {view.version}: {error.details}",
