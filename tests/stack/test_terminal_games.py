@@ -204,7 +204,7 @@ def test_a_vote_question_stands_while_other_seats_vote_and_the_vote_counts(stack
     asked = threading.Event()  # ann's vote question is on screen: the others vote then
 
     def others(name: str) -> None:
-        def bot(view: mf.View, legal_actions: mf.LegalActions) -> mf.Action:
+        def bot(view: Any, legal_actions: mf.LegalActions) -> mf.Action:
             if view.header.pending.kind == DecisionKind.DECISION_KIND_SIMULTANEOUS:
                 asked.wait(60)
             return legal_actions[0][0]
