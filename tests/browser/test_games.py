@@ -13,7 +13,7 @@ import time
 
 import pytest
 from manaforge.v1 import gateway_pb2 as gw
-from manaforge.v1.common_pb2 import Catalogue, GameConfig
+from manaforge.v1.common_pb2 import Catalogue, DecisionKind, GameConfig
 from manaforge.v1.games.magicka_pb2 import MagickaState
 from manaforge.v1.games.mana_burn_pb2 import ManaBurnState
 from manaforge.v1.games.manasurge_pb2 import ManasurgeState
@@ -281,11 +281,11 @@ def test_magicka_creatures_are_cards_with_attack_health_and_their_controller(
     for _ in range(600):
         view = client.view(table_id, seat_token)
         view.view.Unpack(state)
-        if state.creatures or view.outcome.finished:
-            break
-        if 0 not in view.pending.seats:
+        if 0 not in view.pending.seats and not view.outcome.finished:
             time.sleep(0.02)  # the bot's move
             continue
+        if view.outcome.finished or (state.creatures and view.pending.kind == DecisionKind.DECISION_KIND_TURN):
+            break  # Ann's turn (no response window's timer runs): nothing moves while the page shows this state
         texts = [legal.text for legal in view.legal_actions]
         pick = next((i for i, t in enumerate(texts) if "Summon" in t), None)
         if pick is None:  # trade towards a summon, else end the turn (never a damage spell: the game goes on)
