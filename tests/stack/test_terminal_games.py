@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import random
 import re
+import signal
 import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -128,10 +129,25 @@ class Player:
         self.texts.append(text)
 
 
+def interruptible() -> None:
+    """Ctrl-C works as at a person's terminal, however the tests were started: a shell runs a job put in the
+    background without job control with SIGINT ignored, and every child inherits that."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def spawn(stack: Stack, tmp_path: Path, *args: str) -> Terminal:
     env = {"MANAFORGE_HOME": str(tmp_path), "PATH": str(Path(sys.executable).parent), "TERM": "dumb"}
     command = ["--gateway", stack.gateway_addresses[0], *args]
-    return Terminal(pexpect.spawn(MANAFORGE, command, env=env, encoding="utf-8", timeout=60, dimensions=(50, 200)))
+    child = pexpect.spawn(
+        MANAFORGE,
+        command,
+        env=env,
+        encoding="utf-8",
+        timeout=60,
+        dimensions=(50, 200),
+        preexec_fn=interruptible,
+    )
+    return Terminal(child)
 
 
 GAMES = [
