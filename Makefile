@@ -76,12 +76,14 @@ promtool: /usr/bin/promtool
 # Containers: Debian's podman with the runc runtime (crun refuses the cgroup layout of these machines) and no default
 # ulimits (they cannot be raised here), set in a drop-in of containers.conf; mmdebstrap makes base images. Named
 # although podman only recommends them: netavark and aardvark-dns (pods find each other by name), catatonit (podman
-# builds its pods' infra image from it where the registry's pause image cannot be pulled).
+# builds its pods' infra image from it where the registry's pause image cannot be pulled), iptables (netavark sets up
+# a container network's rules with it: without it, a build step that uses the network fails "netavark: No such file
+# or directory").
 CONTAINERS_CONF := /etc/containers/containers.conf.d/50-manaforge.conf
-PODMAN_PACKAGES := podman runc mmdebstrap netavark aardvark-dns catatonit
-podman: /usr/bin/podman /usr/sbin/runc /usr/bin/mmdebstrap /usr/bin/catatonit $(CONTAINERS_CONF)
+PODMAN_PACKAGES := podman runc mmdebstrap netavark aardvark-dns catatonit iptables
+podman: /usr/bin/podman /usr/sbin/runc /usr/bin/mmdebstrap /usr/bin/catatonit /usr/sbin/iptables $(CONTAINERS_CONF)
 
-/usr/bin/podman /usr/sbin/runc /usr/bin/mmdebstrap /usr/bin/catatonit:
+/usr/bin/podman /usr/sbin/runc /usr/bin/mmdebstrap /usr/bin/catatonit /usr/sbin/iptables:
 	$(call apt_install,$(PODMAN_PACKAGES))
 
 $(CONTAINERS_CONF): deploy/containers.conf | /usr/bin/podman
