@@ -96,6 +96,24 @@ class Player:
                     self.child.expect(r"replay validation: ([^\r\n]*)\r\n", timeout=30)
                     return result, self.child.group(1)
 
+    def until_vote(self, name: str, flavour: str) -> list[tuple[str, str]]:
+        """Answer R&D's prompts, writing `name` and `flavour` for the card, until the vote is asked: its choices (the
+        vote's, each with its number)."""
+        while True:
+            match self.child.expect(MOVE, ART, NAME, FLAVOUR):
+                case 0:
+                    shown = CHOICE.findall(self.child.before)
+                    votes = [(number, label) for number, label in shown if label.startswith("vote in secret for ")]
+                    if votes:
+                        return votes
+                    self.move()
+                case 1:
+                    self.draw_art()
+                case 2:
+                    self.write(name, too_long="y" * 31)
+                case 3:
+                    self.write(flavour, too_long="y" * 161)
+
     def move(self) -> None:
         shown = CHOICE.findall(self.child.before)
         if not shown:  # the question written again below what another seat did meanwhile: already answered
@@ -188,21 +206,7 @@ def test_a_whole_game_in_the_terminal_against_bots(
 def test_rnd_votes_name_the_cards_the_person_wrote(stack: Stack, tmp_path: Path) -> None:
     child = spawn(stack, tmp_path, "play", "rnd", "--seats", "3", "--name", "ann")
     player = Player(child, random.Random(3), name="Ann")
-    names: list[str] = []
-    while not names:
-        match child.expect(MOVE, ART, NAME, FLAVOUR):
-            case 0:
-                votes = [label for _, label in CHOICE.findall(child.before) if label.startswith("vote in secret for ")]
-                if votes:
-                    names = votes
-                else:
-                    player.move()
-            case 1:
-                player.draw_art()
-            case 2:
-                player.write("Ann's Pty Golem", too_long="y" * 31)
-            case 3:
-                player.write("It only ever answered in prompts.", too_long="y" * 161)
+    names = [label for _, label in player.until_vote("Ann's Pty Golem", "It only ever answered in prompts.")]
     assert any("Ann's Pty Golem" in label for label in names), names  # the card is named, not only "card 2"
     award = "(most powerful|least functional|most flavorful)"
     assert all(re.fullmatch(rf"vote in secret for card \d.*, as {award}", n) for n in names), names
@@ -233,26 +237,12 @@ def test_a_vote_question_stands_while_other_seats_vote_and_the_vote_counts(stack
     for thread in threads:
         thread.start()
     player = Player(ann, random.Random(5), name="Ann")
-    choices: list[tuple[str, str]] = []
-    while not choices:
-        match ann.expect(MOVE, ART, NAME, FLAVOUR):
-            case 0:
-                shown = CHOICE.findall(ann.before)
-                if any(label.startswith("vote in secret for ") for _, label in shown):
-                    choices = shown
-                else:
-                    player.move()
-            case 1:
-                player.draw_art()
-            case 2:
-                player.write("Ann's Ballot Box", too_long="b" * 31)
-            case 3:
-                player.write("Counted, not too late.", too_long="b" * 161)
+    choices = player.until_vote("Ann's Ballot Box", "Counted, not too late.")
     asked.set()
     ann.expect(r"\* (bob|cy) voted for [^\r\n]*\r\n")  # said below the question while it is on screen
     ann.expect(MOVE)
     assert not CHOICE.findall(ann.before), ann.before  # the question stands: its choices are not listed again
-    number, label = next((n, label) for n, label in choices if label.startswith("vote in secret for "))
+    number, label = choices[0]
     award = label.rsplit(", as ", 1)[1]
     ann.sendline(number)  # chosen from the question as it was asked, before the others' votes
     listed: list[str] = []
