@@ -21,6 +21,9 @@ def test_results_in_words_for_each_seat_and_a_spectator() -> None:
     shared = Outcome(finished=True, winners=[0, 2], scores=[3, 1, 3], reason="")
     assert result_in_words(shared, 2) == "you shared the win with seat 0; scores: seat 0 3, seat 1 1, you 3"
     assert result_in_words(Outcome(finished=True, reason="a draw")) == "nobody won (a draw)"
+    standing = "seat 0 (or its creature) is the last one standing"
+    last = Outcome(finished=True, winners=[0], scores=[11, 0], reason=standing)
+    assert result_in_words(last, 0, names) == "you won, 11 to 0 (you (or your creature) are the last one standing)"
     assert as_sentence("you won, 24 to 6") == "You won, 24 to 6."
     assert as_sentence("ann (seat 0) won") == "ann (seat 0) won."  # a name is written as its player wrote it
 
@@ -82,6 +85,12 @@ def test_every_seat_is_said_by_its_players_name_and_your_own_as_you() -> None:
     assert in_names("art: seat 0, words: seat 1", names, me=1) == "art: ann, words: you"
     assert in_names("seat 0 has 3 cards", names) == "ann has 3 cards"  # a spectator: names only, as written
     assert in_names("seat 9 left; seats 1-2", names) == "seat 9 left; seats 1-2"  # no such seat: left as it is
+    # an aside between a seat and its verb (Magicka's end): "its" is the person's own "your", the verb agrees
+    standing = "seat 0 (or its creature) is the last one standing"
+    assert in_names(standing, names, me=0) == "You (or your creature) are the last one standing"
+    assert in_names(standing, names, me=1) == "ann (or its creature) is the last one standing"
+    passed = "the Caster Token passed to seat 1 (fewest stones)"  # an aside with no verb after it stays as written
+    assert in_names(passed, names, me=1) == "the Caster Token passed to you (fewest stones)"
 
 
 def test_a_how_to_play_page_reads_as_plain_text() -> None:

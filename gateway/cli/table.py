@@ -69,7 +69,7 @@ def result_in_words(outcome: Outcome, me: int = -1, names: Mapping[int, str] | N
         said += f", {_points(scores[first])} to {_points(scores[1 - first])}"
     elif any(scores):
         said += "; scores: " + ", ".join(f"{_who(s, me, names)} {_points(v)}" for s, v in enumerate(scores))
-    return f"{said} ({in_names(outcome.reason, names, me)})" if outcome.reason else said
+    return f"{said} ({in_names(outcome.reason, names, me, capital=False)})" if outcome.reason else said
 
 
 def as_sentence(words: str) -> str:

@@ -50,7 +50,12 @@ THIRD_PERSON = {
     "keeps": "keep",
     "skips": "skip",
 }
-SEAT_WORDS = re.compile(r"\b([Ss])eat (\d+)(?:('s)\b|\b( (?:" + "|".join(THIRD_PERSON) + r")\b)?)")
+_VERBS = "|".join(THIRD_PERSON)
+# "seat N", "seat N's", "seat N is", and "seat N (or its creature) is": an aside between the seat and its verb
+SEAT_WORDS = re.compile(
+    r"\b([Ss])eat (\d+)(?:('s)\b|\b(?:( \([^)]*\))(?= (?:" + _VERBS + r")\b))?( (?:" + _VERBS + r")\b)?)"
+)
+ITS = re.compile(r"\bits\b")
 BOT_LEVEL = re.compile(r"\s*\([^)]*\)\s*$")  # "bot 2 (heuristic)" -> "bot 2"
 
 
@@ -80,12 +85,13 @@ def in_names(text: str, names: Mapping[int, str], me: int = -1, capital: bool = 
 
     def named(match: re.Match[str]) -> str:
         seat = int(match.group(2))
-        possessive, verb = match.group(3), (match.group(4) or "").strip()
+        possessive, aside, verb = match.group(3), match.group(4) or "", (match.group(5) or "").strip()
         if seat == me:
-            said = "your" if possessive else "you" + (f" {THIRD_PERSON[verb]}" if verb else "")
+            aside = ITS.sub("your", aside)  # "seat 0 (or its creature) is" -> "you (or your creature) are"
+            said = "your" if possessive else "you" + aside + (f" {THIRD_PERSON[verb]}" if verb else "")
         elif seat in names:
             name = names[seat]
-            said = f"{name}'s" if possessive else name + (f" {verb}" if verb else "")
+            said = f"{name}'s" if possessive else name + aside + (f" {verb}" if verb else "")
             if name != f"seat {seat}" and not name.startswith(("the bot", "bot ")):
                 return said  # a person's name is written as its player wrote it
         else:

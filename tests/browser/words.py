@@ -21,6 +21,7 @@ def named(text: str, names: list[str], mine: int) -> str:
         if verb and own:
             word = verb.split()[-1]
             verb = verb[: len(verb) - len(word)] + AS_YOU.get(word, word)
+            verb = re.sub(r"\bits\b", "your", verb)  # "seat 0 (or its creature) is" -> "you (or your creature) are"
         start = match.start() == 0 or re.search(r"[.!?]\s*$", text[: match.start()]) is not None
         return (who[:1].upper() + who[1:] if start and own else who) + verb  # a name stays as written
 

@@ -16,7 +16,9 @@ export function named(text: string, seats: Seating): string {
     const seat = Number(digits);
     const mine = seat === seats.mine;
     const who = mine ? (owner ? "your" : "you") : (seats.names[seat] ?? `seat ${seat}`) + (owner ?? "");
-    const said = verb ? verb.replace(/\S+$/, (v) => (mine ? AS_YOU[v] ?? v : v)) : "";
+    // "seat 0 (or its creature) is" -> "you (or your creature) are"
+    const agreed = verb ? verb.replace(/\S+$/, (v) => (mine ? AS_YOU[v] ?? v : v)) : "";
+    const said = mine ? agreed.replace(/\bits\b/g, "your") : agreed;
     return (mine && (at === 0 || /[.!?]\s*$/.test(text.slice(0, at))) ? capital(who) : who) + said; // a name stays as written
   });
   return out;
