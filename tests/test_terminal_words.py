@@ -89,6 +89,11 @@ def test_every_seat_is_said_by_its_players_name_and_your_own_as_you() -> None:
     standing = "seat 0 (or its creature) is the last one standing"
     assert in_names(standing, names, me=0) == "You (or your creature) are the last one standing"
     assert in_names(standing, names, me=1) == "ann (or its creature) is the last one standing"
+    # R&D's card in the making, said to the designer and the writer
+    assert in_names("Card 1 of 4: seat 1 copies a part from the booster", names, me=1).endswith(
+        "you copy a part from the booster"
+    )
+    assert in_names("seat 1 writes its name and flavor text", names, me=1) == "You write its name and flavor text"
     passed = "the Caster Token passed to seat 1 (fewest stones)"  # an aside with no verb after it stays as written
     assert in_names(passed, names, me=1) == "the Caster Token passed to you (fewest stones)"
 

@@ -39,6 +39,8 @@ THIRD_PERSON = {
     "gets": "get",
     "takes": "take",
     "draws": "draw",
+    "copies": "copy",
+    "writes": "write",
     "plays": "play",
     "wins": "win",
     "leads": "lead",

@@ -45,7 +45,7 @@ def _making(view: RndState, designers: list[int]) -> list[str]:
     elif view.phase == ART:
         doing = f"seat {design.artist} draws the art"
     else:
-        doing = f"seat {design.writer} names it and writes its flavour"
+        doing = f"seat {design.writer} writes its name and flavor text"
     lines = [
         f"Card {view.round + 1} of {len(view.designs)}: {doing}",
         f"  designers {seats_text(designers)} · art by seat {design.artist} · words by seat {design.writer}",
