@@ -52,11 +52,8 @@ THIRD_PERSON = {
     "keeps": "keep",
     "skips": "skip",
 }
-_VERBS = "|".join(THIRD_PERSON)
 # "seat N", "seat N's", "seat N is", and "seat N (or its creature) is": an aside between the seat and its verb
-SEAT_WORDS = re.compile(
-    r"\b([Ss])eat (\d+)(?:('s)\b|\b(?:( \([^)]*\))(?= (?:" + _VERBS + r")\b))?( (?:" + _VERBS + r")\b)?)"
-)
+SEAT_WORDS = re.compile(r"\b([Ss])eat (\d+)(?:('s)\b|\b(?:( \([^)]*\))?( (?:" + "|".join(THIRD_PERSON) + r")\b))?)")
 ITS = re.compile(r"\bits\b")
 BOT_LEVEL = re.compile(r"\s*\([^)]*\)\s*$")  # "bot 2 (heuristic)" -> "bot 2"
 
