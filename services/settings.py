@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import os
+import socket
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -19,6 +20,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 LOCAL_REDIS = "redis://127.0.0.1:6379/0"
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+SYSTEM_STORE = "system"  # MANAFORGE_TLS_CA's value for the system's trusted certificate authorities
 
 
 class SettingsError(ValueError):
@@ -77,6 +79,16 @@ def _directory(text: str) -> str:
     return text
 
 
+def _file(text: str) -> str:
+    if text and not Path(text).is_file():
+        raise ValueError(text)
+    return text
+
+
+def _authority(text: str) -> str:
+    return SYSTEM_STORE if text.strip().lower() == SYSTEM_STORE else _file(text)
+
+
 SECONDS = Kind("a number of seconds, 0 or more", lambda t: _number(t, float, 0.0))
 POSITIVE_SECONDS = Kind("a number of seconds above 0", lambda t: _number(t, float, 0.0, open_low=True))
 PER_MINUTE = Kind("a number per minute above 0", lambda t: _number(t, float, 0.0, open_low=True))
@@ -94,6 +106,8 @@ REDIS_URL = Kind("empty, or a redis://, rediss:// or unix:// URL", _redis_url)
 DIRECTORY = Kind("empty, or a directory that exists", _directory)
 LOG_LEVEL = _choice(LOG_LEVELS)
 GC_THRESHOLDS = Kind("three comma-separated whole numbers, the first above 0", _thresholds)
+PEM_FILE = Kind("empty, or a PEM file that exists", _file)
+AUTHORITY = Kind("empty, system (the system's trusted CAs), or a PEM file that exists", _authority)
 SHARDED = Kind("auto, on or off", lambda t: {"auto": "auto", "on": "on", "off": "off"}[t.strip().lower()])
 
 
@@ -174,9 +188,29 @@ SETTINGS: tuple[Setting, ...] = (
             "services/collector.py)"),
     Setting("MANAFORGE_WORKER_STUCK_AFTER", "worker_stuck_after", POSITIVE_SECONDS, "60",
             "seconds a worker's dispatcher may begin no step before the worker exits to be restarted"),
+    Setting("MANAFORGE_GATEWAY_ID", "gateway_id", TEXT, "",
+            "this gateway's name in the operator's overview, its metrics and the audit log; empty: its host name "
+            "(HOSTNAME, else the system's) and the port it serves on, e.g. gateway-7d9f-x2k:50051"),
+    Setting("MANAFORGE_COMMIT", "commit", TEXT, "",
+            "the source commit this process runs (its version's metric, health answer and first log line); images "
+            "set it at build (ARG COMMIT); empty: git's HEAD when run from a checkout, else unknown"),
     Setting("MANAFORGE_LOG_LEVEL", "log_level", LOG_LEVEL, "INFO", "the lowest level logged (JSON lines on stderr)"),
     Setting("MANAFORGE_METRICS_PORT", "metrics_port", METRICS_PORT, "", "the process's Prometheus metrics port"),
     Setting("MANAFORGE_METRICS_ADDRESS", "metrics_address", TEXT, "127.0.0.1", "the address metrics are served on"),
+    # TLS (docs/deployment.md#tls): a server's listeners, and our processes as clients of each other
+    Setting("MANAFORGE_TLS_CERT", "tls_cert", PEM_FILE, "",
+            "the certificate (chain) this process serves with; with MANAFORGE_TLS_KEY every listener of a gateway, "
+            "rules service or web edge (and its metrics) speaks TLS only; empty: plaintext"),
+    Setting("MANAFORGE_TLS_KEY", "tls_key", PEM_FILE, "", "the private key of MANAFORGE_TLS_CERT"),
+    Setting("MANAFORGE_TLS_CLIENT_CA", "tls_client_ca", PEM_FILE, "",
+            "mutual TLS: a gRPC server (gateway, rules service) accepts only clients whose certificate this CA "
+            "signed; empty: any client"),
+    Setting("MANAFORGE_TLS_CA", "tls_ca", AUTHORITY, "",
+            "our processes as clients (gateway and worker to the rules services, web edge to the gateway) speak TLS "
+            "and trust this CA; system: the system's CAs; empty: plaintext"),
+    Setting("MANAFORGE_TLS_CLIENT_CERT", "tls_client_cert", PEM_FILE, "",
+            "the certificate those clients present to a server that asks (mutual TLS)"),
+    Setting("MANAFORGE_TLS_CLIENT_KEY", "tls_client_key", PEM_FILE, "", "the private key of MANAFORGE_TLS_CLIENT_CERT"),
     # `make run` (the launcher)
     Setting("MANAFORGE_GATEWAY_PORT", "gateway_port", PORT, "50051", "`make run`'s gateway port on 127.0.0.1"),
     Setting("MANAFORGE_RULES_PORT", "rules_port", PORT, "50061", "`make run`'s rules service port on 127.0.0.1"),
@@ -221,9 +255,17 @@ class Settings:
     gateway_reuseport: bool = False
     gc_thresholds: tuple[int, int, int] = (10000, 10, 10)
     worker_stuck_after: float = 60.0
+    gateway_id: str = ""  # empty: see gateway_name()
+    commit: str = ""
     log_level: str = "INFO"
     metrics_port: int = 0  # 0: no metrics server
     metrics_address: str = "127.0.0.1"
+    tls_cert: str = ""
+    tls_key: str = ""
+    tls_client_ca: str = ""
+    tls_ca: str = ""
+    tls_client_cert: str = ""
+    tls_client_key: str = ""
     gateway_port: int = 50051
     rules_port: int = 50061
     web_port: int = 8080
@@ -242,13 +284,43 @@ class Settings:
                 values[setting.field] = setting.kind.parse(text)
             except (ValueError, KeyError):
                 wrong.append(f"{setting.variable}={text!r}: expected {setting.kind.allowed}")
+        if not wrong:
+            wrong = _unpaired(values)
         if wrong:
             raise SettingsError("; ".join(wrong))
         return cls(**values)
 
+    @property
+    def is_tls(self) -> bool:
+        """Whether this process's listeners speak TLS (a certificate and its key are set)."""
+        return bool(self.tls_cert)
+
+    @property
+    def is_tls_client(self) -> bool:
+        """Whether this process speaks TLS to our other processes (MANAFORGE_TLS_CA is set)."""
+        return bool(self.tls_ca)
+
+    def gateway_name(self, port: int, environ: Mapping[str, str] = os.environ) -> str:
+        """This gateway's identity: MANAFORGE_GATEWAY_ID, else its host name and port (never a bind address)."""
+        return self.gateway_id or f"{environ.get('HOSTNAME') or socket.gethostname()}:{port}"
+
     def redis(self) -> str:
         """The Redis server's URL: REDIS_URL, else the local default."""
         return self.redis_url or LOCAL_REDIS
+
+
+def _unpaired(values: Mapping[str, Any]) -> list[str]:
+    """The TLS settings that make sense only together: each one set without its partner."""
+    wrong = []
+    if bool(values["tls_cert"]) != bool(values["tls_key"]):
+        wrong.append("MANAFORGE_TLS_CERT and MANAFORGE_TLS_KEY: set both (TLS) or neither (plaintext)")
+    if bool(values["tls_client_cert"]) != bool(values["tls_client_key"]):
+        wrong.append("MANAFORGE_TLS_CLIENT_CERT and MANAFORGE_TLS_CLIENT_KEY: set both (mutual TLS) or neither")
+    if values["tls_client_ca"] and not values["tls_cert"]:
+        wrong.append("MANAFORGE_TLS_CLIENT_CA (mutual TLS) needs MANAFORGE_TLS_CERT and MANAFORGE_TLS_KEY")
+    if values["tls_client_cert"] and not values["tls_ca"]:
+        wrong.append("MANAFORGE_TLS_CLIENT_CERT (mutual TLS) needs MANAFORGE_TLS_CA (TLS to our servers)")
+    return wrong
 
 
 def settings_at_start(environ: Mapping[str, str] = os.environ) -> Settings:
