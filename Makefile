@@ -52,7 +52,9 @@ $(WEB_BUILT): $(GEN_STAMP) $(WEB)/node_modules/.package-lock.json $(WEB_SOURCES)
 
 # Debian packages the targets below need, installed when missing (as root, or through sudo).
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
-apt_install = $(SUDO) apt-get install -y $(1) || { $(SUDO) apt-get update && $(SUDO) apt-get install -y $(1); }
+# apt-get waits up to 10 minutes for another install's lock on the package manager instead of failing at once.
+APT_GET := $(SUDO) apt-get -o DPkg::Lock::Timeout=600
+apt_install = $(APT_GET) install -y $(1) || { $(APT_GET) update && $(APT_GET) install -y $(1); }
 
 # The browser tests drive Debian's Chromium (headless); installed here when missing.
 chromium: /usr/bin/chromium
@@ -99,8 +101,9 @@ image: install web podman
 deploy-test: image proto engines
 	$(BIN)/pytest -q -s -p no:cacheprovider tests/deploy --deploy
 
-# The upgrade test: the previous release (git tag v0.1.0, in a git worktree of its own) replaced by this checkout one
-# process at a time while games are under way (tests/upgrade/test_upgrade.py; docs/operations.md, Upgrading).
+# The upgrade test: the previous release (its commit recorded in deploy/releases.txt, not a tag: a clone has none;
+# `python -m deploy.releases` says which; a git worktree of it) replaced by this checkout one process at a time
+# while games are under way (tests/upgrade/test_upgrade.py; docs/operations.md, Upgrading).
 upgrade-test: proto engines redis
 	$(BIN)/pytest -q -s -p no:cacheprovider tests/upgrade --upgrade
 

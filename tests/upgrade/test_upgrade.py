@@ -1,5 +1,6 @@
-"""The upgrade test (`make upgrade-test`, opt-in with --upgrade): the previous release (the tag PREVIOUS, checked out
-in a git worktree of its own) runs the stack; games of every kind are played to mid-game while bot-only tables keep
+"""The upgrade test (`make upgrade-test`, opt-in with --upgrade): the previous release (the newest release recorded
+in deploy/releases.txt before this checkout, its commit checked out in a git worktree of its own: a clone has no
+tags) runs the stack; games of every kind are played to mid-game while bot-only tables keep
 the worker busy; one game is played to its end and replay-validated, and one table is left open. Then each process
 (the worker, both rules services, both gateways) is replaced, one at a time, by this checkout's, against the same
 Redis, while the games and the load go on. Every game must go on to its end with a valid replay, every move
@@ -31,6 +32,8 @@ import redis
 from manaforge.v1 import gateway_pb2 as gw
 
 from deploy.launcher import LOOPBACK_LIMITS, ROOT, Stack
+from deploy.releases import Release, ReleaseError
+from deploy.releases import previous as previous_release
 from engine_core.registry import find_game
 from engine_core.replay import LoggedStep, replay
 from gateway.client import Client
@@ -40,7 +43,6 @@ from tests.deploy.test_containers import RETRYABLE, Game, Gateway, retried
 
 pytestmark = [pytest.mark.upgrade, pytest.mark.timeout(1200)]
 
-PREVIOUS = "v0.1.0"  # the release this one upgrades from (CHANGELOG.md)
 MID_GAME = 4  # acknowledged human moves each game has before the first process is replaced
 REPLACED = ["worker", "rules", "rules-1", "gateway-0", "gateway-1"]  # one at a time, in this order
 BETWEEN = 4.0  # seconds of play between two replacements
@@ -53,13 +55,18 @@ def git(*args: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def previous(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str]]:
-    """The previous release's checkout (a git worktree of the tag) and the interpreter to run it on."""
-    tag = subprocess.run(["git", "rev-parse", "--verify", "-q", f"{PREVIOUS}^{{commit}}"], cwd=ROOT, check=False)
-    if tag.returncode:
-        pytest.fail(f"the previous release's tag {PREVIOUS} is not in this clone: `git fetch --tags`")
-    tree = tmp_path_factory.mktemp("upgrade") / PREVIOUS
-    git("worktree", "add", "--detach", str(tree), PREVIOUS)
+def release() -> Release:
+    try:
+        return previous_release()
+    except ReleaseError as error:
+        pytest.fail(f"the previous release cannot be found: {error}")
+
+
+@pytest.fixture(scope="module")
+def previous(release: Release, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str]]:
+    """The previous release's checkout (a git worktree of its recorded commit) and the interpreter to run it on."""
+    tree = tmp_path_factory.mktemp("upgrade") / release.version
+    git("worktree", "add", "--detach", str(tree), release.commit)
     try:
         if (tree / "requirements.lock").read_bytes() == (ROOT / "requirements.lock").read_bytes():
             python = sys.executable
@@ -75,6 +82,17 @@ def previous(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, s
 
 def stack_env(tree: Path) -> dict[str, str]:
     return Stack(root=tree).env()
+
+
+def stored_layout(tree: Path, python: str) -> bytes | None:
+    """What the previous release records in `mf:layout`: nothing before layouts were versioned (0.1.0: layout 1)."""
+    if not (tree / "services" / "tables" / "layout.py").is_file():
+        return None
+    code = "from services.tables.layout import LAYOUT; print(LAYOUT)"
+    done = subprocess.run(
+        [python, "-c", code], cwd=tree, env=stack_env(tree), capture_output=True, text=True, check=True
+    )
+    return done.stdout.strip().encode()
 
 
 def cwd_of(stack: Stack, name: str) -> Path:
@@ -202,8 +220,9 @@ def play_until(games: Sequence[tuple[Gateway, Game]], rand: random.Random, done:
     return rounds
 
 
-def test_an_upgrade_in_place_keeps_every_game(previous: tuple[Path, str], tmp_path: Path) -> None:
+def test_an_upgrade_in_place_keeps_every_game(release: Release, previous: tuple[Path, str], tmp_path: Path) -> None:
     tree, python = previous
+    old_layout = stored_layout(tree, python)
     began = time.monotonic()
     stack = Stack(
         root=tree,
@@ -236,7 +255,7 @@ def test_an_upgrade_in_place_keeps_every_game(previous: tuple[Path, str], tmp_pa
         ended_verdict = gateways[1].call("wait_finished", ended.table_id, timeout=120).replay_verdict
         assert ended_verdict.startswith("valid"), ended_verdict
         waiting = gateways[0].call("create_table", "cardbench", 2, player_name="olga")
-        assert data.get(k.layout()) is None  # the previous release keeps no layout version: layout 1
+        assert data.get(k.layout()) == old_layout  # as the previous release records it (0.1.0: none, layout 1)
 
         load = Load(Gateway(stack.gateway_addresses[1]), [i.name for i in infos if i.min_seats == 2])
         load.thread.start()
@@ -289,7 +308,7 @@ def test_an_upgrade_in_place_keeps_every_game(previous: tuple[Path, str], tmp_pa
         assert load.error is None, load.error
         watcher.thread.join(60)
         assert watcher.error is None and watcher.finished, watcher.error
-        assert watcher.resumes >= 1  # cut when its 0.1.0 gateway was replaced, resumed on 0.2.0's
+        assert watcher.resumes >= 1  # cut when its old gateway was replaced, resumed on this checkout's
         public = [(e.seq, e.text) for e in gateways[0].call("log", watched.table_id).events]
         assert watcher.events == public, "the resumed stream lost or repeated events"
         after = sum(len(g.acked) for _, g in games) - before - during
@@ -309,9 +328,10 @@ def test_an_upgrade_in_place_keeps_every_game(previous: tuple[Path, str], tmp_pa
     print(
         "\n".join(
             [
+                f"upgraded from {release.version} (commit {release.commit[:12]}, deploy/releases.txt)",
                 *replacer.done,
                 *lines,
-                f"{len(games)} games played by clients ({old} made by {PREVIOUS} and under way at the upgrade, "
+                f"{len(games)} games played by clients ({old} made by {release.version} and under way at the upgrade, "
                 f"{len(paused)} of them paused through it), {len(load.tables)} bot-only tables as load",
                 f"acknowledged human moves: {before} before the first replacement, {during} during, {after} after",
                 f"the slowest call while processes were replaced (retries included): {slowest:.1f} s",
