@@ -87,12 +87,29 @@ class Client:
         *,
         patience: float = PATIENCE,
         interceptors: Sequence[Any] = (),
+        tls: bool = False,
+        ca: str | None = None,
+        client_cert: str | None = None,
+        client_key: str | None = None,
     ) -> None:
+        """TLS: `tls=True` trusts the system's CAs, `ca` a CA's PEM file of yours (implies TLS); `client_cert` and
+        `client_key` (PEM files) answer a gateway that asks for a client certificate (mutual TLS)."""
         self.address = address
         self.patience = patience
         self.credentials: Credentials | None = None
         self._interceptors = tuple(interceptors)
-        self._channel = grpc.insecure_channel(address, options=CHANNEL_OPTIONS)
+        if tls or ca:
+
+            def read(path: str | None) -> bytes | None:
+                if not path:
+                    return None  # ca: gRPC's bundled CAs (the system's, as far as it knows them)
+                with open(path, "rb") as file:
+                    return file.read()
+
+            secure = grpc.ssl_channel_credentials(read(ca), read(client_key), read(client_cert))
+            self._channel = grpc.secure_channel(address, secure, options=CHANNEL_OPTIONS)
+        else:
+            self._channel = grpc.insecure_channel(address, options=CHANNEL_OPTIONS)
         self.stub: GatewayStub  # the gateway's calls, with the player's credentials once there are any
         self._use(player)
 
