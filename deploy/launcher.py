@@ -20,6 +20,7 @@ import random
 import shutil
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import tempfile
@@ -37,7 +38,8 @@ import psutil
 import redis
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from services.settings import Settings, settings_at_start
+from services.settings import Settings, SettingsError, settings_at_start
+from services.tls import client_credentials
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -188,9 +190,9 @@ def wait_for_cluster(nodes: list[str], timeout: float = 30.0) -> None:
         time.sleep(0.1)
 
 
-def wait_for_grpc(address: str, timeout: float = 20.0) -> None:
+def wait_for_grpc(address: str, timeout: float = 20.0, credentials: grpc.ChannelCredentials | None = None) -> None:
     deadline = time.monotonic() + timeout
-    with grpc.insecure_channel(address) as channel:
+    with grpc.secure_channel(address, credentials) if credentials else grpc.insecure_channel(address) as channel:
         stub = health_pb2_grpc.HealthStub(channel)
         while True:
             try:
@@ -202,11 +204,15 @@ def wait_for_grpc(address: str, timeout: float = 20.0) -> None:
                 time.sleep(0.05)
 
 
-def wait_for_http(address: str, timeout: float = 20.0) -> None:
+def wait_for_http(address: str, timeout: float = 20.0, ca: str = "") -> None:
+    """`ca`: the page is served over HTTPS, by a certificate this CA signed ("system": the system's CAs)."""
     deadline = time.monotonic() + timeout
+    context = (
+        (ssl.create_default_context() if ca == "system" else ssl.create_default_context(cafile=ca)) if ca else None
+    )
     while True:
         try:
-            with urllib.request.urlopen(f"http://{address}/", timeout=1):
+            with urllib.request.urlopen(f"http{'s' if ca else ''}://{address}/", timeout=1, context=context):
                 return
         except OSError:
             if time.monotonic() > deadline:
@@ -297,6 +303,19 @@ class Stack:
         env.update(self.settings)
         return env
 
+    def tls(self) -> Settings:
+        """The TLS settings its processes run with (MANAFORGE_TLS_*: the environment, then `settings`)."""
+        tls = Settings.from_env({k: v for k, v in self.env().items() if k.startswith("MANAFORGE_TLS_")})
+        if tls.is_tls and not tls.is_tls_client:
+            raise StackError("MANAFORGE_TLS_CERT needs MANAFORGE_TLS_CA too: the launcher and the web edge verify it")
+        return tls
+
+    def wait_for_grpc(self, address: str) -> None:
+        wait_for_grpc(address, credentials=client_credentials(self.tls()))
+
+    def wait_for_http(self) -> None:
+        wait_for_http(self.web_address, ca=self.tls().tls_ca if self.tls().is_tls else "")
+
     def _spawn(self, name: str, args: list[str]) -> None:
         env = self.env()
         if self.metrics and name != "redis":
@@ -331,6 +350,7 @@ class Stack:
         return self
 
     def _start(self) -> None:
+        self.tls()  # a TLS setting wrong or missing: refused before anything starts
         for port in (self.gateway_port, self.rules_port, self.web_port or 0):
             if port:
                 check_port_free(port)
@@ -362,9 +382,9 @@ class Stack:
             self.web_address = f"127.0.0.1:{self.web_port or free_port()}"
             self.start_web()
         for address in [*self.rules_addresses, *self.gateway_addresses]:
-            wait_for_grpc(address)
+            self.wait_for_grpc(address)
         if self.web_address:
-            wait_for_http(self.web_address)
+            self.wait_for_http()
 
     def start_web(self) -> None:
         """The web edge: the browser client, and its gRPC-Web calls carried to the first gateway (and the rules
@@ -520,15 +540,15 @@ class Stack:
             self.start_worker()
         elif name == "web":
             self.start_web()
-            wait_for_http(self.web_address)
+            self.wait_for_http()
         elif name in self.rules_names():
             address = self.rules_addresses[self.rules_names().index(name)]
             self._spawn(name, [self.python, "-m", "services.rules.server", "--address", address])
-            wait_for_grpc(address)
+            self.wait_for_grpc(address)
         elif name.startswith("gateway-"):
             address = self.gateway_addresses[int(name.split("-")[1])]
             self._spawn(name, [self.python, "-m", "gateway", "--address", address])
-            wait_for_grpc(address)
+            self.wait_for_grpc(address)
 
     def rules_names(self) -> list[str]:
         return ["rules"] + [f"rules-{i}" for i in range(1, self.rules)]
@@ -601,7 +621,8 @@ def run(settings: Settings) -> None:
     stack.start()  # refuses, with the reason, when its ports or its Redis directory are taken
     try:
         print(
-            f"\nManaforge is running.\n  browser:       http://{stack.web_address}/\n"
+            f"\nManaforge is running{' (TLS)' if stack.tls().is_tls else ''}.\n"
+            f"  browser:       http{'s' if stack.tls().is_tls else ''}://{stack.web_address}/\n"
             f"  gateway:       {stack.gateway_addresses[0]}\n"
             f"  rules service: {stack.rules_address}\n  redis:         {stack.redis_url}\n"
             f"  metrics:       {', '.join(f'{n} :{p}' for n, p in stack.metrics_ports.items())}\n\n"
@@ -637,7 +658,7 @@ def main() -> None:
     settings = settings_at_start()  # a wrong setting stops here, before any process starts
     try:
         run(settings)
-    except StackError as exc:
+    except (StackError, SettingsError) as exc:
         print(f"manaforge: {exc}", file=sys.stderr)
         raise SystemExit(1) from None
 

@@ -39,10 +39,16 @@ class _Credentials(grpc.UnaryUnaryClientInterceptor, grpc.UnaryStreamClientInter
 
 
 class Client:
-    def __init__(self, address: str, player: tuple[str, str] | None = None) -> None:
-        """`player`: (player id, secret key) of a registered player, sent with every call."""
+    def __init__(
+        self,
+        address: str,
+        player: tuple[str, str] | None = None,
+        credentials: grpc.ChannelCredentials | None = None,
+    ) -> None:
+        """`player`: (player id, secret key) of a registered player, sent with every call. `credentials`: TLS
+        (services/tls.py: channel_credentials); None: plaintext."""
         self.address = address
-        self.channel = grpc.insecure_channel(address)
+        self.channel = grpc.secure_channel(address, credentials) if credentials else grpc.insecure_channel(address)
         calls = grpc.intercept_channel(self.channel, _Credentials(*player)) if player else self.channel
         self.stub = GatewayStub(calls)
 

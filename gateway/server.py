@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import socket
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
 
 import grpc
 from grpc_health.v1 import health_pb2
@@ -22,9 +25,11 @@ from gateway.calls.players import PlayerCalls
 from gateway.calls.tables import TableCalls
 from gateway.limits import MAX_MESSAGE, Limits
 from gateway.wire import add_service
+from services import observability
 from services.edge import aio_health_and_reflection
 from services.tables.operations import Moderation
 from services.tables.service import Tables
+from services.tls import listen
 
 SERVICE = gateway_pb2.DESCRIPTOR.services_by_name["Gateway"]
 # Requests are at most MAX_MESSAGE bytes (gRPC refuses larger ones before reading them).
@@ -38,7 +43,60 @@ SERVER_OPTIONS = [
 HEALTH_EVERY = 1.0  # seconds between the health check's pings of Redis
 HEALTH_PING = 2.0
 DRAIN_GRACE = 10.0  # seconds calls in flight may take to finish when a gateway stops
+RETRY_AFTER = 2.0  # seconds a client is told to wait before trying again while Redis is unreachable
+UNREACHABLE = (
+    f"the game store (Redis) is unreachable from this gateway: nothing was done; retry in {RETRY_AFTER:g} s "
+    "(or on another gateway)"
+)
 log = logging.getLogger(__name__)
+
+
+class RedisWatch:
+    """Whether this gateway's Redis answered its latest health ping (Gateway._watch_redis keeps it)."""
+
+    def __init__(self) -> None:
+        self.is_reachable = True
+
+
+class FailFast(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
+    """While Redis is unreachable, every call but health and reflection is answered at once: UNAVAILABLE with a
+    retry hint (the message, and gRPC's `grpc-retry-pushback-ms` trailer), instead of waiting on Redis until the
+    client's deadline."""
+
+    def __init__(self, watch: RedisWatch) -> None:
+        self.watch = watch
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler[Any, Any]]],
+        details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler[Any, Any]:
+        handler = await continuation(details)
+        method = str(details.method)
+        if handler is None or self.watch.is_reachable or method.startswith("/grpc."):
+            return handler
+        observability.refused("gateway", method.rsplit("/", 1)[-1], None, "UNAVAILABLE", UNREACHABLE, True)
+        return _unavailable(handler)
+
+
+def _unavailable(handler: grpc.RpcMethodHandler[Any, Any]) -> grpc.RpcMethodHandler[Any, Any]:
+    """A handler of `handler`'s kind that answers UNAVAILABLE (Redis unreachable) with the retry hint."""
+    pushback = (("grpc-retry-pushback-ms", str(int(RETRY_AFTER * 1000))),)
+
+    async def unary(request: Any, context: Any) -> None:
+        await context.abort(grpc.StatusCode.UNAVAILABLE, UNREACHABLE, trailing_metadata=pushback)
+
+    async def streaming(request: Any, context: Any) -> AsyncIterator[bytes]:
+        await context.abort(grpc.StatusCode.UNAVAILABLE, UNREACHABLE, trailing_metadata=pushback)
+        yield b""  # never reached: makes this an async generator
+
+    if handler.request_streaming and handler.response_streaming:
+        return grpc.stream_stream_rpc_method_handler(streaming)
+    if handler.response_streaming:
+        return grpc.unary_stream_rpc_method_handler(streaming)
+    if handler.request_streaming:
+        return grpc.stream_unary_rpc_method_handler(unary)
+    return grpc.unary_unary_rpc_method_handler(unary)
 
 
 class GatewayServicer(TableCalls, LiveCalls, PlayerCalls, ChallengeCalls):
@@ -49,12 +107,21 @@ class Gateway:
     """A running gateway: its gRPC server, health and the table service under it."""
 
     def __init__(
-        self, server: grpc.aio.Server, port: int, health: AioHealthServicer, tables: Tables, stopping: asyncio.Event
+        self,
+        server: grpc.aio.Server,
+        port: int,
+        health: AioHealthServicer,
+        tables: Tables,
+        stopping: asyncio.Event,
+        name: str,
+        watch: RedisWatch,
     ) -> None:
         self.stopping = stopping  # set when the operator drains this gateway (Admin.DrainGateway)
         self.heartbeat: asyncio.Task[None] | None = None
         self.server = server
         self.port = port
+        self.name = name  # its identity in the overview, metrics and audit: host name and port
+        self.watch = watch
         self.health = health
         self.tables = tables
         self.draining = False
@@ -69,6 +136,7 @@ class Gateway:
                 serving = True
             except Exception:
                 serving = False
+            self.watch.is_reachable = serving
             if serving != self.serving and not self.draining:
                 self.serving = serving
                 status = (
@@ -95,29 +163,43 @@ class Gateway:
         await self.tables.close()
 
 
+def host_and_port(port: int) -> str:
+    """A gateway's default identity: this host's name and the port it serves on."""
+    return f"{socket.gethostname()}:{port}"
+
+
 async def serve(
-    tables: Tables, address: str, limits: Limits | None = None, operator_key: str = "", reuseport: bool = False
+    tables: Tables,
+    address: str,
+    limits: Limits | None = None,
+    operator_key: str = "",
+    reuseport: bool = False,
+    credentials: grpc.ServerCredentials | None = None,
+    name: Callable[[int], str] = host_and_port,
+    stopping: asyncio.Event | None = None,
 ) -> Gateway:
     """Start the gateway on `address` ("127.0.0.1:0" picks a free port), with the operator's Admin service
     (gateway/admin.py) beside it. `reuseport`: other gateway processes may listen on the same address (SO_REUSEPORT;
-    the kernel spreads new connections among them); otherwise an address in use is refused."""
+    the kernel spreads new connections among them); otherwise an address in use is refused. `credentials`: TLS only
+    (services/tls.py). `name`: its identity from its port (MANAFORGE_GATEWAY_ID, else host name and port), never
+    the bind address. `stopping`: set to stop it (the operator's DrainGateway sets it too)."""
     limits = limits or Limits()
     options = [("grpc.so_reuseport", int(reuseport)), *SERVER_OPTIONS]
-    server = grpc.aio.server(options=options, interceptors=[admin.Moderating(Moderation(tables.store.redis))])
+    watch = RedisWatch()
+    interceptors = [FailFast(watch), admin.Moderating(Moderation(tables.store.redis))]
+    server = grpc.aio.server(options=options, interceptors=interceptors)
     servicer = GatewayServicer(tables, limits)
     add_service(server, servicer, SERVICE)
-    stopping = asyncio.Event()
+    stopping = stopping or asyncio.Event()
     console = admin.AdminServicer(
         tables, operator_key, lambda: asyncio.get_running_loop().call_later(0.2, stopping.set)
     )
     add_service(server, console, admin.SERVICE)
     health = await aio_health_and_reflection(server, SERVICE.full_name)
-    port = server.add_insecure_port(address)
-    if port == 0:
-        raise OSError(f"cannot listen on {address}")
-    console.address = f"{address.rsplit(':', 1)[0]}:{port}"
+    port = listen(server, address, credentials)
+    console.address = name(port)
     await server.start()
-    gateway = Gateway(server, port, health, tables, stopping)
+    gateway = Gateway(server, port, health, tables, stopping, console.address, watch)
     beat = admin.heartbeat(tables, console.address, servicer.streams, limits.streams, lambda: gateway.draining)
     gateway.heartbeat = asyncio.get_running_loop().create_task(beat)
     return gateway

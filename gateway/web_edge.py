@@ -36,7 +36,8 @@ from aiohttp import web
 from manaforge.v1 import admin_pb2, gateway_pb2, rules_pb2
 
 from services import observability
-from services.settings import settings_at_start
+from services.settings import Settings, settings_at_start
+from services.tls import client_credentials, server_context
 
 DIST = Path(__file__).resolve().parent / "web" / "dist"
 CONTENT_TYPE = "application/grpc-web+proto"
@@ -203,7 +204,18 @@ async def index(request: web.Request) -> web.FileResponse:
     return web.FileResponse(DIST / "index.html", headers={"Cache-Control": "no-cache"})
 
 
-def build_app(gateway: str, rules: str, dist: Path = DIST, console: bool = False) -> web.Application:
+def _channel(address: str, credentials: grpc.ChannelCredentials | None) -> grpc.aio.Channel:
+    return grpc.aio.secure_channel(address, credentials) if credentials else grpc.aio.insecure_channel(address)
+
+
+def build_app(
+    gateway: str,
+    rules: str,
+    dist: Path = DIST,
+    console: bool = False,
+    credentials: grpc.ChannelCredentials | None = None,
+) -> web.Application:
+    """`credentials`: TLS to the gateway and the rules service (services/tls.py); None: plaintext."""
     if not (dist / "index.html").is_file():
         raise SystemExit(f"the browser client is not built ({dist}): run `make web`")
     app = web.Application()
@@ -211,8 +223,8 @@ def build_app(gateway: str, rules: str, dist: Path = DIST, console: bool = False
 
     async def channels(app: web.Application) -> AsyncIterator[None]:
         app[CHANNELS] = {
-            GATEWAY.full_name: grpc.aio.insecure_channel(gateway),
-            RULES.full_name: grpc.aio.insecure_channel(rules),
+            GATEWAY.full_name: _channel(gateway, credentials),
+            RULES.full_name: _channel(rules, credentials),
         }
         yield
         for channel in app[CHANNELS].values():
@@ -225,13 +237,16 @@ def build_app(gateway: str, rules: str, dist: Path = DIST, console: bool = False
     return app
 
 
-async def serve(gateway: str, rules: str, host: str, port: int, console: bool = False) -> web.AppRunner:
-    """Start the edge; the caller stops it with `await runner.cleanup()`."""
-    runner = web.AppRunner(
-        build_app(gateway, rules, console=console), access_log=None, shutdown_timeout=2.0
-    )  # streams: cut short
+async def serve(
+    gateway: str, rules: str, host: str, port: int, console: bool = False, settings: Settings | None = None
+) -> web.AppRunner:
+    """Start the edge (HTTPS only when `settings` have a certificate; TLS to the gateway when they have a CA); the
+    caller stops it with `await runner.cleanup()`."""
+    settings = settings or Settings()
+    app = build_app(gateway, rules, console=console, credentials=client_credentials(settings))
+    runner = web.AppRunner(app, access_log=None, shutdown_timeout=2.0)  # streams: cut short
     await runner.setup()
-    await web.TCPSite(runner, host, port).start()
+    await web.TCPSite(runner, host, port, ssl_context=server_context(settings)).start()
     return runner
 
 
@@ -246,16 +261,18 @@ def main() -> None:
         help="carry the operator console's Admin calls, for browsers on this machine (also MANAFORGE_WEB_CONSOLE=1)",
     )
     args = parser.parse_args()
+    signal.signal(signal.SIGTERM, observability.stop_at_once)  # until the event loop takes SIGTERM over
     settings = settings_at_start()
     observability.configure("web-edge", settings)
     host, port = args.address.rsplit(":", 1)
 
     async def run() -> None:
-        runner = await serve(args.gateway, args.rules, host, int(port), args.console or settings.web_console)
-        print(f"web client on http://{args.address}/", flush=True)
         stopping = asyncio.Event()
         for sig in (signal.SIGTERM, signal.SIGINT):
             asyncio.get_running_loop().add_signal_handler(sig, stopping.set)
+        runner = await serve(args.gateway, args.rules, host, int(port), args.console or settings.web_console, settings)
+        observability.name("web-edge", settings, args.address)
+        print(f"web client on http{'s' if settings.is_tls else ''}://{args.address}/", flush=True)
         await stopping.wait()
         await runner.cleanup()
 

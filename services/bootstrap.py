@@ -28,6 +28,7 @@ from services.tables.multiplex import ClusterMultiplexed, Multiplexed
 from services.tables.rules import RemoteRules
 from services.tables.service import Retention, Tables
 from services.tables.store import MAX_BLOCK, RedisStore
+from services.tls import client_credentials
 
 RETRIES = 6  # a command that meets a dropped connection is tried again for about 2 s (commits are idempotent)
 REDIS_CONNECTIONS = 256  # per process; a caller waits for a free connection beyond that
@@ -112,7 +113,9 @@ def build_tables(settings: Settings) -> Tables:
     load_card_sets(settings.card_sets)
     return Tables(
         build_store(settings),
-        rules=RemoteRules(list(settings.rules_addresses)) if settings.rules_addresses else None,
+        rules=RemoteRules(list(settings.rules_addresses), client_credentials(settings))
+        if settings.rules_addresses
+        else None,
         response_timeout=settings.response_timeout,
         bot_delay=settings.bot_delay,
         bot_time_cap=settings.bot_time_cap,

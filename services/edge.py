@@ -143,9 +143,17 @@ def aio_writing(method: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+class VersionedHealth(AioHealthServicer):  # type: ignore[misc]
+    """gRPC health checking whose answer says which Manaforge answers: metadata manaforge-version, manaforge-commit."""
+
+    async def Check(self, request: Any, context: Any) -> Any:
+        await context.send_initial_metadata(observability.version_metadata())
+        return await super().Check(request, context)
+
+
 async def aio_health_and_reflection(server: grpc.aio.Server, service_name: str) -> AioHealthServicer:
-    """Health checking (SERVING) and reflection on an asyncio server."""
-    checker = AioHealthServicer()
+    """Health checking (SERVING; its answer carries the version) and reflection on an asyncio server."""
+    checker = VersionedHealth()
     health_pb2_grpc.add_HealthServicer_to_server(checker, server)
     for name in ("", service_name):
         await checker.set(name, health_pb2.HealthCheckResponse.SERVING)

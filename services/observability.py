@@ -9,9 +9,9 @@ import sys
 import time
 from typing import Any
 
-from prometheus_client import Counter, Histogram, start_http_server
+from prometheus_client import Counter, Gauge, Histogram, start_http_server
 
-from services import collector
+from services import collector, version
 from services.settings import Settings
 
 REFUSALS = Counter(
@@ -23,6 +23,11 @@ CALL_SECONDS = Histogram(
     "Time to answer a unary call, by service and method",
     ["service", "method"],
     buckets=(0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.5, 1.0, 5.0),
+)
+BUILD_INFO = Gauge(
+    "manaforge_build_info",
+    "1, labelled with the version and commit this process runs, its role and its name (a gateway's identity)",
+    ["version", "commit", "role", "name"],
 )
 REDIS_ERRORS = Counter("manaforge_redis_errors_total", "Requests that failed because Redis did not answer", ["service"])
 
@@ -50,11 +55,29 @@ class JsonLines(logging.Formatter):
 
 
 def configure(service: str, settings: Settings) -> None:
-    """JSON lines on stderr for this process, its metrics on its metrics port when it has one, and its garbage
-    collector's thresholds (services/collector.py)."""
+    """JSON lines on stderr for this process, its metrics on its metrics port when it has one, its garbage
+    collector's thresholds (services/collector.py), and its version: in the metrics and the first log line."""
     log_json_lines(service, settings.log_level)
     serve_metrics(settings)
     collector.tune(settings.gc_thresholds)
+    name(service, settings, "")
+    running = {"version": version.version(), "commit": version.commit(settings.commit), "tls": settings.is_tls}
+    log.info("starting", extra={"fields": running})
+
+
+def name(service: str, settings: Settings, named: str) -> None:
+    """manaforge_build_info of this process, under the name it is known by (a gateway's identity, once it listens)."""
+    _running["commit"] = version.commit(settings.commit)
+    BUILD_INFO.clear()
+    BUILD_INFO.labels(version.version(), _running["commit"], service, named).set(1)
+
+
+_running = {"commit": ""}  # the commit of this process once configured (else found at the first ask)
+
+
+def version_metadata() -> tuple[tuple[str, str], ...]:
+    """The version and commit this process runs, as call metadata (the health answer's)."""
+    return (("manaforge-version", version.version()), ("manaforge-commit", _running["commit"] or version.commit()))
 
 
 def log_json_lines(service: str, level: str) -> None:
@@ -68,8 +91,19 @@ def log_json_lines(service: str, level: str) -> None:
 
 def serve_metrics(settings: Settings) -> None:
     """This process's Prometheus metrics on settings.metrics_port, when it has one."""
-    if settings.metrics_port:
-        start_http_server(settings.metrics_port, addr=settings.metrics_address)
+    if settings.metrics_port:  # HTTPS with the process's certificate when it has one (no client certificate asked)
+        start_http_server(
+            settings.metrics_port,
+            addr=settings.metrics_address,
+            certfile=settings.tls_cert or None,
+            keyfile=settings.tls_key or None,
+        )
+
+
+def stop_at_once(signum: int, frame: object) -> None:
+    """A process's SIGTERM handler before its event loop serves (loading, waiting for Redis): exit now, status 0.
+    Installed explicitly because a container's first process (PID 1) ignores a signal it has no handler for."""
+    raise SystemExit(0)
 
 
 def request_fields(request: Any) -> dict[str, Any]:

@@ -24,16 +24,17 @@
   manaforge decline ID [WHY] [TEXT]        decline one (WHY: later, game, clock, no_bots), with your words
   manaforge lobby                          wait for challenges: each announced as it comes, answered there
 
---gateway, --name and --guest may come before or after the command. The gateway is MANAFORGE_GATEWAY (HOST:PORT)
-when set, else 127.0.0.1 on MANAFORGE_GATEWAY_PORT (50051 unless set), as `make run` uses.
+--gateway, --name, --guest, --tls and --ca may come before or after the command. The gateway is MANAFORGE_GATEWAY
+(HOST:PORT) when set, else 127.0.0.1 on MANAFORGE_GATEWAY_PORT (50051 unless set), as `make run` uses.
 Credentials of `register` are kept in $MANAFORGE_HOME/player.json (~/.config/manaforge by default) and sent with
 every command; --guest plays without them. The keys of the last 20 seats taken are kept in seats.json beside it.
+TLS: --tls trusts the system's CAs, --ca FILE a CA of yours (or MANAFORGE_TLS_CA=system|FILE; a client certificate
+for mutual TLS from MANAFORGE_TLS_CLIENT_CERT and MANAFORGE_TLS_CLIENT_KEY).
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib.metadata
 import os
 import sys
 from collections.abc import Mapping
@@ -63,7 +64,9 @@ from gateway.cli.commands import (
 )
 from gateway.cli.reconnect import GatewayLost
 from gateway.cli.saved import saved_player
+from gateway.cli.secure import add_tls_flags, authority, credentials, unreachable
 from gateway.client import Client
+from services.version import describe
 
 DEFAULT_PORT = 50051
 
@@ -88,9 +91,9 @@ def option_pair(text: str) -> tuple[str, str]:
 
 
 def parser() -> argparse.ArgumentParser:
-    version = importlib.metadata.version("manaforge")
     top = argparse.ArgumentParser(prog="manaforge", description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    top.add_argument("--version", action="version", version=f"manaforge {version}")
+    running = describe(os.environ.get("MANAFORGE_COMMIT", ""))
+    top.add_argument("--version", action="version", version=f"manaforge {running}")
     # The global options, accepted after the command too: there they default to SUPPRESS, so the one given wins.
     shared = argparse.ArgumentParser(add_help=False)
     for options, default in ((shared, argparse.SUPPRESS), (top, None)):
@@ -109,6 +112,7 @@ def parser() -> argparse.ArgumentParser:
             default=default if default is not None else False,
             help="play as a guest even if you registered",
         )
+        add_tls_flags(options, default)
     sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def command(name: str, run: object, summary: str) -> argparse.ArgumentParser:
@@ -227,20 +231,22 @@ def run_command(argv: list[str] | None) -> None:
         args.name = saved[2]
     args.name = args.name or "player"
     args.registered = saved is not None
-    with Client(args.gateway, (saved[0], saved[1]) if saved else None) as client:
+    with Client(args.gateway, (saved[0], saved[1]) if saved else None, credentials(args)) as client:
         try:
             args.run(client, args)
         except grpc.RpcError as exc:
-            if exc.code() == grpc.StatusCode.UNAVAILABLE:
-                sys.exit(
-                    f"manaforge: cannot reach a Manaforge gateway at {args.gateway}. Is it running (`make run`)? "
-                    "Another address: --gateway HOST:PORT or MANAFORGE_GATEWAY."
-                )
+            if exc.code() == grpc.StatusCode.UNAVAILABLE and _is_connection_failure(exc.details() or ""):
+                sys.exit(f"manaforge: {unreachable(args.gateway, authority(args), exc.details() or '')}")
             sys.exit(f"manaforge: {exc.details()} ({exc.code().name})")
         except GatewayLost as lost:
             sys.exit(f"manaforge: {lost}")
         except KeyboardInterrupt:
             print()
+
+
+def _is_connection_failure(details: str) -> bool:
+    """An UNAVAILABLE of the connection (no gateway, TLS refused), not one a gateway answered (Redis away: retry)."""
+    return not details or "connect" in details.lower() or "handshake" in details.lower() or "Socket" in details
 
 
 if __name__ == "__main__":

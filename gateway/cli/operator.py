@@ -8,7 +8,8 @@
     python -m gateway.cli.operator audit [--limit N]
 
 The operator key comes from MANAFORGE_OPERATOR_KEY, the gateway from --gateway (default 127.0.0.1:50051), and the
-name the audit log records from --as (default $USER).
+name the audit log records from --as (default $USER). TLS: --tls (the system's CAs) or --ca FILE, or
+MANAFORGE_TLS_CA=system|FILE (a client certificate from MANAFORGE_TLS_CLIENT_CERT and MANAFORGE_TLS_CLIENT_KEY).
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ import time
 import grpc
 from manaforge.v1 import admin_pb2
 from manaforge.v1.admin_pb2_grpc import AdminStub
+
+from gateway.cli.secure import add_tls_flags, authority, credentials, unreachable
 
 STANDINGS = {
     "mute": admin_pb2.STANDING_MUTED,
@@ -57,6 +60,7 @@ def show_overview(overview: admin_pb2.Overview) -> None:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--gateway", default=os.environ.get("MANAFORGE_GATEWAY") or "127.0.0.1:50051")
+    add_tls_flags(parser)
     parser.add_argument("--as", dest="who", default=os.environ.get("USER", "operator"), help="your name, for the audit")
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("overview")
@@ -72,7 +76,8 @@ def main(argv: list[str] | None = None) -> None:
     commands.add_parser("audit").add_argument("--limit", type=int, default=20)
     args = parser.parse_args(argv)
     metadata = (("x-operator-key", os.environ.get("MANAFORGE_OPERATOR_KEY", "")), ("x-operator-name", args.who))
-    with grpc.insecure_channel(args.gateway) as channel:
+    tls = credentials(args)
+    with grpc.secure_channel(args.gateway, tls) if tls else grpc.insecure_channel(args.gateway) as channel:
         admin = AdminStub(channel)
         try:
             if args.command == "overview":
@@ -100,7 +105,10 @@ def main(argv: list[str] | None = None) -> None:
                 done = admin.DrainGateway(admin_pb2.DrainGatewayRequest(), metadata=metadata, timeout=30)
             print(done.done)
         except grpc.RpcError as exc:
-            print(f"manaforge operator: {exc.code().name}: {exc.details()}", file=sys.stderr)
+            details = exc.details() or ""
+            if exc.code() == grpc.StatusCode.UNAVAILABLE and ("connect" in details or "handshake" in details.lower()):
+                details = unreachable(args.gateway, authority(args), details)
+            print(f"manaforge operator: {exc.code().name}: {details}", file=sys.stderr)
             raise SystemExit(1) from None
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import signal
+import socket
 from typing import Any
 
 import grpc
@@ -24,8 +25,10 @@ from engine_core.registry import AnyGame
 from services import observability
 from services.cardsets import load_card_sets
 from services.edge import aio_health_and_reflection, aio_unary, catalogue, game_info, pack
+from services.observability import stop_at_once
 from services.rules.checks import check_state
 from services.settings import Settings, settings_at_start
+from services.tls import listen, server_credentials
 
 STOP_GRACE = 2.0  # seconds calls in flight may take to finish when the service stops
 
@@ -106,26 +109,26 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         return game.outcome(state)
 
 
-async def serve(address: str) -> tuple[grpc.aio.Server, int]:
-    """Start the rules service on `address` ("127.0.0.1:0" picks a free port)."""
+async def serve(address: str, credentials: grpc.ServerCredentials | None = None) -> tuple[grpc.aio.Server, int]:
+    """Start the rules service on `address` ("127.0.0.1:0" picks a free port); TLS with `credentials`
+    (services/tls.py; with a client CA, mutual)."""
     server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
     rules_pb2_grpc.add_RulesServiceServicer_to_server(RulesServicer(), server)
     await aio_health_and_reflection(server, rules_pb2.DESCRIPTOR.services_by_name["RulesService"].full_name)
-    port = server.add_insecure_port(address)
-    if port == 0:
-        raise OSError(f"cannot listen on {address}")
+    port = listen(server, address, credentials)
     await server.start()
     return server, port
 
 
 async def run(address: str, settings: Settings) -> None:
-    load_card_sets(settings.card_sets)  # a game of these sets plays here as on the gateways
-    server, port = await serve(address)
-    print(f"rules service on port {port}", flush=True)
     stopping = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stopping.set)
+    load_card_sets(settings.card_sets)  # a game of these sets plays here as on the gateways
+    server, port = await serve(address, server_credentials(settings))
+    observability.name("rules", settings, f"{socket.gethostname()}:{port}")
+    print(f"rules service on port {port}{' (TLS)' if settings.is_tls else ''}", flush=True)
     await stopping.wait()
     await server.stop(STOP_GRACE)
 
@@ -134,6 +137,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description="Manaforge rules service")
     parser.add_argument("--address", default="127.0.0.1:50061")
     args = parser.parse_args()
+    signal.signal(signal.SIGTERM, stop_at_once)  # until the event loop takes SIGTERM over (a container's PID 1)
     settings = settings_at_start()
     observability.configure("rules", settings)
     if settings.uvloop:

@@ -51,8 +51,14 @@ def target(addresses: list[str]) -> str:
 class RemoteRules:
     """The rules service's Move over one channel to `addresses`, balanced round robin."""
 
-    def __init__(self, addresses: list[str]) -> None:
-        self.channel = grpc.aio.insecure_channel(target(addresses), options=[("grpc.lb_policy_name", "round_robin")])
+    def __init__(self, addresses: list[str], credentials: grpc.ChannelCredentials | None = None) -> None:
+        """`credentials`: TLS to the rules services (services/tls.py); None: plaintext."""
+        options = [("grpc.lb_policy_name", "round_robin")]
+        self.channel = (
+            grpc.aio.secure_channel(target(addresses), credentials, options=options)
+            if credentials
+            else grpc.aio.insecure_channel(target(addresses), options=options)
+        )
         self.stub = RulesServiceStub(self.channel)
 
     async def move(self, game: AnyGame, state: Any, seat: int, action: Message) -> Moved:
