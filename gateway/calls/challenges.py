@@ -1,5 +1,6 @@
 """The Gateway service's calls about bot accounts and challenges: a player becoming a bot account for good, and one
-player challenging another (accepted or declined; each side told on its Events stream, gateway/calls/live.py)."""
+player challenging another (accepted or declined; each side told on its Events stream, gateway/calls/live.py), and
+what challenges a player refuses."""
 
 from __future__ import annotations
 
@@ -33,6 +34,20 @@ class ChallengeCalls(Calls):
         player_id = await self._player(context, required=True)
         received, sent = await self.tables.list_challenges(player_id)
         return gateway_pb2.ListChallengesResponse(received=received, sent=sent)
+
+    @aio_unary
+    async def SetChallengePreferences(
+        self, request: gateway_pb2.ChallengePreferences, context: Any
+    ) -> gateway_pb2.ChallengePreferences:
+        player_id = await self._player(context, required=True)
+        return await self.tables.challenges.set_preferences(player_id, request)
+
+    @aio_unary
+    async def GetChallengePreferences(
+        self, request: gateway_pb2.GetChallengePreferencesRequest, context: Any
+    ) -> gateway_pb2.ChallengePreferences:
+        player_id = await self._player(context, required=True)
+        return await self.tables.challenges.preferences(player_id)
 
     @aio_unary
     async def AcceptChallenge(self, request: gateway_pb2.AcceptChallengeRequest, context: Any) -> gateway_pb2.Challenge:

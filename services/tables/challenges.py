@@ -1,16 +1,25 @@
 """Challenges: a registered player invites another to a game (config, the other seats, a clock); the challenged
 player accepts (the table is made, both seated) or declines with a reason. A challenge is one Redis key that expires
-`ttl` seconds after it was made, answered or not: after that it is gone (NOT_FOUND). Each player has at most
-MAX_PENDING challenges waiting from them and MAX_PENDING waiting for them. A bot account at its limit of games
-under way declines at once, with reason BUSY. What happens is told to each side through their inbox (inbox.py)."""
+`ttl` seconds after it was made, answered or not: after that it is gone (NOT_FOUND). A bot account at its limit of
+games under way declines at once, with reason BUSY. What happens is told to each side through their inbox (inbox.py).
+
+What one player can make another hold is bounded, checked and counted in one atomic step (store/challenges.py):
+- LIMITS: challenges open at once from one player, for one player, and from one player to another;
+- a declined challenger waits COOLDOWN seconds before challenging the same player again, twice as long after each
+  decline remembered (declines are forgotten a day after the last, or once a challenge is accepted), at most
+  LONGEST_COOLDOWN;
+- a player refuses challenges from everyone, or for some games (their preferences); the challenger is told so."""
 
 from __future__ import annotations
 
+import math
 import secrets
 import time
 
 from manaforge.v1.gateway_pb2 import (
     Challenge,
+    ChallengePreferences,
+    ChallengesFrom,
     ChallengeStatus,
     CreateChallengeRequest,
     DeclineReason,
@@ -18,37 +27,48 @@ from manaforge.v1.gateway_pb2 import (
     SeatRequest,
 )
 
-from engine_core import find_game
+from engine_core import find_game, game_names
 from engine_core.errors import InvalidConfigError
 from services.tables.errors import NotYoursError, QuotaError, TableError, TableNotFoundError, TableStateError
 from services.tables.inbox import Inbox
 from services.tables.players import Players
 from services.tables.seating import Seating
+from services.tables.store.challenges import ChallengeLimits, ChallengeRoom, Preferences
 
-MAX_PENDING = 20  # challenges waiting from one player, and for one player
+LIMITS = ChallengeLimits(sent=20, received=20, between=1)  # challenges open at once
+COOLDOWN = 60.0  # seconds a declined challenger waits before challenging the same player again (the first time)
+LONGEST_COOLDOWN = 3600.0  # the most it waits, however often it was declined
 MAX_TEXT = 200  # characters of a decline's text
 PENDING = ChallengeStatus.CHALLENGE_STATUS_PENDING
 ACCEPTED = ChallengeStatus.CHALLENGE_STATUS_ACCEPTED
 DECLINED = ChallengeStatus.CHALLENGE_STATUS_DECLINED
 BUSY = DeclineReason.DECLINE_REASON_BUSY
+EVERYONE = ChallengesFrom.CHALLENGES_FROM_EVERYONE
+NOBODY = ChallengesFrom.CHALLENGES_FROM_NOBODY
 
 
 def _key(challenge_id: str) -> str:
     return f"mf:challenge:{challenge_id}"
 
 
-def _waiting(player_id: str, direction: str) -> str:
-    """The challenges waiting from ("out") or for ("in") a player: challenge id -> expiry time."""
-    return f"mf:player:{player_id}:challenges:{direction}"
-
-
 class Challenges:
-    def __init__(self, players: Players, seating: Seating, inbox: Inbox, ttl: float = 300.0) -> None:
+    def __init__(
+        self,
+        players: Players,
+        seating: Seating,
+        inbox: Inbox,
+        ttl: float = 300.0,
+        cooldown: float = COOLDOWN,
+        longest_cooldown: float = LONGEST_COOLDOWN,
+    ) -> None:
         self.players = players
         self.seating = seating
         self.inbox = inbox
         self.redis = players.redis
+        self.store = seating.store
         self.ttl = ttl
+        self.cooldown = cooldown
+        self.longest_cooldown = longest_cooldown
 
     async def create(self, challenger_id: str, request: CreateChallengeRequest) -> Challenge:
         if not request.player_id and request.player_name:
@@ -64,10 +84,14 @@ class Challenges:
             raise InvalidConfigError("others", f"{config.seats - 2} seat requests: the seats after the two players'")
         clock = self.seating.time_control(request.time_control if request.HasField("time_control") else None)
         now = time.time()
-        await self._room(challenger_id, "out", "from you", now)
-        await self._room(request.player_id, "in", f"for {challenged.name}", now)
+        challenge_id = secrets.token_hex(8)
+        room = await self.store.challenge_room(
+            challenger_id, challenged.player_id, challenge_id, config.game, now, now + self.ttl, LIMITS
+        )
+        if room.status != "ok":
+            raise _refusal(room, challenged.name, config.game)
         challenge = Challenge(
-            challenge_id=secrets.token_hex(8),
+            challenge_id=challenge_id,
             challenger_id=challenger_id,
             challenger_name=challenger.name,
             challenger_bot=challenger.bot,
@@ -82,12 +106,10 @@ class Challenges:
         if challenged.bot and await self.seating.is_busy(challenged.player_id):
             challenge.status, challenge.reason, challenge.reason_text = DECLINED, BUSY, self.seating.busy_message()
             await self._save(challenge, new=True)
+            await self._forget(challenge)
             await self.inbox.tell(challenger_id, PlayerEvent(challenge_declined=challenge))
             return challenge
         await self._save(challenge, new=True)
-        for player_id, direction in ((challenger_id, "out"), (challenged.player_id, "in")):
-            await self.redis.zadd(_waiting(player_id, direction), {challenge.challenge_id: challenge.expires_at})
-            await self.redis.expire(_waiting(player_id, direction), int(self.ttl) + 1)
         await self.inbox.tell(challenged.player_id, PlayerEvent(challenge_received=challenge))
         return challenge
 
@@ -114,6 +136,7 @@ class Challenges:
         challenge.status, challenge.table_id = ACCEPTED, table.table_id
         await self._save(challenge)
         await self._forget(challenge)
+        await self.store.challenge_accepted(challenge.challenger_id, player_id)
         await self.inbox.tell(challenge.challenger_id, PlayerEvent(challenge_accepted=challenge))
         return challenge
 
@@ -131,14 +154,20 @@ class Challenges:
         challenge.reason_text = "".join(ch for ch in text if ch.isprintable())
         await self._save(challenge)
         await self._forget(challenge)
+        if reason != BUSY:  # a busy bot account is not turning the challenger away
+            await self.store.challenge_declined(
+                challenge.challenger_id, player_id, time.time(), self.cooldown, self.longest_cooldown
+            )
         await self.inbox.tell(challenge.challenger_id, PlayerEvent(challenge_declined=challenge))
         return challenge
 
     async def pending_for(self, player_id: str, direction: str = "in") -> list[Challenge]:
         """The challenges waiting for a player's answer ("in"), or from them for another's ("out"), oldest first."""
         found = []
-        for raw in await self.redis.zrangebyscore(_waiting(player_id, direction), time.time(), "+inf"):
-            stored = await self.redis.get(_key(raw.decode()))
+        for challenge_id in await self.store.open_challenges(
+            player_id, "received" if direction == "in" else "sent", time.time()
+        ):
+            stored = await self.redis.get(_key(challenge_id))
             if stored is not None:
                 challenge = Challenge.FromString(stored)
                 if challenge.status == PENDING:
@@ -176,11 +205,43 @@ class Challenges:
             await self.redis.set(_key(challenge.challenge_id), data, keepttl=True, xx=True)
 
     async def _forget(self, challenge: Challenge) -> None:
-        await self.redis.zrem(_waiting(challenge.challenger_id, "out"), challenge.challenge_id)
-        await self.redis.zrem(_waiting(challenge.challenged_id, "in"), challenge.challenge_id)
+        await self.store.challenge_closed(challenge.challenger_id, challenge.challenged_id, challenge.challenge_id)
 
-    async def _room(self, player_id: str, direction: str, whom: str, now: float) -> None:
-        key = _waiting(player_id, direction)
-        await self.redis.zremrangebyscore(key, "-inf", now)
-        if await self.redis.zcard(key) >= MAX_PENDING:
-            raise QuotaError(f"challenge limit: {MAX_PENDING} challenges are waiting {whom} already")
+    # ----- preferences -------------------------------------------------------------------------------------------
+
+    async def preferences(self, player_id: str) -> ChallengePreferences:
+        stored = await self.store.challenge_preferences(player_id)
+        return ChallengePreferences(
+            accept_from=NOBODY if stored.refuse_all else EVERYONE, refused_games=list(stored.refused_games)
+        )
+
+    async def set_preferences(self, player_id: str, preferences: ChallengePreferences) -> ChallengePreferences:
+        """Replace what challenges the player refuses (each game named once, a game the platform has)."""
+        if preferences.accept_from not in ChallengesFrom.values():
+            raise InvalidConfigError("accept_from", "one of ChallengesFrom's values")
+        known = game_names()
+        unknown = [game for game in preferences.refused_games if game not in known]
+        if unknown:
+            raise InvalidConfigError(
+                "refused_games", f"{unknown[0][:32]!r} is no game's name: one of {', '.join(known)}"
+            )
+        refused = tuple(sorted(set(preferences.refused_games)))
+        await self.store.set_challenge_preferences(player_id, Preferences(preferences.accept_from == NOBODY, refused))
+        return await self.preferences(player_id)
+
+
+def _refusal(room: ChallengeRoom, name: str, game: str) -> TableError:
+    """Why a challenge to `name` was refused, naming the rule."""
+    if room.status == "refused":
+        return TableStateError(f"{name} does not accept challenges" + (f" for {game}" if room.detail == "game" else ""))
+    if room.status == "cooling":
+        return QuotaError(
+            f"challenge cool-down: {name} declined your last challenge: you may challenge them again in"
+            f" {math.ceil(float(room.detail))} s"
+        )
+    limit = {
+        "pair": f"a challenge from you to {name} is waiting already (at most {LIMITS.between} at a time)",
+        "sent": f"{LIMITS.sent} challenges from you are waiting already (at most {LIMITS.sent} at a time)",
+        "received": f"{LIMITS.received} challenges are waiting for {name} already (at most {LIMITS.received})",
+    }
+    return QuotaError(f"challenge limit: {limit[room.detail]}")

@@ -153,3 +153,29 @@ def ticket(ticket_id: str) -> str:
 
 def ticket_ready(ticket_id: str) -> str:
     return f"{ticket(ticket_id)}:ready"
+
+
+# Challenges: what limits them shares one hash tag, so one script checks and counts a challenge against both
+# players and their pair atomically (lua/challenge_room.lua). Challenges are few (each a person's, rate-limited):
+# one slot holds them all. A challenge itself is a key of its own (services/tables/challenges.py).
+CHALLENGES = "mf:{challenges}"
+
+
+def challenges_open(player_id: str, direction: str) -> str:
+    """The open challenges from ("sent") or for ("received") a player: challenge id -> expiry time."""
+    return f"{CHALLENGES}:{direction}:{player_id}"
+
+
+def challenges_between(challenger_id: str, challenged_id: str) -> str:
+    """The open challenges from one player to another: challenge id -> expiry time."""
+    return f"{CHALLENGES}:between:{challenger_id}:{challenged_id}"
+
+
+def challenge_cooldown(challenger_id: str, challenged_id: str) -> str:
+    """How often the challenged player declined the challenger lately ("strikes") and "until" when they wait."""
+    return f"{CHALLENGES}:cooldown:{challenger_id}:{challenged_id}"
+
+
+def challenge_preferences(player_id: str) -> str:
+    """What challenges a player refuses: "refuse_all", and "refuse:<game>" for each game refused."""
+    return f"{CHALLENGES}:preferences:{player_id}"

@@ -12,10 +12,12 @@ right.
 - outbox.py: follow-up work outside a commit, the dispatchers' claims, the sweeper
 - archive.py: retention (archiving a finished game, removing an abandoned table)
 - queues.py: matchmaking's queues and tickets
+- challenges.py: what limits challenges (open ones, cool-downs, preferences)
 """
 
 from services.tables.store.archive import Archives
 from services.tables.store.base import MAX_BLOCK, Live
+from services.tables.store.challenges import ChallengeStore
 from services.tables.store.live import CommitResult, LiveStates, NotReplicatedError
 from services.tables.store.outbox import Outbox
 from services.tables.store.queues import Queues
@@ -24,6 +26,6 @@ from services.tables.store.records import Records
 __all__ = ["MAX_BLOCK", "CommitResult", "Live", "NotReplicatedError", "RedisStore"]
 
 
-class RedisStore(Records, LiveStates, Outbox, Archives, Queues):
-    """Tables, live states, logs, follow-up work and queues in Redis: one store (one client, a connection pool) per
-    process, made in bootstrap."""
+class RedisStore(Records, LiveStates, Outbox, Archives, Queues, ChallengeStore):
+    """Tables, live states, logs, follow-up work, queues and challenge limits in Redis: one store (one client, a
+    connection pool) per process, made in bootstrap."""

@@ -100,6 +100,7 @@ class StoreBase:
         self.blocking: Any = blocking or client  # for commands that wait in Redis up to MAX_BLOCK seconds
         self._commit = client.register_script(_lua("commit.lua"))
         self._claim = client.register_script(_lua("claim_seat.lua"))
+        self._issue = client.register_script(_lua("issue_token.lua"))
         queue_script = _lua("queue_handovers.lua")  # what every queue script shares
         self._queue_join = client.register_script(queue_script + _lua("queue_join.lua"))
         self._queue_take = client.register_script(queue_script + _lua("queue_take.lua"))
@@ -108,6 +109,7 @@ class StoreBase:
         self._claim_due = client.register_script(_lua("claim_due.lua"))
         self._present = client.register_script(_lua("present.lua"))
         self._batch_script = client.register_script(_lua("batch.lua"))
+        self._challenge_room = client.register_script(_lua("challenge_room.lua"))
 
     @property
     def is_cluster(self) -> bool:
