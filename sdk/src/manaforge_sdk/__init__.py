@@ -12,7 +12,7 @@
 
 The tutorial and the reference: docs/sdk.md in the Manaforge repository."""
 
-from manaforge_sdk.client import Client, Seat, connect, default_address
+from manaforge_sdk.client import Client, EventStream, Seat, connect, default_address
 from manaforge_sdk.credentials import Credentials, credentials_path
 from manaforge_sdk.errors import (
     CredentialsRefused,
@@ -44,6 +44,7 @@ __all__ = [
     "Client",
     "Credentials",
     "CredentialsRefused",
+    "EventStream",
     "GatewayLost",
     "IllegalAction",
     "LegalActions",

@@ -6,6 +6,7 @@ what was refused and why."""
 from __future__ import annotations
 
 import os
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -63,6 +64,47 @@ class _Credentials(grpc.UnaryUnaryClientInterceptor, grpc.UnaryStreamClientInter
 
     def intercept_unary_stream(self, continuation: Any, details: Any, request: Any) -> Any:
         return continuation(self._with(details), request)
+
+
+class EventStream(Iterator[gw.PlayerEvent]):
+    """A player's events (`Client.events`): iterate it; `cancel()`, from any thread, ends the iteration."""
+
+    def __init__(self, open_stream: Callable[[str], tuple[Any, str]], after: str) -> None:
+        self._open = open_stream  # a live Events stream, after a cursor, and its cursor (waits for the gateway)
+        self._lock = threading.Lock()
+        self._cancelled = False
+        self._stream, self._after = open_stream(after)
+        self._events = self._follow()
+
+    def __next__(self) -> gw.PlayerEvent:
+        return next(self._events)
+
+    def cancel(self) -> None:
+        with self._lock:
+            self._cancelled = True
+            self._stream.cancel()
+
+    def _follow(self) -> Iterator[gw.PlayerEvent]:
+        while True:
+            try:
+                for event in self._stream:
+                    self._after = event.cursor or self._after
+                    if event.WhichOneof("kind"):
+                        yield event
+                return
+            except grpc.RpcError as error:
+                if self._cancelled:
+                    return
+                if error.code() != grpc.StatusCode.UNAVAILABLE:
+                    raise refused(error, "following your events") from None
+            finally:
+                self._stream.cancel()
+            stream, self._after = self._open(self._after)  # the retry waits for the gateway, up to its patience
+            with self._lock:
+                self._stream = stream
+                if self._cancelled:
+                    stream.cancel()
+                    return
 
 
 def connect(
@@ -204,14 +246,13 @@ class Client:
         )
         return self._once(lambda: self.stub.DeclineChallenge(request), f"declining challenge {challenge_id}")
 
-    def events(self, after: str = "") -> Iterator[gw.PlayerEvent]:
+    def events(self, after: str = "") -> EventStream:
         """The registered player's events, for as long as you read: challenges received, accepted and declined,
         games started (with a seat token), your turn, games ended, across all your tables. The stream is open when
         this returns: nothing that happens after is missed. A stream the gateway drops is opened again after the
         last challenge event received; games under way are announced again then (so a game start may come twice:
-        key on its table id)."""
-        stream, after = self._events(after)
-        return self._follow(stream, after)
+        key on its table id). Its `cancel()` ends it, from any thread."""
+        return EventStream(self._events, after)
 
     def _events(self, after: str) -> tuple[Any, str]:
         """An Events stream, once it is live (its first message, a bare cursor, has come)."""
@@ -225,21 +266,6 @@ class Client:
                 raise
 
         return self._retry(opened, "following your events")
-
-    def _follow(self, stream: Any, after: str) -> Iterator[gw.PlayerEvent]:
-        while True:
-            try:
-                for event in stream:
-                    after = event.cursor or after
-                    if event.WhichOneof("kind"):
-                        yield event
-                return
-            except grpc.RpcError as error:
-                if error.code() != grpc.StatusCode.UNAVAILABLE:
-                    raise refused(error, "following your events") from None
-            finally:
-                stream.cancel()
-            stream, after = self._events(after)  # the retry waits for the gateway, up to the client's patience
 
     def me(self) -> gw.Player:
         """The registered player this client plays as, with their ratings (per game and seat count)."""
@@ -369,10 +395,12 @@ class Client:
         return self._retry(lambda: self.stub.SubmitAction(request), f"a move at table {table_id}")
 
     def watch(self, table_id: str, seat_token: str = "", *, with_text: bool = True) -> Iterator[gw.WatchUpdate]:
-        """The table's updates (the seat's, or without a token the public ones) until the game is over. A stream
-        the gateway drops is opened again after the last update received (`after_seq`): nothing is missed or
-        repeated."""
-        last = 0
+        """The table's updates (the seat's, or without a token the public ones) until the game is over: one for
+        every move, also a move that adds no event (a pass in a response window), since it may hand the decision to
+        the seat. A stream the gateway drops is opened again after the last update received (`after_seq`): nothing
+        is missed or repeated."""
+        last = 0  # the event log position of the last update yielded
+        shown = -1  # the table version of the last update yielded
         away_since: float | None = None
         tries = 0
         while True:
@@ -383,9 +411,9 @@ class Client:
             try:
                 for update in stream:
                     away_since, tries = None, 0
-                    if last and update.seq <= last and not update.events:
-                        continue  # a resumed stream opens with the table as it is: nothing new since `last`
-                    last = update.seq
+                    if update.seq <= last and update.view.version <= shown and not update.events:
+                        continue  # a resumed stream opens with the table as it is: no move since the last update
+                    last, shown = update.seq, update.view.version
                     yield update
                 return
             except grpc.RpcError as error:
