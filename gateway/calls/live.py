@@ -252,7 +252,8 @@ class LiveCalls(Calls):
         self.event_streams.enter(player_id, EVENT_STREAMS, "this player (Events)")
         try:
             with self._stream(context):
-                async for event in self.tables.events(player_id, request.after):
+                key = str(dict(context.invocation_metadata() or ()).get("x-player-key", ""))  # checked by _player
+                async for event in self.tables.events(player_id, request.after, key):
                     yield event.SerializeToString()
         finally:
             self.event_streams.leave(player_id)

@@ -21,7 +21,7 @@ from manaforge.v1.storage_pb2 import Commit, TableRecord
 from engine_core.errors import RulesError
 from engine_core.game import visible_events
 from engine_core.registry import AnyGame
-from services.tables.errors import SeatTokenError, StaleVersionError, TableStateError
+from services.tables.errors import StaleVersionError, TableStateError
 from services.tables.followups import commit_args
 from services.tables.lookup import Known, Lookup, no_table
 from services.tables.metrics import COMMITS
@@ -145,7 +145,7 @@ class Committer:
                 continue
             if result.status == "token":
                 self.lookup.seats.pop((table_id, token_digest))
-                raise SeatTokenError("seat token: this token holds no seat at this table")
+                raise await self.lookup.refusal(table_id, token_digest)
             raise no_table(table_id)
         raise StaleVersionError(f"contention: the game changed {MAX_RETRIES} times while this action was tried")
 

@@ -3,7 +3,8 @@
 - Challenge events (received, accepted, declined) are kept in a capped Redis stream per player (the last KEPT,
   for KEPT_SECONDS after the last one): a client resumes after the cursor of the last one it had.
 - Game events are read from the player's tables as they stand (the newest WATCHED of them, looked at every `poll`
-  seconds): game started (with a fresh seat token), your turn, game ended. A new stream announces every game under
+  seconds): game started (with the seat token the player's key gives that seat: the same on every reconnect, so a
+  reconnect adds no token; seating.py), your turn, game ended. A new stream announces every game under
   way again (and your turn where it is), so a client that lost its stream loses no game.
 """
 
@@ -68,6 +69,7 @@ class Inbox:
         after: str,
         opening: list[PlayerEvent],
         draining: Callable[[], bool] = lambda: False,
+        player_key: str = "",
     ) -> AsyncIterator[PlayerEvent]:
         """The player's events for as long as the caller reads: from after `after` (a cursor), or, without one,
         `opening` (the challenges waiting for them) and what comes from now on. The first event is a bare cursor:
@@ -88,7 +90,7 @@ class Inbox:
                 event = PlayerEvent.FromString(fields[b"e"])
                 event.cursor = cursor
                 yield event
-            for event in await self._games(player_id, tables):
+            for event in await self._games(player_id, tables, player_key):
                 yield event
             await asyncio.sleep(self.poll)
 
@@ -96,7 +98,7 @@ class Inbox:
         last = await self.redis.xrevrange(_key(player_id), count=1)
         return str(last[0][0].decode()) if last else "0-0"
 
-    async def _games(self, player_id: str, tables: _Tables) -> list[PlayerEvent]:
+    async def _games(self, player_id: str, tables: _Tables, player_key: str = "") -> list[PlayerEvent]:
         events: list[PlayerEvent] = []
         newest = [table_id for table_id, _ in await self.players.tables(player_id, None, WATCHED)]
         for table_id in newest:
@@ -130,7 +132,7 @@ class Inbox:
                 continue
             if table.started and not seen.started:
                 seen.started = True
-                _, _, token = await self.seating.rejoin(table_id, player_id)
+                _, _, token = await self.seating.rejoin(table_id, player_id, player_key)
                 started = GameStarted(table_id=table_id, seat=seat, seat_token=token, config=table.config)
                 events.append(PlayerEvent(game_started=started))
             if table.started and seat in table.pending.seats and seen.turn != table.version:

@@ -50,7 +50,7 @@ def table_prefix(table_id: str) -> str:
 def table_keys(table_id: str) -> dict[str, str]:
     """Every key of one table (all in its shard's slot)."""
     prefix = table_prefix(table_id)
-    names = ("record", "live", "log", "events", "done", "seats", "tokens", "armed", "archive", "spectators")
+    names = ("record", "live", "log", "events", "done", "seats", "tokens", "issued", "armed", "archive", "spectators")
     return {name: f"{prefix}:{name}" for name in names}
 
 

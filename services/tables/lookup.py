@@ -1,7 +1,10 @@
-"""What a process knows of each table, shared by every job of the table service: the table record and the seats of
-seat-token digests (immutable once written), and the live version and state (from its own commits, the commits its
-hub receives and the conflicts the commit script returns). The live state is only a guess: `commit.lua` checks the
-token's digest, the client action id and the version, and answers a conflict with the live state.
+"""What a process knows of each table, shared by every job of the table service: the table record (immutable), the
+seats of seat-token digests, and the live version and state (from its own commits, the commits its hub receives and
+the conflicts the commit script returns). The seats of digests and the live state are only guesses: `commit.lua`
+checks the token's digest against the live tokens, the client action id and the version, and answers a conflict with
+the live state. A token retired since (a seat keeps its newest MAX_SEAT_TOKENS, seats.py) may still be remembered
+here, on any gateway: a move under it is refused by the script, and a view or a watch reads its token afresh
+(`seated`), so a retired token stops working on every gateway at once.
 
 A seat token is named `seat_token` until `hash_seat_token` makes it a `token_digest`, once per call; only digests
 are kept, here and in Redis.
@@ -18,6 +21,7 @@ from manaforge.v1.storage_pb2 import Commit, TableRecord
 
 from engine_core.registry import AnyGame, find_game
 from services.tables.errors import SeatTokenError, TableNotFoundError
+from services.tables.seats import MAX_SEAT_TOKENS
 from services.tables.store import Live, RedisStore
 
 K = TypeVar("K")
@@ -76,7 +80,7 @@ class Lookup:
     def __init__(self, store: RedisStore, *, tables: int = 100_000, live_states: int = 4096) -> None:
         self.store = store
         self.records: Lru[str, TableRecord] = Lru(tables)
-        self.seats: Lru[tuple[str, str], int] = Lru(tables * 4)  # (table id, token digest) -> seat
+        self.seats: Lru[tuple[str, str], int] = Lru(tables * 4)  # (table id, token digest) -> seat: a guess
         self.lives: Lru[str, Known] = Lru(live_states)
 
     async def record(self, table_id: str) -> TableRecord:
@@ -88,24 +92,37 @@ class Lookup:
             self.records.put(table_id, record)
         return record
 
-    async def seat_of(self, table_id: str, token_digest: str) -> int:
-        """The seat a seat token's digest holds at the table."""
-        seat = self.seats.get((table_id, token_digest))
+    async def seat_of(self, table_id: str, token_digest: str, cached: bool = False) -> int:
+        """The seat a seat token's digest holds at the table, read from Redis (`cached`: this process's guess when
+        it has one, for a move: the commit script checks the token itself)."""
+        seat = self.seats.get((table_id, token_digest)) if cached else None
         if seat is None:
             seat = await self.store.seat_for_token(table_id, token_digest)
             if seat is None:
+                self.seats.pop((table_id, token_digest))
                 await self.record(table_id)
-                raise SeatTokenError("seat token: this token holds no seat at this table")
+                raise await self.refusal(table_id, token_digest)
             self.seats.put((table_id, token_digest), seat)
         return seat
 
-    async def seated(self, table_id: str, seat_token: str) -> tuple[TableRecord, int, str]:
-        """The table's record, the seat `seat_token` holds there and the token's digest (hashed here, once)."""
+    async def refusal(self, table_id: str, token_digest: str) -> SeatTokenError:
+        """Why a token holds no seat: retired by a newer one, or never one of this table's."""
+        if await self.store.is_retired(table_id, token_digest):
+            return SeatTokenError(
+                "seat token: this token was replaced by a newer one (RejoinTable, a matched ticket or the Events"
+                f" stream gave its seat a newer token, and a seat keeps its newest {MAX_SEAT_TOKENS}): use your"
+                " newest token, or RejoinTable for a fresh one"
+            )
+        return SeatTokenError("seat token: this token holds no seat at this table")
+
+    async def seated(self, table_id: str, seat_token: str, cached: bool = False) -> tuple[TableRecord, int, str]:
+        """The table's record, the seat `seat_token` holds there and the token's digest (hashed here, once).
+        `cached`: the seat may be this process's guess (for a move only: the commit script is the authority)."""
         record = await self.record(table_id)
         if not seat_token:
             raise SeatTokenError("seat token: a seat token is required to act (JoinTable returns one)")
         token_digest = hash_seat_token(seat_token)
-        return record, await self.seat_of(table_id, token_digest), token_digest
+        return record, await self.seat_of(table_id, token_digest, cached), token_digest
 
     async def loaded(self, table_id: str) -> tuple[TableRecord, Live, AnyGame]:
         """A table's record, live state (or its archive's) and game; NOT_FOUND when there is no such table."""

@@ -4,15 +4,16 @@ A match is handed over from its queue to its table in steps (a queue's keys and 
 a Redis Cluster: no one script can touch both), none of which can strand a player:
 1. a queue script takes the match's tickets out of their queue and claims them for HANDOVER_SECONDS (the lease);
 2. the match's table is made, its players' seats left open (nobody can play there yet);
-3. one script matches the tickets to the table, each with its seat and seat token, only while the claim holds;
-4. the players take their seats with those tokens; the last one starts the game.
+3. one script matches the tickets to the table, each with its seat, only while the claim holds;
+4. the players take their seats (with no token yet); the last one starts the game.
 Whoever dies or stalls before step 3, the lease runs out and the next queue script on that queue (a waiting
 player's WaitForMatch, a JoinQueue, a FillWithBots) hands the tickets back to their queue, but for the ticket of the
 JoinQueue call that made the match (that call failed: its player never learned the ticket, and joins again). A late
 step 3 is then refused, and its table, where nobody sits, is removed. After step 3, whoever reads a matched ticket
-whose game has not started (the matched players' own WaitForMatch) takes the seats left: step 4 is idempotent. A
-seat token is handed to its player once the game has started, and only once. So a ticket is matched to one table at
-most, and every player holding a seat token sits at a game under way.
+whose game has not started (the matched players' own WaitForMatch) takes the seats left: step 4 is idempotent. Each
+answer that finds a ticket matched, once its game has started, carries a fresh seat token for the ticket's seat
+(issued then: a seat keeps its newest few, seats.py), so no seat token is kept in clear with the ticket. So a ticket
+is matched to one table at most, and every player holding a seat token sits at a game under way.
 """
 
 from __future__ import annotations
@@ -184,7 +185,7 @@ class Matchmaker:
             await self.store.hand_back(queue, claim)
             raise
         open_seats = [seat.seat for seat in table.seats if seat.kind == SeatKind.SEAT_KIND_OPEN]
-        seats = [(t, seat, secrets.token_urlsafe(24)) for t, seat in zip(tickets, open_seats, strict=True)]
+        seats = list(zip(tickets, open_seats, strict=True))
         if not await self.store.hand_over(queue, claim, table.table_id, seats):
             await self.tables.abandon(table.table_id)  # nobody sits there, and nobody will
             return False
@@ -193,19 +194,19 @@ class Matchmaker:
         return True
 
     async def _seat(self, table_id: str, tickets: list[str]) -> list[dict[str, str]]:
-        """Seat the players of a match handed over to `table_id`, each with its ticket's seat and token, and wake
-        their WaitForMatch. Whoever finishes a handover calls it, so a seat taken already is left as it is. Returns
-        the tickets' fields."""
+        """Seat the players of a match handed over to `table_id`, each at its ticket's seat (with no token: each
+        read of a matched ticket issues one), and wake their WaitForMatch. Whoever finishes a handover calls it, so a
+        seat taken already is left as it is. Returns the tickets' fields."""
         found = []
         for ticket_id in tickets:
             fields = await self.store.ticket(ticket_id)
             found.append(fields)
-            if "token" not in fields:
-                continue  # handed to its player: the game has started, every seat is taken
+            if "seat" not in fields:
+                continue  # expired: its player is gone
             seat = int(fields["seat"])
             try:
                 await self.tables.join_table(
-                    table_id, fields.get("name", "player"), seat, fields.get("player", ""), seat_token=fields["token"]
+                    table_id, fields.get("name", "player"), seat, fields.get("player", ""), with_token=False
                 )
             except TableStateError:
                 if seat not in await self.store.occupants(table_id):
@@ -224,19 +225,24 @@ class Matchmaker:
         if not fields:
             raise TableNotFoundError(f"unknown ticket: {ticket_id}")
         matched = fields.get("matched") == "1"
-        if matched and "token" in fields and "match" in fields and not await self._started(fields["table_id"]):
+        if matched and "match" in fields and not await self._started(fields["table_id"]):
             await self._seat(fields["table_id"], fields["match"].split(","))  # a handover its maker left unfinished
+        if "token" in fields:  # matched by an earlier release, which kept the seat token in clear: no longer
+            await self.store.forget_ticket_token(ticket_id)
         if waiting is None:
             waiting = 0 if matched else await self.store.queue_length(fields["queue"])
-        # The seat token is in every answer that finds the ticket matched, for as long as the ticket lives: an answer
-        # lost on its way (a reload, a closed tab, two calls in flight) loses no seat. The ticket id is the holder's
-        # capability, as a seat token is: only JoinQueue's caller has it, and logs never write it whole.
+        # A fresh seat token is in every answer that finds the ticket matched, for as long as the ticket lives: an
+        # answer lost on its way (a reload, a closed tab, two calls in flight) loses no seat, and asking again retires
+        # the seat's oldest token past the few it keeps. The ticket id is the holder's capability, as a seat token
+        # is: only JoinQueue's caller has it, and logs never write it whole.
+        seat = int(fields.get("seat", -1))
+        seat_token = await self.tables.seating.fresh_token(fields["table_id"], seat) if matched else ""
         return QueueTicket(
             ticket_id=ticket_id,
             matched=matched,
             table_id=fields.get("table_id", ""),
-            seat=int(fields.get("seat", -1)),
-            seat_token=fields.get("token", "") if matched else "",
+            seat=seat,
+            seat_token=seat_token,
             waiting=waiting,
         )
 

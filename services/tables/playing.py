@@ -30,7 +30,7 @@ class Playing:
     ) -> Submitted:
         """A player's move: the seat token is hashed once, its digest finds the seat and goes to the commit script,
         which checks it against the stored one."""
-        record, seat, token_digest = await self.lookup.seated(table_id, seat_token)
+        record, seat, token_digest = await self.lookup.seated(table_id, seat_token, cached=True)
         game = find_game(record.config.game)
         parsed = game.action_from_any(action)
         parsed.DiscardUnknownFields()  # only what the game reads is stored and logged

@@ -1,8 +1,11 @@
 """Seating: a table made (its bots seated, its clock checked), a seat taken by a player or a guest under a seat
-token, and a fresh seat token for a registered player's own seat."""
+token, and a new seat token for a registered player's own seat (each seat keeps its newest few: seats.py)."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
 import secrets
 import time
 from dataclasses import dataclass
@@ -118,7 +121,13 @@ class Seating:
         return checked
 
     async def join_table(
-        self, table_id: str, player_name: str, seat: int | None = None, player_id: str = "", seat_token: str = ""
+        self,
+        table_id: str,
+        player_name: str,
+        seat: int | None = None,
+        player_id: str = "",
+        seat_token: str = "",
+        with_token: bool = True,
     ) -> tuple[Table, int, str]:
         """Take a seat: as a registered player (`player_id`, already authenticated; the seat is theirs for good), or
         as a guest under `player_name` (not a registered player's name, nor a bot's). `seat_token`: the seat token,
@@ -127,11 +136,12 @@ class Seating:
         name = _clean_name(player_name)
         if not player_id and (refusal := await self.players.guest_refusal(name)):
             raise TableStateError(refusal)
-        seat_token = seat_token or secrets.token_urlsafe(24)
+        # with_token False: the seat of a matched ticket, taken with no token (each read of the ticket issues one)
+        seat_token = (seat_token or secrets.token_urlsafe(24)) if with_token else ""
         wanted = -1 if seat is None else seat
         if not -1 <= wanted < record.config.seats:
             raise InvalidConfigError("seat", f"seat {wanted} does not exist at a {record.config.seats}-seat table")
-        token_digest = hash_seat_token(seat_token)
+        token_digest = hash_seat_token(seat_token) if seat_token else ""
         live = await self.store.live(table_id)
         if live is None:
             raise no_table(table_id)
@@ -150,23 +160,32 @@ class Seating:
             raise TableStateError(f"seat taken: seat {taken} is already occupied")
         if status == "full":
             raise TableStateError("table full: every seat is taken")
-        self.lookup.seats.put((table_id, token_digest), taken)
+        if token_digest:
+            self.lookup.seats.put((table_id, token_digest), taken)
         self.lookup.forget(table_id)  # the table may have started: read its live state afresh next time
         if player_id:
             await self.players.sat_at(player_id, table_id, record.created_at)
         return await self.directory.table(table_id), taken, seat_token
 
-    async def rejoin(self, table_id: str, player_id: str) -> tuple[Table, int, str]:
-        """A fresh seat token for the calling player's own seat (from any client; earlier tokens stay valid)."""
+    async def rejoin(self, table_id: str, player_id: str, player_key: str = "") -> tuple[Table, int, str]:
+        """A seat token for the calling player's own seat, from any client: a fresh one, or with `player_key` (the
+        player's own key, checked by the caller: the Events stream) the one that key gives the seat, the same every
+        time, so a stream that reconnects adds no token. Either becomes the seat's newest; past MAX_SEAT_TOKENS the
+        oldest is retired (seats.py)."""
         occupants = await self.store.occupants(table_id)
         mine = [seat for seat, occupant in occupants.items() if is_players(occupant, player_id)]
         if not mine:
             await self.lookup.record(table_id)
             raise TableStateError("rejoin: you hold no seat at this table")
-        seat_token = secrets.token_urlsafe(24)
-        await self.store.add_token(table_id, hash_seat_token(seat_token), mine[0])
+        seat_token = keyed_seat_token(player_key, table_id, mine[0]) if player_key else secrets.token_urlsafe(24)
+        await self.store.issue_token(table_id, mine[0], hash_seat_token(seat_token))
         await self.store.present(table_id, mine[0], (await self.lookup.record(table_id)).time_control.decision_seconds)
         return await self.directory.table(table_id), mine[0], seat_token
+
+    async def fresh_token(self, table_id: str, seat: int) -> str:
+        """A fresh seat token for a taken seat (a matched ticket's, for its holder); "" when the seat is not taken."""
+        seat_token = secrets.token_urlsafe(24)
+        return seat_token if await self.store.issue_token(table_id, seat, hash_seat_token(seat_token)) else ""
 
     async def games_under_way(self, player_id: str) -> int:
         """A bot account's games not yet finished (finished or removed ones leave its list as they are seen)."""
@@ -195,6 +214,13 @@ class Seating:
         if await self.games_under_way(player_id) > self.bot_games:
             await self.store.redis.zrem(key, table_id)
             raise TableStateError(self.busy_message())
+
+
+def keyed_seat_token(player_key: str, table_id: str, seat: int) -> str:
+    """The seat token a player's key gives one of their seats (an HMAC: the token tells nothing of the key, and
+    only the key's holder, or the server during one of their calls, can make it)."""
+    mac = hmac.new(player_key.encode(), f"manaforge seat token|{table_id}|{seat}".encode(), hashlib.sha256)
+    return base64.urlsafe_b64encode(mac.digest()[:24]).decode()
 
 
 def _bot_games_key(player_id: str) -> str:

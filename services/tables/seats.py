@@ -5,6 +5,13 @@ from __future__ import annotations
 
 from manaforge.v1.gateway_pb2 import Seat, SeatKind
 
+# A seat keeps its newest MAX_SEAT_TOKENS live seat tokens: a new one (JoinTable's, RejoinTable's, a matched queue
+# ticket's, the Events stream's) retires the oldest, in the same step (lua/issue_token.lua). Enough for a player's
+# few clients at once; a token lost or leaked is retired by the player's next ones. Its holder is then refused with a
+# message saying so, while the seat remembers the digests of its newest RETIRED_KEPT retired tokens.
+MAX_SEAT_TOKENS = 4
+RETIRED_KEPT = 8
+
 
 def occupant_of(seat: Seat) -> str:
     """How the seats hash names a seat's occupant ("bot:<level>", "player:<id>:<name>" or "human:<name>")."""

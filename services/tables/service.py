@@ -128,9 +128,15 @@ class Tables:
         )
 
     async def join_table(
-        self, table_id: str, player_name: str, seat: int | None = None, player_id: str = "", seat_token: str = ""
+        self,
+        table_id: str,
+        player_name: str,
+        seat: int | None = None,
+        player_id: str = "",
+        seat_token: str = "",
+        with_token: bool = True,
     ) -> tuple[Table, int, str]:
-        return await self.seating.join_table(table_id, player_name, seat, player_id, seat_token)
+        return await self.seating.join_table(table_id, player_name, seat, player_id, seat_token, with_token)
 
     async def rejoin(self, table_id: str, player_id: str) -> tuple[Table, int, str]:
         return await self.seating.rejoin(table_id, player_id)
@@ -177,11 +183,11 @@ class Tables:
         """The player's pending challenges: (received, sent), oldest first."""
         return await self.challenges.pending_for(player_id, "in"), await self.challenges.pending_for(player_id, "out")
 
-    async def events(self, player_id: str, after: str = "") -> AsyncIterator[PlayerEvent]:
+    async def events(self, player_id: str, after: str = "", player_key: str = "") -> AsyncIterator[PlayerEvent]:
         opening = (
             [] if after else [PlayerEvent(challenge_received=c) for c in await self.challenges.pending_for(player_id)]
         )
-        async for event in self.inbox.follow(player_id, after, opening, lambda: self.hub.draining):
+        async for event in self.inbox.follow(player_id, after, opening, lambda: self.hub.draining, player_key):
             yield event
 
     # ----- what follows a commit (the workers) ----------------------------------------------------------------

@@ -1,7 +1,9 @@
 -- Claim a seat of a table atomically; the seat that fills the table starts play and arms its first follow-ups.
 -- KEYS: 1 seats hash (seat -> occupant), 2 tokens hash (sha256(token) -> seat), 3 live hash,
---       4 this table's armed follow-ups (set), 5 the outbox (sorted set), 6 the outbox wake list
--- ARGV: 1 seat count, 2 wanted seat (-1: first open), 3 occupant ('human:<name>'), 4 token digest,
+--       4 this table's armed follow-ups (set), 5 the outbox (sorted set), 6 the outbox wake list,
+--       7 the issued hash (seat -> its live token digests, oldest first: issue_token.lua)
+-- ARGV: 1 seat count, 2 wanted seat (-1: first open), 3 occupant ('human:<name>'), 4 token digest ('': the seat
+--       is taken with no token yet, a matched ticket's: its player's reads of the ticket issue them),
 --       5 the table's bank clock "bank seconds,increment seconds" ("0,0": a clock per decision), 6 follow-up count n,
 --       then n pairs (item, delay ms): what the first state waits for (deadlines computed as in commit.lua)
 -- Returns {'ok', seat, started} or {'taken', seat} or {'full', -1}.
@@ -18,7 +20,10 @@ else
   if seat < 0 then return {'full', -1} end
 end
 redis.call('HSET', seats, seat, ARGV[3])
-redis.call('HSET', tokens, ARGV[4], seat)
+if ARGV[4] ~= '' then  -- a seat taken now has no token yet: this is its first
+  redis.call('HSET', tokens, ARGV[4], seat)
+  redis.call('HSET', KEYS[7], seat, ARGV[4])
+end
 local started = 0
 if redis.call('HLEN', seats) == n then
   redis.call('HSET', live, 'started', 1)

@@ -35,9 +35,9 @@ class Queues(StoreBase):
         taken = await self._script(self._queue_take, keys=_queue_keys(queue), args=args)
         return [t.decode() for t in taken or []]
 
-    async def hand_over(self, queue: str, claim: str, table_id: str, seats: list[tuple[str, int, str]]) -> bool:
-        """Match the claimed tickets to their table, each (ticket, seat, seat token), if the claim still holds; else
-        (False) its tickets wait in their queue again."""
+    async def hand_over(self, queue: str, claim: str, table_id: str, seats: list[tuple[str, int]]) -> bool:
+        """Match the claimed tickets to their table, each (ticket, seat), if the claim still holds; else (False) its
+        tickets wait in their queue again."""
         args: list[Any] = [claim, k.tickets_of(queue), table_id, int(MATCHED_TICKET_TTL)]
         args += [x for seat in seats for x in seat]
         status = await self._script(self._queue_hand_over, keys=_queue_keys(queue), args=args)
@@ -72,6 +72,10 @@ class Queues(StoreBase):
             return {}
         found = await self.redis.hgetall(k.ticket(ticket_id))
         return {name.decode(): value.decode() for name, value in found.items()}
+
+    async def forget_ticket_token(self, ticket_id: str) -> None:
+        """Remove the seat token a ticket matched by an earlier release keeps in clear (this one keeps none)."""
+        await self.redis.hdel(k.ticket(ticket_id), "token")
 
     async def notify_ticket(self, ticket_id: str) -> None:
         key = k.ticket_ready(ticket_id)

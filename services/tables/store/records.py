@@ -11,7 +11,7 @@ from manaforge.v1.storage_pb2 import TableRecord
 from services.tables import keys as k
 from services.tables.followups import FollowUp, script_args
 from services.tables.keys import SHARDS, shard_of
-from services.tables.seats import occupant_of
+from services.tables.seats import MAX_SEAT_TOKENS, RETIRED_KEPT, occupant_of
 from services.tables.store.base import LIVE_FIELDS, Live, StoreBase, pairs
 
 
@@ -115,7 +115,15 @@ class Records(StoreBase):
         shard = shard_of(table_id)
         status, seat, *rest = await self._script(
             self._claim,
-            keys=[keys["seats"], keys["tokens"], keys["live"], keys["armed"], k.outbox(shard), k.wake(shard)],
+            keys=[
+                keys["seats"],
+                keys["tokens"],
+                keys["live"],
+                keys["armed"],
+                k.outbox(shard),
+                k.wake(shard),
+                keys["issued"],
+            ],
             args=[seats, wanted, occupant, token_digest, bank, *script_args(first)],
         )
         if rest and int(rest[0]):
@@ -147,8 +155,22 @@ class Records(StoreBase):
         found = [(t.decode(), float(score)) for part in await pipe.execute() for t, score in part]
         return sorted(found, key=lambda entry: (-entry[1], entry[0]))[:count]
 
-    async def add_token(self, table_id: str, token_digest: str, seat: int) -> None:
-        await self.redis.hset(k.table_keys(table_id)["tokens"], token_digest, seat)
+    async def issue_token(self, table_id: str, seat: int, token_digest: str) -> bool:
+        """One more live token for a taken seat, retiring the seat's oldest past MAX_SEAT_TOKENS, in one step
+        (issue_token.lua). False: the seat is not taken (nothing changed)."""
+        keys = k.table_keys(table_id)
+        done = await self._script(
+            self._issue,
+            keys=[keys["tokens"], keys["issued"], keys["seats"]],
+            args=[seat, token_digest, MAX_SEAT_TOKENS, RETIRED_KEPT],
+        )
+        return bool(done)
+
+    async def is_retired(self, table_id: str, token_digest: str) -> bool:
+        """Whether the digest is one of a seat's tokens retired lately (a newer one took its place)."""
+        issued = await self.redis.hgetall(k.table_keys(table_id)["issued"])
+        digest = token_digest.encode()
+        return any(name.startswith(b"retired:") and digest in value.split(b",") for name, value in issued.items())
 
     async def seat_for_token(self, table_id: str, token_digest: str) -> int | None:
         seat = await self.redis.hget(k.table_keys(table_id)["tokens"], token_digest)
