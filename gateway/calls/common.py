@@ -25,6 +25,7 @@ from services.tables.errors import (
 )
 from services.tables.lookup import Lru
 from services.tables.matchmaking import Matchmaker
+from services.tables.names import NameTakenError
 from services.tables.players import key_digest
 from services.tables.service import Tables
 
@@ -40,6 +41,7 @@ for error, code in [
     (RateLimitedError, grpc.StatusCode.RESOURCE_EXHAUSTED),
     (NotYoursError, grpc.StatusCode.PERMISSION_DENIED),
     (QuotaError, grpc.StatusCode.RESOURCE_EXHAUSTED),
+    (NameTakenError, grpc.StatusCode.ALREADY_EXISTS),
 ]:
     register(error, code)
 

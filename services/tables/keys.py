@@ -39,6 +39,24 @@ def layout() -> str:
     return "mf:layout"
 
 
+def player_names() -> str:
+    """Every registered player's name, lower-cased -> the player's id (players.py)."""
+    return "mf:players:names"
+
+
+def name_looks() -> str:
+    """What every registered name looks like (names.looks): each form -> the id of the first player whose name
+    looks so. Beside player_names: a guest's or a new player's name is checked against it in one read."""
+    return "mf:players:looks"
+
+
+def name_looks_indexed() -> str:
+    """How far name_looks covers player_names: a hash of "version" (names.LOOKS_VERSION it was built with) and
+    "names" (how many names it covers); names registered without their looks (by an earlier release) are indexed
+    when player_names holds more (players.py)."""
+    return "mf:players:looks:indexed"
+
+
 def shard_of(table_id: str) -> int:
     return zlib.crc32(table_id.encode()) % SHARDS
 

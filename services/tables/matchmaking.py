@@ -30,6 +30,7 @@ from engine_core.bots import check_level
 from services.tables import keys
 from services.tables.errors import DrainingError, TableNotFoundError, TableStateError
 from services.tables.metrics import QUEUE_WAIT_SECONDS
+from services.tables.names import clean
 from services.tables.players import BOT_RATINGS, ordinal
 from services.tables.service import Tables
 
@@ -86,8 +87,11 @@ class Matchmaker:
         config = playable(game_name, seats, opts)
         if not allow_bots and await self.tables.players.is_bot(player_id):
             raise TableStateError("bot account: queues are for people unless they allow bots (JoinQueue allow_bots)")
-        if not player_id and await self.tables.players.name_taken(player_name):
-            raise TableStateError(f"player name: {player_name!r} is a registered player's or a bot's")
+        if player_id:  # a registered player's seat shows their own name, whatever the request says
+            player_name = await self.tables.players.name_of(player_id)
+        else:
+            player_name = clean(player_name)
+            await self.tables.players.check_guest_name(player_name)
         queue = _queue_key(config, allow_bots)
         ticket_id = keys.new_ticket_id(_queue_tag(config, allow_bots), secrets.token_hex(8))
         fields = {

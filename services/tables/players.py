@@ -1,7 +1,7 @@
-"""Players and their ratings: a player registers once (a unique plain name; a secret key stored hashed), owns the
-seats, tickets and tables they take, and is rated per game and seat count with OpenSkill (Plackett-Luce) from
-validated games only, each game counted once. Every bot level has a fixed published rating, so a game against bots
-rates fairly; bots' ratings never move.
+"""Players and their ratings: a player registers once (a plain name that looks like no other player's, no bot's and
+no reserved word: names.py; a secret key stored hashed), owns the seats, tickets and tables they take, and is rated
+per game and seat count with OpenSkill (Plackett-Luce) from validated games only, each game counted once. Every bot
+level has a fixed published rating, so a game against bots rates fairly; bots' ratings never move.
 """
 
 from __future__ import annotations
@@ -18,11 +18,14 @@ from openskill.models import PlackettLuce
 from redis.asyncio.cluster import RedisCluster
 
 from engine_core.errors import InvalidConfigError
+from services.tables import keys as k
+from services.tables import names
 from services.tables.errors import NotYoursError, SeatTokenError, TableNotFoundError, TableStateError
+from services.tables.names import LOOKS_VERSION, NameRefusedError, NameTakenError
 
 NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{2,23}$")
-BOTLIKE = re.compile(r"^\s*bot\b", re.IGNORECASE)  # "bot", "bot (random)": what bots' seats are called
-GUEST_NAME = "player"  # what a guest who gives no name is called: never a registered player's
+LOOKS_RECHECK = 60.0  # seconds between a process's checks that every registered name's looks are indexed
+TABLES_BATCH = 200  # a player's tables looked at per round trip (UpgradeToBot)
 MODEL = PlackettLuce()
 # The published ratings of the bot levels (mu, sigma): fixed, measured with `make arena` (docs/players.md).
 BOT_RATINGS = {"random": (12.0, 1.0), "heuristic": (25.0, 1.0), "ismcts": (29.0, 1.0)}
@@ -47,22 +50,32 @@ class Players:
     def __init__(self, redis: Any) -> None:
         self.redis = redis
         self._known: dict[str, str] = {}  # player id -> key digest, once checked
+        self._looks_checked = -LOOKS_RECHECK  # when this process last checked the looks index (monotonic)
 
     # ----- registration and identity ---------------------------------------------------------------------------
 
     async def register(self, name: str) -> Player:
-        if not NAME.match(name) or name.lower().startswith("bot") or name.lower() == GUEST_NAME:
-            raise InvalidConfigError(
-                "player name",
-                f"3-24 letters, digits, '-' or '_', starting with a letter, not starting with 'bot', not {GUEST_NAME}",
-            )
+        """A new player, under a name that looks like no other player's (claimed form by form, so two look-alikes
+        registered at once cannot both pass), no bot's and no reserved word (NameRefusedError, NameTakenError)."""
+        if not NAME.match(name):
+            raise InvalidConfigError("player name", "3-24 letters, digits, '-' or '_', starting with a letter")
+        names.check_registrable(name)
+        await self._index_looks()
+        forms = sorted(names.looks(name))
+        if owner := await self._owner_of(name, forms):
+            raise NameTakenError(f"player name: {name!r} is taken: it looks like {owner!r}, a registered player's")
         player_id = secrets.token_hex(8)
         key = secrets.token_urlsafe(24)
-        if not await self.redis.hsetnx("mf:players:names", name.lower(), player_id):
-            raise TableStateError(f"player name: {name!r} is taken")
+        claimed = [form for form in forms if await self.redis.hsetnx(k.name_looks(), form, player_id)]
+        if len(claimed) < len(forms) or not await self.redis.hsetnx(k.player_names(), name.lower(), player_id):
+            if claimed:
+                await self.redis.hdel(k.name_looks(), *claimed)
+            owner = await self._owner_of(name, forms) or name
+            raise NameTakenError(f"player name: {name!r} is taken: it looks like {owner!r}, a registered player's")
         await self.redis.hset(
             f"mf:player:{player_id}", mapping={"name": name, "key": key_digest(key), "created": time.time()}
         )
+        await self.redis.hincrby(k.name_looks_indexed(), "names", 1)
         return Player(player_id=player_id, name=name, secret_key=key)
 
     async def authenticate(self, player_id: str, key: str) -> str:
@@ -72,19 +85,66 @@ class Players:
             raise SeatTokenError("player: unknown player id or wrong key")
         return str(stored[0].decode())
 
-    async def name_taken(self, name: str) -> bool:
-        """A guest may not play under a registered player's name, nor as a bot."""
-        return bool(BOTLIKE.match(name)) or bool(await self.redis.hexists("mf:players:names", name.lower()))
+    async def check_guest_name(self, name: str) -> None:
+        """Refuse a guest's name that looks like a bot's or a reserved word (NameRefusedError: INVALID_ARGUMENT),
+        or a registered player's (NameTakenError: ALREADY_EXISTS). One read of the looks index."""
+        names.check_anyones(name)
+        await self._index_looks()
+        if owner := await self._owner_of(name, sorted(names.looks(name))):
+            raise NameTakenError(names.taken_message(name, owner))
 
     async def guest_refusal(self, name: str) -> str:
         """Why a guest may not play under `name`, naming the rule ("" when they may)."""
-        if await self.name_taken(name):
-            return f"player name: {name!r} is a registered player's or a bot's; register to use yours"
+        try:
+            await self.check_guest_name(name)
+        except (NameRefusedError, NameTakenError) as refused:
+            return str(refused)
         return ""
+
+    async def name_of(self, player_id: str) -> str:
+        """A registered player's own name: what their seats show, whatever name a request carries."""
+        name = await self.redis.hget(f"mf:player:{player_id}", "name")
+        if name is None:
+            raise TableNotFoundError(f"unknown player: {player_id[:32]!r}")
+        return str(name.decode())
+
+    async def _owner_of(self, name: str, forms: list[str]) -> str:
+        """The name of a registered player whose name looks like `name` (one of its `forms`, or the same name in
+        any case: so a name registered without its looks is found too); "" when none does."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.hmget(k.name_looks(), forms)
+        pipe.hget(k.player_names(), name.lower())
+        looked, exact = await pipe.execute()
+        owner = exact or next((found for found in looked if found is not None), None)
+        if owner is None:
+            return ""
+        owner_name = await self.redis.hget(f"mf:player:{owner.decode()}", "name")
+        return str(owner_name.decode()) if owner_name is not None else name  # one registering this moment
+
+    async def _index_looks(self) -> None:
+        """Index the looks of names registered without them (before this release, or by a process of the release
+        before it during an upgrade), or with another LOOKS_VERSION. Checked at most once per LOOKS_RECHECK per
+        process (two reads), and only then does it go through the names (each form written only where none is)."""
+        now = time.monotonic()
+        if now - self._looks_checked < LOOKS_RECHECK:
+            return
+        self._looks_checked = now
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.hmget(k.name_looks_indexed(), ["version", "names"])
+        pipe.hlen(k.player_names())
+        (version, counted), total = await pipe.execute()
+        if version == LOOKS_VERSION.encode() and int(counted or 0) >= total:
+            return
+        async for _, player_id in self.redis.hscan_iter(k.player_names(), count=500):
+            name = await self.redis.hget(f"mf:player:{player_id.decode()}", "name")
+            if name is not None:
+                for form in names.looks(name.decode()):
+                    await self.redis.hsetnx(k.name_looks(), form, player_id)
+        await self.redis.hset(k.name_looks_indexed(), mapping={"version": LOOKS_VERSION, "names": total})
 
     async def player_id_named(self, name: str) -> str:
         """The id of the registered player called `name` (any case)."""
-        found = await self.redis.hget("mf:players:names", name.lower())
+        found = await self.redis.hget(k.player_names(), name.lower())
         if found is None:
             raise TableNotFoundError(f"unknown player: no registered player is called {name[:32]!r}")
         return str(found.decode())
@@ -106,13 +166,33 @@ class Players:
 
     async def upgrade_to_bot(self, player_id: str) -> Player:
         """Make a player a bot account, for good (as Lichess does): only before any rated game, so a bot's rating
-        never started among people's."""
+        never started among people's, and while the player sits at no unfinished table (its opponents sat down
+        with a person; a game joined as a person would not count against the bot's game limit)."""
         if await self.is_bot(player_id):
             raise TableStateError("bot account: this player is a bot account already (an upgrade is for good)")
         if await self.redis.scard(f"mf:player:{player_id}:rated"):
             raise TableStateError("bot account: only a player with no rated game may become a bot account")
+        if table_id := await self.unfinished_table(player_id):
+            raise TableStateError(
+                f"bot account: a player becomes a bot account only while seated at no unfinished table; table "
+                f"{table_id} has not finished"
+            )
         await self.redis.hset(f"mf:player:{player_id}", "bot", 1)
         return await self.player(player_id)
+
+    async def unfinished_table(self, player_id: str) -> str:
+        """A table the player sits at that has not finished (made, under way), newest first; "" when none."""
+        key = f"mf:player:{player_id}:tables"
+        start = 0
+        while batch := [raw.decode() for raw in await self.redis.zrevrange(key, start, start + TABLES_BATCH - 1)]:
+            pipe = self.redis.pipeline(transaction=False)
+            for table_id in batch:
+                pipe.zscore(k.live_tables(k.shard_of(table_id)), table_id)  # left when it finishes or is removed
+            for table_id, score in zip(batch, await pipe.execute(), strict=True):
+                if score is not None:
+                    return str(table_id)
+            start += TABLES_BATCH
+        return ""
 
     async def require_bot(self, player_id: str, call: str) -> None:
         if not await self.is_bot(player_id):

@@ -22,7 +22,8 @@ from services.tables.directory import Directory
 from services.tables.errors import TableStateError
 from services.tables.followups import TAKEOVER_LEVEL, FollowUp, bank_clock, followups
 from services.tables.lookup import Lookup, hash_seat_token, no_table
-from services.tables.players import GUEST_NAME, Players
+from services.tables.names import clean
+from services.tables.players import Players
 from services.tables.retention import Retention
 from services.tables.seats import is_players, occupant_for, seats_of
 
@@ -72,6 +73,8 @@ class Seating:
         are kept for the matched players)."""
         game = find_game(config.game)
         checked = game.check_config(config)
+        if player_name and not player_id:  # a guest's name refused before a table is made for them
+            await self.players.check_guest_name(clean(player_name))
         if seats and len(seats) != checked.seats:
             raise InvalidConfigError("seats", f"{len(seats)} seat requests for a {checked.seats}-seat table")
         requests = list(seats) or [SeatRequest() for _ in range(checked.seats)]
@@ -129,13 +132,16 @@ class Seating:
         seat_token: str = "",
         with_token: bool = True,
     ) -> tuple[Table, int, str]:
-        """Take a seat: as a registered player (`player_id`, already authenticated; the seat is theirs for good), or
-        as a guest under `player_name` (not a registered player's name, nor a bot's). `seat_token`: the seat token,
-        when the caller chose it (matchmaking's, so any process can finish a handover); else a new one."""
+        """Take a seat: as a registered player (`player_id`, already authenticated; the seat is theirs for good,
+        under their own registered name, whatever `player_name` says), or as a guest under `player_name` (one that
+        looks like no registered player's name, no bot's and no reserved word: names.py). `seat_token`: the seat
+        token, when the caller chose it (matchmaking's, so any process can finish a handover); else a new one."""
         record = await self.lookup.record(table_id)
-        name = _clean_name(player_name)
-        if not player_id and (refusal := await self.players.guest_refusal(name)):
-            raise TableStateError(refusal)
+        if player_id:
+            name = await self.players.name_of(player_id)
+        else:
+            name = clean(player_name)
+            await self.players.check_guest_name(name)
         # with_token False: the seat of a matched ticket, taken with no token (each read of the ticket issues one)
         seat_token = (seat_token or secrets.token_urlsafe(24)) if with_token else ""
         wanted = -1 if seat is None else seat
@@ -225,8 +231,3 @@ def keyed_seat_token(player_key: str, table_id: str, seat: int) -> str:
 
 def _bot_games_key(player_id: str) -> str:
     return f"mf:player:{player_id}:games"
-
-
-def _clean_name(name: str) -> str:
-    cleaned = "".join(ch for ch in name if ch.isprintable()).strip()[:40]
-    return cleaned or GUEST_NAME

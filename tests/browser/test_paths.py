@@ -180,7 +180,7 @@ def test_a_guest_name_that_is_taken_is_refused_when_chosen(page: Page, client: C
     expect(page.locator("#who")).to_have_text(before)
     page.get_by_label("Play as a guest named").fill("bot")
     page.get_by_role("button", name="Use this name").click()
-    expect(page.get_by_role("alert")).to_contain_text("'bot' is a registered player's or a bot's")
+    expect(page.get_by_role("alert")).to_contain_text("'bot' looks like a bot's name")
     free = f"wisp{uuid.uuid4().hex[:6]}"
     page.get_by_label("Play as a guest named").fill(free)
     page.get_by_role("button", name="Use this name").click()
