@@ -5,8 +5,10 @@ alert rules watch (deploy/prometheus/alerts.yml) up to date. docs/operations.md 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import hmac
 import logging
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
@@ -18,12 +20,30 @@ from gateway.limits import MAX_ID, LimitError, check_range, check_text
 from gateway.metrics import OUTBOX_ITEMS, OUTBOX_LAG, REDIS_UP, STREAMS_BUSIEST, STREAMS_LIMIT
 from services import observability
 from services.edge import aio_unary, register
-from services.tables.operations import MAX_NOTICE, ModeratedError, Moderation
+from services.tables.operations import MAX_NOTICE, KeyGuard, KeyLock, ModeratedError, Moderation, Standing
 from services.tables.service import Tables
 
 SERVICE = admin_pb2.DESCRIPTOR.services_by_name["Admin"]
-GATEWAY = gateway_pb2.DESCRIPTOR.services_by_name["Gateway"].full_name
-STARTS = {f"/{GATEWAY}/CreateTable", f"/{GATEWAY}/JoinQueue"}  # what a muted player may not do
+GATEWAY_SERVICE = gateway_pb2.DESCRIPTOR.services_by_name["Gateway"]
+GATEWAY = GATEWAY_SERVICE.full_name
+# Every Gateway method is in one of these two sets (tests/stack/test_moderation.py checks it against the proto); a
+# method in neither is refused to a muted player, as in the first. A muted player may not start anything new: a
+# game, a seat at one, a queue ticket, a challenge (a chat message, once there is chat, goes here too) ...
+MUTED_MAY_NOT = frozenset(
+    {"CreateTable", "JoinTable", "JoinQueue", "FillWithBots", "CreateChallenge", "AcceptChallenge"}
+)
+# ... and keeps what was under way when the mute came: the games (look, watch, play, rejoin the own seat), a queue
+# ticket (wait for its match, or leave), the answers to challenges received (decline), and the reads.
+MUTED_MAY = frozenset(
+    {
+        *("ListGames", "GetCatalogue", "ListTables", "GetTable", "GetLog", "GetLeaderboard", "CheckName"),
+        *("SubmitAction", "GetView", "Watch", "Play", "RejoinTable", "Events"),
+        *("WaitForMatch", "LeaveQueue"),
+        *("RegisterPlayer", "GetPlayer", "UpgradeToBot"),
+        *("DeclineChallenge", "ListChallenges", "SetChallengePreferences", "GetChallengePreferences"),
+    }
+)
+MAX_STANDING_SECONDS = 10 * 365 * 86_400
 HEARTBEAT_EVERY = 2.0
 STANDINGS = {admin_pb2.STANDING_UNSPECIFIED: "", admin_pb2.STANDING_MUTED: "muted", admin_pb2.STANDING_BANNED: "banned"}
 log = logging.getLogger(__name__)
@@ -37,8 +57,14 @@ class OperatorKeyWrongError(Exception):
     """An Admin call with a wrong key, or to a gateway with no key configured (PERMISSION_DENIED)."""
 
 
+class OperatorKeyLockedError(Exception):
+    """An Admin call while the gateways lock the key it presents, or every key, after wrong keys
+    (RESOURCE_EXHAUSTED)."""
+
+
 register(OperatorKeyMissingError, grpc.StatusCode.UNAUTHENTICATED)
 register(OperatorKeyWrongError, grpc.StatusCode.PERMISSION_DENIED)
+register(OperatorKeyLockedError, grpc.StatusCode.RESOURCE_EXHAUSTED)
 register(ModeratedError, grpc.StatusCode.PERMISSION_DENIED)
 
 
@@ -51,29 +77,66 @@ class AdminServicer:
         self.operator_key = operator_key
         self.drain = drain  # starts this gateway's drain (after the answer has gone out)
         self.address = address
+        self.guard = KeyGuard(tables.store.redis)
 
-    def _operator(self, context: Any) -> str:
-        """Who calls (for the audit log), once their key is checked."""
+    async def _operator(self, context: Any) -> str:
+        """Who calls (for the audit log), once their key is checked: refused unchecked while the gateways lock it
+        (or every key) after wrong keys, and counted (by its digest, at every gateway) when wrong."""
         metadata = dict(context.invocation_metadata() or ())
         key = str(metadata.get("x-operator-key", ""))
         if not key:
             raise OperatorKeyMissingError("operator key: send the metadata x-operator-key (MANAFORGE_OPERATOR_KEY)")
         if not self.operator_key:
             raise OperatorKeyWrongError("operator key: this gateway has none configured (MANAFORGE_OPERATOR_KEY)")
+        digest = hmac.new(self.operator_key.encode(), key.encode(), hashlib.sha256).hexdigest()[:32]
+        if locked := await self.guard.attempt(digest):
+            raise OperatorKeyLockedError(self._locked(locked))
         if not hmac.compare_digest(key.encode(), self.operator_key.encode()):
+            if locking := await self.guard.wrong(digest):
+                await self._lock_recorded(locking, digest, context.peer())
             raise OperatorKeyWrongError("operator key: wrong key")
+        await self.guard.right(digest)
         name = str(metadata.get("x-operator-name", "")) or "operator"
         check_text("x-operator-name", name, 64)
         return f"{name} ({context.peer()})"
 
-    async def _done(self, context: Any, action: str, what: str) -> admin_pb2.AdminResult:
-        await self.operations.audit(self._operator(context), action, what)
+    def _locked(self, lock: KeyLock) -> str:
+        guard, left = self.guard, f"{lock.seconds:.0f} s"
+        if lock.is_for_all():
+            return (
+                f"operator key: {guard.tries} wrong keys in {guard.window:.0f} s at the gateways; every Admin call is"
+                f" refused, the right key too, for {left} more"
+            )
+        return (
+            f"operator key: this key was wrong {guard.tries_one} times in {guard.window:.0f} s; it is refused"
+            f" unchecked for {left} more"
+        )
+
+    async def _lock_recorded(self, lock: KeyLock, digest: str, peer: str) -> None:
+        """A lock this gateway set: in the audit log and the JSON log."""
+        guard = self.guard
+        if lock.is_for_all():
+            what = (
+                f"Admin locked for {lock.seconds:.0f} s at every gateway, every key: {guard.tries} wrong operator keys"
+                f" in {guard.window:.0f} s (the last from {peer})"
+            )
+        else:
+            what = (
+                f"operator key {digest[:12]}... locked for {lock.seconds:.0f} s at every gateway: wrong"
+                f" {guard.tries_one} times in {guard.window:.0f} s (the last from {peer})"
+            )
+        await self.operations.audit(f"gateway {self.address}", "OperatorKeyLocked", what)
+        fields = {"lock": lock.scope, "key_digest": digest[:12], "peer": peer, "seconds": lock.seconds}
+        log.warning("operator key locked", extra={"fields": fields})
+
+    async def _done(self, who: str, action: str, what: str) -> admin_pb2.AdminResult:
+        await self.operations.audit(who, action, what)
         log.warning("operator action", extra={"fields": {"action": action, "what": what}})
         return admin_pb2.AdminResult(done=what)
 
     @aio_unary
     async def GetOverview(self, request: admin_pb2.GetOverviewRequest, context: Any) -> admin_pb2.Overview:
-        self._operator(context)
+        await self._operator(context)
         ops = self.operations
         overview = admin_pb2.Overview(notice=await ops.notice(fresh=0.0))
         for game, (playing, waiting) in sorted((await ops.tables_by_game()).items()):
@@ -88,49 +151,58 @@ class AdminServicer:
             overview.workers.add(name=name, seen_seconds_ago=ago)
         overview.errors.update(errors_seen())
         for player_id, standing in sorted((await ops.standings()).items()):
-            (overview.banned if standing == "banned" else overview.muted).append(player_id)
+            (overview.banned if standing.kind == "banned" else overview.muted).append(player_id)
+            if standing.until:
+                overview.standing_until[player_id] = standing.until
         return overview
 
     @aio_unary
     async def EndTable(self, request: admin_pb2.EndTableRequest, context: Any) -> admin_pb2.AdminResult:
-        self._operator(context)
+        who = await self._operator(context)
         check_text("table_id", request.table_id, MAX_ID)
         version = await self.operations.end_table(request.table_id)
-        return await self._done(context, "EndTable", f"table {request.table_id} aborted at version {version}")
+        return await self._done(who, "EndTable", f"table {request.table_id} aborted at version {version}")
 
     @aio_unary
     async def SetPlayerStanding(
         self, request: admin_pb2.SetPlayerStandingRequest, context: Any
     ) -> admin_pb2.AdminResult:
-        self._operator(context)
+        who = await self._operator(context)
         check_text("player_id", request.player_id, MAX_ID)
         check_text("reason", request.reason, MAX_NOTICE)
-        standing = STANDINGS.get(request.standing)
-        if standing is None:
+        kind = STANDINGS.get(request.standing)
+        if kind is None:
             raise LimitError(f"standing: one of {', '.join(admin_pb2.Standing.keys())}, not {request.standing}")
+        check_range("duration_seconds", request.duration_seconds, 0, MAX_STANDING_SECONDS)
+        if request.duration_seconds and not kind:
+            raise LimitError("duration_seconds: only with a mute or a ban (clearing lasts)")
         name = await self.tables.players.player(request.player_id)  # NOT_FOUND for an unknown player
+        now = time.time()
+        until = now + request.duration_seconds if request.duration_seconds else 0.0
+        standing = Standing(kind, until, request.reason.strip()) if kind else None
         await self.operations.set_standing(request.player_id, standing)
-        said = f"player {name.name} ({request.player_id}) {standing or 'in good standing'}"
-        return await self._done(context, "SetPlayerStanding", said + (f": {request.reason}" if request.reason else ""))
+        said = f"player {name.name} ({request.player_id}) "
+        said += f"{kind} {standing.term(now)}" if standing else "in good standing"
+        return await self._done(who, "SetPlayerStanding", said + (f": {request.reason}" if request.reason else ""))
 
     @aio_unary
     async def DrainGateway(self, request: admin_pb2.DrainGatewayRequest, context: Any) -> admin_pb2.AdminResult:
-        self._operator(context)
-        result = await self._done(context, "DrainGateway", f"gateway {self.address} draining")
+        who = await self._operator(context)
+        result = await self._done(who, "DrainGateway", f"gateway {self.address} draining")
         self.drain()
         return result
 
     @aio_unary
     async def SetNotice(self, request: admin_pb2.SetNoticeRequest, context: Any) -> admin_pb2.AdminResult:
-        self._operator(context)
+        who = await self._operator(context)
         check_text("text", request.text, MAX_NOTICE)
         await self.operations.set_notice(request.text.strip())
         said = f"notice posted: {request.text.strip()}" if request.text.strip() else "notice cleared"
-        return await self._done(context, "SetNotice", said)
+        return await self._done(who, "SetNotice", said)
 
     @aio_unary
     async def GetAuditLog(self, request: admin_pb2.GetAuditLogRequest, context: Any) -> admin_pb2.AuditLog:
-        self._operator(context)
+        await self._operator(context)
         check_range("limit", request.limit, 0, 500)
         entries = await self.operations.audit_log(request.limit or 50)
         return admin_pb2.AuditLog(
@@ -164,8 +236,9 @@ def errors_seen() -> dict[str, float]:
 
 
 class Moderating(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
-    """Refuse, before the handler runs, a banned player's every Gateway call and a muted player's CreateTable and
-    JoinQueue: PERMISSION_DENIED naming the rule. The player is the call's x-player-id."""
+    """Refuse, before the handler runs, a banned player's every Gateway call and a muted player's calls that start
+    something (every Gateway method not in MUTED_MAY): PERMISSION_DENIED naming the rule, the reason and its end. The
+    player is the call's x-player-id."""
 
     def __init__(self, moderation: Moderation) -> None:
         self.moderation = moderation
@@ -184,7 +257,7 @@ class Moderating(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
         if not player_id or len(player_id) > MAX_ID:
             return handler
         try:
-            await self.moderation.check(player_id, method in STARTS)
+            await self.moderation.check(player_id, method.rsplit("/", 1)[1] not in MUTED_MAY)
         except ModeratedError as exc:
             observability.refused("gateway", method.rsplit("/", 1)[1], None, "PERMISSION_DENIED", str(exc))
             return refusing(handler, str(exc))

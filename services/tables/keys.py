@@ -197,3 +197,14 @@ def challenge_cooldown(challenger_id: str, challenged_id: str) -> str:
 def challenge_preferences(player_id: str) -> str:
     """What challenges a player refuses: "refuse_all", and "refuse:<game>" for each game refused."""
     return f"{CHALLENGES}:preferences:{player_id}"
+
+
+def operator_key_tries(digest: str = "") -> str:
+    """Operator keys tried and not (yet) found right, in the current window, over every gateway: all of them, or
+    one key's (by its digest). One hash tag: the lock script reads them and the locks together."""
+    return f"mf:{{ops.key}}:tries:{digest}" if digest else "mf:{ops.key}:tries"
+
+
+def operator_key_lock(digest: str = "") -> str:
+    """The Admin service locked at every gateway (expires at the lock's end): for every key, or for one key."""
+    return f"mf:{{ops.key}}:lock:{digest}" if digest else "mf:{ops.key}:lock"

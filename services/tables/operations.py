@@ -7,6 +7,7 @@ Keys are their own ("mf:ops:..."), one each, so they work alike on one Redis and
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,7 +22,7 @@ from services.tables.errors import TableStateError
 from services.tables.followups import commit_args
 from services.tables.lookup import Lookup, no_table
 
-STANDING = "mf:ops:standing"  # player id -> "muted" | "banned"
+STANDING = "mf:ops:standing"  # player id -> "muted" | "banned", or a Standing as JSON (with an end or a reason)
 NOTICE = "mf:ops:notice"
 AUDIT = "mf:ops:audit"  # a stream capped at AUDIT_KEEP entries
 AUDIT_KEEP = 10_000
@@ -42,31 +43,193 @@ class ModeratedError(Exception):
     """A muted or banned player's call (PERMISSION_DENIED)."""
 
 
+# Deletes a player's standing only if it is still the one read (an expired one; not one the operator set since).
+FORGET_EXPIRED = """
+if redis.call('hget', KEYS[1], ARGV[1]) == ARGV[2] then return redis.call('hdel', KEYS[1], ARGV[1]) end
+return 0
+"""
+
+
+@dataclass(frozen=True)
+class Standing:
+    """A player's standing: "muted" or "banned", until a unix time (0: until the operator clears it), and the
+    operator's reason (told to the player)."""
+
+    kind: str
+    until: float = 0.0
+    reason: str = ""
+
+    def is_over(self, now: float) -> bool:
+        return bool(self.until) and now >= self.until
+
+    def encode(self) -> str:
+        """The plain word when there is nothing more (what earlier releases read), else JSON."""
+        if not self.until and not self.reason:
+            return self.kind
+        return json.dumps({"standing": self.kind, "until": self.until, "reason": self.reason})
+
+    @classmethod
+    def decode(cls, raw: str) -> Standing:
+        if not raw.startswith("{"):
+            return cls(raw)
+        fields = json.loads(raw)
+        return cls(str(fields["standing"]), float(fields.get("until", 0.0)), str(fields.get("reason", "")))
+
+    def term(self, now: float) -> str:
+        """How long it lasts, in words: "until 2026-12-07 15:00:00 UTC (in 10 min)" or "until cleared"."""
+        if not self.until:
+            return "until cleared"
+        stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(self.until))
+        return f"until {stamp} UTC (in {_span(self.until - now)})"
+
+
+def _span(seconds: float) -> str:
+    seconds = max(0, round(seconds))
+    for unit, size in (("d", 86_400), ("h", 3_600), ("min", 60)):
+        if seconds >= size:
+            return f"{seconds / size:.1f} {unit}".replace(".0 ", " ")
+    return f"{seconds} s"
+
+
+async def read_standings(redis: Any, now: float) -> dict[str, Standing]:
+    """Every player's standing now in force; expired ones are removed from Redis as they are seen."""
+    raw = {k.decode(): v.decode() for k, v in (await redis.hgetall(STANDING)).items()}
+    standings = {player_id: Standing.decode(value) for player_id, value in raw.items()}
+    for player_id in [p for p, standing in standings.items() if standing.is_over(now)]:
+        await redis.eval(FORGET_EXPIRED, 1, STANDING, player_id, raw[player_id])
+        del standings[player_id]
+    return standings
+
+
 @dataclass
 class Moderation:
-    """Players' standing, read at most every `fresh` seconds per process (a ban takes effect within that)."""
+    """Players' standing, read at most every `fresh` seconds per process (a ban takes effect within that; a mute or
+    a ban with an end is over at its end, to the second)."""
 
     redis: Any
     fresh: float = 1.0
-    _standing: dict[str, str] = field(default_factory=dict)
+    _standing: dict[str, Standing] = field(default_factory=dict)
     _read_at: float = -1e9
 
-    async def standing(self, player_id: str) -> str:
+    async def standing(self, player_id: str) -> Standing | None:
         if time.monotonic() - self._read_at > self.fresh:
-            raw = await self.redis.hgetall(STANDING)
-            self._standing = {k.decode(): v.decode() for k, v in raw.items()}
+            self._standing = await read_standings(self.redis, time.time())
             self._read_at = time.monotonic()
-        return self._standing.get(player_id, "")
+        standing = self._standing.get(player_id)
+        return None if standing is None or standing.is_over(time.time()) else standing
 
     async def check(self, player_id: str, starts: bool) -> None:
-        """Refuse a banned player's call, and a muted player's call that `starts` something (a table, a queue)."""
-        standing = await self.standing(player_id) if player_id else ""
-        if standing == "banned":
-            raise ModeratedError("banned by the operator: this player may not use the platform")
-        if standing == "muted" and starts:
-            raise ModeratedError(
-                "muted by the operator: this player may finish the games under way, not start new ones"
-            )
+        """Refuse a banned player's every call, and a muted player's call that `starts` something (a game, a seat at
+        one, a queue, a challenge), saying why and until when."""
+        standing = await self.standing(player_id) if player_id else None
+        if standing is None or (standing.kind == "muted" and not starts):
+            return
+        why = f" ({standing.reason})" if standing.reason else ""
+        term = standing.term(time.time())
+        if standing.kind == "banned":
+            raise ModeratedError(f"banned by the operator {term}{why}: this player may not use the platform")
+        raise ModeratedError(
+            f"muted by the operator {term}{why}: this player may finish the games under way (play, watch, rejoin"
+            " its seats), not create or join tables, queue, or send or accept challenges"
+        )
+
+
+KEY_TRIES = 20  # operator keys tried and not right in KEY_WINDOW, over every gateway, before Admin locks for all
+KEY_TRIES_ONE = 5  # ... of one key, before that key is refused unchecked
+KEY_WINDOW = 60.0  # seconds: the window starts at its first try
+KEY_LOCK = 60.0  # seconds a lock lasts
+
+# KEYS: the lock for all, the tries of all, the key's lock, the key's tries. ARGV: window ms, tries, tries of one.
+# A lock in force: {scope, ms left}. Else the try is counted (a try past a limit is not, and is refused as locked
+# until its window ends: so at most the limit's keys are checked in a window, however many come at once).
+KEY_TRY = """
+for i, scope in ipairs({'all', 'key'}) do
+  local left = redis.call('pttl', KEYS[2 * i - 1])
+  if left > 0 then return {scope, left} end
+end
+local all, one = redis.call('incr', KEYS[2]), redis.call('incr', KEYS[4])
+if all == 1 then redis.call('pexpire', KEYS[2], ARGV[1]) end
+if one == 1 then redis.call('pexpire', KEYS[4], ARGV[1]) end
+if all > tonumber(ARGV[2]) or one > tonumber(ARGV[3]) then
+  redis.call('decr', KEYS[2])
+  redis.call('decr', KEYS[4])
+  if all > tonumber(ARGV[2]) then return {'all', redis.call('pttl', KEYS[2])} end
+  return {'key', redis.call('pttl', KEYS[4])}
+end
+return {'', 0}
+"""
+# After a wrong key. Same KEYS; ARGV: lock ms, tries, tries of one. The lock it sets ('all', 'key'), or ''.
+KEY_WRONG = """
+if tonumber(redis.call('get', KEYS[2]) or '0') >= tonumber(ARGV[2]) then
+  redis.call('set', KEYS[1], '1', 'PX', ARGV[1])
+  redis.call('del', KEYS[2])
+  return 'all'
+end
+if tonumber(redis.call('get', KEYS[4]) or '0') >= tonumber(ARGV[3]) then
+  redis.call('set', KEYS[3], '1', 'PX', ARGV[1])
+  redis.call('del', KEYS[4])
+  return 'key'
+end
+return ''
+"""
+# After the right key: its try is not counted. KEYS: the tries of all, the key's tries.
+KEY_RIGHT = """
+for _, key in ipairs(KEYS) do
+  if tonumber(redis.call('get', key) or '0') > 0 then redis.call('decr', key) end
+end
+return 0
+"""
+
+
+@dataclass(frozen=True)
+class KeyLock:
+    """The Admin service locked: for every key ("all") or for the key presented ("key"), `seconds` more."""
+
+    scope: str
+    seconds: float
+
+    def is_for_all(self) -> bool:
+        return self.scope == "all"
+
+
+@dataclass
+class KeyGuard:
+    """Operator keys tried at every gateway, counted in Redis (services/tables/keys.py), by the digest of the key
+    presented: after `tries_one` wrong tries of one key in `window` seconds that key is refused unchecked, and after
+    `tries` wrong keys over all, every Admin call is (the right key too), each for `lock` seconds."""
+
+    redis: Any
+    tries: int = KEY_TRIES
+    tries_one: int = KEY_TRIES_ONE
+    window: float = KEY_WINDOW
+    lock: float = KEY_LOCK
+
+    def _keys(self, digest: str) -> list[str]:
+        return [
+            keys.operator_key_lock(),
+            keys.operator_key_tries(),
+            keys.operator_key_lock(digest),
+            keys.operator_key_tries(digest),
+        ]
+
+    async def attempt(self, digest: str) -> KeyLock | None:
+        """Count a try of the key, or say the lock that refuses it unchecked."""
+        reply = await self.redis.eval(
+            KEY_TRY, 4, *self._keys(digest), int(self.window * 1000), self.tries, self.tries_one
+        )
+        scope = reply[0].decode() if isinstance(reply[0], bytes) else str(reply[0])
+        return KeyLock(scope, max(1, int(reply[1])) / 1000) if scope else None
+
+    async def wrong(self, digest: str) -> KeyLock | None:
+        """The key tried was wrong: the lock this sets, if it is the one too many."""
+        reply = await self.redis.eval(
+            KEY_WRONG, 4, *self._keys(digest), int(self.lock * 1000), self.tries, self.tries_one
+        )
+        scope = reply.decode() if isinstance(reply, bytes) else str(reply or "")
+        return KeyLock(scope, self.lock) if scope else None
+
+    async def right(self, digest: str) -> None:
+        await self.redis.eval(KEY_RIGHT, 2, keys.operator_key_tries(), keys.operator_key_tries(digest))
 
 
 class Operations:
@@ -78,14 +241,16 @@ class Operations:
 
     # ----- standing, notice, audit -------------------------------------------------------------------------------
 
-    async def set_standing(self, player_id: str, standing: str) -> None:
+    async def set_standing(self, player_id: str, standing: Standing | None) -> None:
+        """Mute or ban a player (`standing`), or clear their standing (None)."""
         if standing:
-            await self.redis.hset(STANDING, player_id, standing)
+            await self.redis.hset(STANDING, player_id, standing.encode())
         else:
             await self.redis.hdel(STANDING, player_id)
 
-    async def standings(self) -> dict[str, str]:
-        return {k.decode(): v.decode() for k, v in (await self.redis.hgetall(STANDING)).items()}
+    async def standings(self) -> dict[str, Standing]:
+        """Every player's standing now in force (expired ones are forgotten)."""
+        return await read_standings(self.redis, time.time())
 
     async def set_notice(self, text: str) -> None:
         if text:
