@@ -3,8 +3,9 @@ seats of seat-token digests, and the live version and state (from its own commit
 the conflicts the commit script returns). The seats of digests and the live state are only guesses: `commit.lua`
 checks the token's digest against the live tokens, the client action id and the version, and answers a conflict with
 the live state. A token retired since (a seat keeps its newest MAX_SEAT_TOKENS, seats.py) may still be remembered
-here, on any gateway: a move under it is refused by the script, and a view or a watch reads its token afresh
-(`seated`), so a retired token stops working on every gateway at once.
+here, on any gateway: a move under it is refused by the script, a view or a watch reads its token afresh (`seated`,
+`watched`), and a watch under it ends at the next commit, which tells how many tokens its table has retired: so a
+retired token stops working on every gateway at once.
 
 A seat token is named `seat_token` until `hash_seat_token` makes it a `token_digest`, once per call; only digests
 are kept, here and in Redis.
@@ -123,6 +124,18 @@ class Lookup:
             raise SeatTokenError("seat token: a seat token is required to act (JoinTable returns one)")
         token_digest = hash_seat_token(seat_token)
         return record, await self.seat_of(table_id, token_digest, cached), token_digest
+
+    async def watched(self, table_id: str, seat_token: str) -> tuple[int, int]:
+        """For a watch under `seat_token`: its seat, read afresh, and how many tokens the table had retired then
+        (once a commit shows more, the watch checks its token again)."""
+        await self.record(table_id)
+        if not seat_token:
+            raise SeatTokenError("seat token: a seat token is required to act (JoinTable returns one)")
+        token_digest = hash_seat_token(seat_token)
+        seat, retired = await self.store.token_standing(table_id, token_digest)
+        if seat is None:
+            raise await self.refusal(table_id, token_digest)
+        return seat, retired
 
     async def loaded(self, table_id: str) -> tuple[TableRecord, Live, AnyGame]:
         """A table's record, live state (or its archive's) and game; NOT_FOUND when there is no such table."""

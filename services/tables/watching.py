@@ -74,7 +74,7 @@ class Watching:
         then each commit as it lands, until the game is over. Every event the seat may see arrives once and in
         order, whatever is dropped on the way."""
         record = await self.lookup.record(table_id)
-        seat = await self._seat(table_id, seat_token)
+        seat, retired = await self.lookup.watched(table_id, seat_token) if seat_token else (None, 0)
         game = find_game(record.config.game)
         follower = await self.hub.follow(table_id)
         if seat is None:
@@ -94,6 +94,8 @@ class Watching:
                         f"gateway draining: reconnect to any gateway with after_seq={last} to resume with no gap"
                     )
                 if item is RESYNC or item.version > version + 1:  # something was missed: read the durable log
+                    if seat is not None:  # and the token may have been retired meanwhile
+                        seat, retired = await self.lookup.watched(table_id, seat_token)
                     caught = await self._catch_up(table_id, game, seat, last, version, flags)
                     if caught is not None:
                         last, version, finished, _ = caught
@@ -102,6 +104,8 @@ class Watching:
                     continue
                 if item.version <= version:
                     continue  # already sent by a catch-up
+                if seat is not None and item.commit.tokens_retired > retired:  # is this watch's token one of them?
+                    seat, retired = await self.lookup.watched(table_id, seat_token)
                 update = item.update(table_id, game, seat, flags)
                 last, version = item.commit.last_seq, item.version
                 finished = game.is_terminal(item.state(game))

@@ -8,7 +8,6 @@ import threading
 from typing import Any
 
 import grpc
-import pytest
 from manaforge.v1 import gateway_pb2 as gw
 from manaforge.v1.common_pb2 import GameConfig
 
@@ -139,7 +138,6 @@ def test_a_ticket_matched_by_the_previous_release_hands_its_seat_over(stack: Sta
     assert b"token" not in ticket_fields(stack, ticket.ticket_id)
 
 
-@pytest.mark.skip(reason="open Watch streams under a retired token: the next commit")
 def test_a_watch_with_a_retired_token_ends(stack: Stack, client: Client, client_b: Client) -> None:
     """An open Watch stream under a token that is retired meanwhile shows no move after the retirement."""
     player, table_id, first = against_a_bot(client, "Watchia")

@@ -14,8 +14,10 @@
 --       then come due at once), 14 follow-up count n, then n pairs (item, delay ms), then the events in order
 -- Each clock or timer armed gets its deadline computed here, on Redis's clock: stored in the live hash (a Deadlines
 -- message) and appended to the published commit (its field 6), so every view shows when a decision runs out.
+-- The published commit also carries how many seat tokens the table has retired (field 9, once any was: the live
+-- hash's 'retired', counted by issue_token.lua): a watcher under a retired token learns it there.
 -- Returns one of
---   {'ok', 'version:first_seq:last_seq', what was appended to the published commit (its deadlines, field 6)}
+--   {'ok', 'version:first_seq:last_seq', what was appended to the published commit (deadlines, field 6; field 9)}
 --   {'dup', <that of the earlier submit with this seat and client action id>}
 --   {'token'}                                         the token holds no seat, or another seat
 --   {'conflict', version, seq, state, started, finished}  the live state now: the caller retries from it
@@ -29,7 +31,7 @@ if cid ~= '' then
   local prior = redis.call('HGET', done, field)
   if prior then return {'dup', prior} end
 end
-local cur = redis.call('HMGET', live, 'version', 'seq', 'state', 'started', 'finished')
+local cur = redis.call('HMGET', live, 'version', 'seq', 'state', 'started', 'finished', 'retired')
 if not cur[1] then return {'missing'} end
 if cur[1] ~= ARGV[1] or cur[4] ~= '1' or cur[5] == '1' then
   return {'conflict', cur[1], cur[2], cur[3], cur[4] or '0', cur[5] or '0'}
@@ -95,6 +97,14 @@ for i = 0, n - 1 do
   if delay == 0 then soon = true end
 end
 redis.call('HSET', live, 'deadlines', stored)
+if cur[6] then  -- field 9, a varint
+  local left, varint = tonumber(cur[6]), ''
+  while left >= 128 do
+    varint = varint .. string.char(128 + left % 128)
+    left = math.floor(left / 128)
+  end
+  published = published .. string.char(72) .. varint .. string.char(left)
+end
 if soon then
   redis.call('LPUSH', wake, 1)
   redis.call('LTRIM', wake, 0, 63)

@@ -5,7 +5,10 @@
 -- holders are told why they are refused. A digest already live becomes the newest (the Events stream's token, the
 -- same on every reconnect, adds nothing). A seat's digest in the tokens hash but not in its list (stored by an
 -- earlier release, which kept every token) counts as older than any listed.
--- KEYS: 1 tokens hash, 2 issued hash, 3 seats hash.  ARGV: 1 seat, 2 token digest, 3 most live, 4 retired kept.
+-- Every token retired counts in the live hash's 'retired' field, which each commit publishes (commit.lua): a Watch
+-- under a retired token ends at the next commit, on any gateway.
+-- KEYS: 1 tokens hash, 2 issued hash, 3 seats hash, 4 live hash.
+-- ARGV: 1 seat, 2 token digest, 3 most live, 4 retired kept.
 -- Returns 1, or 0 when the seat is not taken (nothing changes).
 local tokens, issued = KEYS[1], KEYS[2]
 local seat, digest, most, kept = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
@@ -44,6 +47,7 @@ for i = 1, math.max(cut, 0) do
   redis.call('HDEL', tokens, order[i])
   table.insert(retired, order[i])
 end
+if cut > 0 then redis.call('HINCRBY', KEYS[4], 'retired', cut) end
 local keep = {}
 for i = math.max(cut, 0) + 1, #order do table.insert(keep, order[i]) end
 local newest = {}

@@ -161,10 +161,22 @@ class Records(StoreBase):
         keys = k.table_keys(table_id)
         done = await self._script(
             self._issue,
-            keys=[keys["tokens"], keys["issued"], keys["seats"]],
+            keys=[keys["tokens"], keys["issued"], keys["seats"], keys["live"]],
             args=[seat, token_digest, MAX_SEAT_TOKENS, RETIRED_KEPT],
         )
         return bool(done)
+
+    async def token_standing(self, table_id: str, token_digest: str) -> tuple[int | None, int]:
+        """The seat a token's digest holds (None: none) and how many tokens the table has retired, read in one
+        step: a watcher under the token checks it again once a commit shows more retired."""
+        keys = k.table_keys(table_id)
+        batch = self._batch()
+        batch.hget(keys["tokens"], token_digest)
+        batch.hget(keys["live"], "retired")
+        seat, retired = await batch.execute()
+        if seat is None:
+            return await self.seat_for_token(table_id, token_digest), int(retired or 0)
+        return int(seat), int(retired or 0)
 
     async def is_retired(self, table_id: str, token_digest: str) -> bool:
         """Whether the digest is one of a seat's tokens retired lately (a newer one took its place)."""
