@@ -60,6 +60,11 @@ def configure(service: str, settings: Settings) -> None:
     log_json_lines(service, settings.log_level)
     serve_metrics(settings)
     collector.tune(settings.gc_thresholds)
+    announce(service, settings)
+
+
+def announce(service: str, settings: Settings) -> None:
+    """This process's version and commit: manaforge_build_info, and a log line (its first, from configure)."""
     name(service, settings, "")
     running = {"version": version.version(), "commit": version.commit(settings.commit), "tls": settings.is_tls}
     log.info("starting", extra={"fields": running})

@@ -84,6 +84,7 @@ def start_dispatcher(sender: Any, **_: Any) -> None:
     """The worker is up (`sender` is its Celery consumer): serve its metrics, run its dispatcher on the service's
     event loop, and watch the worker's health from a thread of its own."""
     observability.serve_metrics(SETTINGS)
+    observability.announce("worker", SETTINGS)  # its version: in its metrics and logs
     collector.tune(SETTINGS.gc_thresholds)
     try:
         portal, tables = service()
