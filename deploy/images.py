@@ -7,8 +7,12 @@ deploy/Dockerfile takes its Python bases as build arguments whose defaults are t
 those cannot be pulled (a machine that reaches Debian's package archive but no container registry), the bases are
 made here from Debian bookworm's own packages: `mmdebstrap` writes a root filesystem with Debian's Python 3.11 and
 `podman import` makes it an image. The Redis image is made the same way from Debian's `redis-server` (Redis 7.0)
-where the official `redis` image cannot be pulled. Every image is tagged under `localhost/` (IMAGES), so the
-manifests' `manaforge:0.2.0` resolves to the one built here.
+where the official `redis` image cannot be pulled. Every image is tagged under `localhost/` (IMAGES).
+
+Manaforge's image is tagged with what it is, from deploy/releases.py: its version and commit (`0.3.0.dev0-d9b7c8ccf0ff`;
+a recorded release's own commit also gets the bare version, `0.2.0`, which no other build is given), and
+`current`, the image this machine built last, which the one-machine deployment (deploy/single-host) runs. The
+version and commit are also its labels (org.opencontainers.image.version, .revision) and MANAFORGE_COMMIT inside.
 """
 
 from __future__ import annotations
@@ -22,9 +26,12 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from deploy import releases
+
 ROOT = Path(__file__).resolve().parent.parent
 DOCKERFILE = ROOT / "deploy" / "Dockerfile"
-MANAFORGE = "localhost/manaforge:0.2.0"
+REPOSITORY = "localhost/manaforge"
+MANAFORGE = f"{REPOSITORY}:current"  # the latest build on this machine (deploy/single-host/manaforge.yaml runs it)
 # A build behind a TLS-inspecting proxy trusts the proxy through the host's bundle, mounted over the image's own for
 # the build's RUN steps only (it is not copied into a layer).
 HOST_CA_BUNDLE = Path("/etc/ssl/certs/ca-certificates.crt")
@@ -124,15 +131,18 @@ def build(local: bool = False) -> None:
         podman("tag", redis, REDIS.local)
     mounts = ["--volume", f"{HOST_CA_BUNDLE}:{HOST_CA_BUNDLE}:ro"] if HOST_CA_BUNDLE.is_file() else []
     started = time.monotonic()
-    print(f"building {MANAFORGE} from deploy/Dockerfile on {runtime} (build stage {build_base})", flush=True)
+    tags = [MANAFORGE, *(f"{REPOSITORY}:{tag}" for tag in releases.image_tags())]
+    print(f"building {', '.join(tags)} from deploy/Dockerfile on {runtime} (build stage {build_base})", flush=True)
     podman(
         "build",
-        *("--file", str(DOCKERFILE), "--tag", MANAFORGE, "--layers"),
+        *(arg for tag in tags for arg in ("--tag", tag)),
+        *("--file", str(DOCKERFILE), "--layers"),
         *("--build-arg", f"PYTHON_IMAGE={runtime}", "--build-arg", f"BUILD_IMAGE={build_base}"),
+        *("--build-arg", f"VERSION={releases.version()}", "--build-arg", f"COMMIT={releases.head()}"),
         *mounts,
         str(ROOT),
     )
-    print(f"  {MANAFORGE} built in {time.monotonic() - started:.0f} s; Redis: {REDIS.local}", flush=True)
+    print(f"  {', '.join(tags)} built in {time.monotonic() - started:.0f} s; Redis: {REDIS.local}", flush=True)
 
 
 def main() -> None:

@@ -2,7 +2,7 @@
 
     python -m deploy.releases             # every release, and the one this checkout upgrades from
     python -m deploy.releases --previous  # the previous release's commit only (what `make upgrade-test` checks out)
-    python -m deploy.releases --image-tags  # the tags `make image` gives this checkout's image
+    python -m deploy.releases --image-tags  # the tags `make image` gives this checkout's image (with `current`)
 
 The previous release of a checkout is the newest recorded release whose commit is an ancestor of HEAD other than HEAD
 itself: at a release's own commit, the one before it.
@@ -91,12 +91,10 @@ def is_release(root: Path = ROOT) -> bool:
 
 
 def image_tags(root: Path = ROOT) -> list[str]:
-    """The image's tags: its version and commit, e.g. `0.2.0-b724b912b344` and, for a recorded release's commit only,
-    `0.2.0`; a checkout after a release is `0.2.0-dev-d9b7c8ccf0ff` (never the release's own tag)."""
+    """The image's tags: its version and commit (`0.3.0.dev0-d9b7c8ccf0ff`), and for a recorded release's own commit
+    also the bare version (`0.2.0`), which no later build is given."""
     short, mine = head(root)[:12], version(root)
-    if is_release(root):
-        return [mine, f"{mine}-{short}"]
-    return [f"{mine}-dev-{short}"]
+    return [mine, f"{mine}-{short}"] if is_release(root) else [f"{mine}-{short}"]
 
 
 def main() -> None:

@@ -1,7 +1,8 @@
 """The deployment files, checked offline: deploy/k8s/ (rendered from its kustomization.yaml in Python, then validated
-against the Kubernetes JSON schemas bundled in kubernetes-validate, strict: an unknown field fails), deploy/compose.yaml
-and deploy/Dockerfile, and all of them against the code: every setting they set is one a process reads, every value
-parses as the process parses it, the commands are the launcher's, the ports agree everywhere.
+against the Kubernetes JSON schemas bundled in kubernetes-validate, strict: an unknown field fails), the one-machine
+pod (deploy/single-host) and deploy/Dockerfile, and all of them against the code: every setting they set is one a
+process reads, every value parses as the process parses it, the commands are the launcher's, the ports agree
+everywhere.
 
 Where kubectl is installed, `kubectl kustomize` must render the same documents as the Python rendering.
 """
@@ -23,12 +24,14 @@ import pytest
 import yaml
 from redis import ConnectionPool
 
+from deploy.images import MANAFORGE, REDIS
 from gateway.limits import Limits
 from services.settings import SETTINGS, Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 K8S = ROOT / "deploy" / "k8s"
-COMPOSE = ROOT / "deploy" / "compose.yaml"
+SINGLE_HOST = ROOT / "deploy" / "single-host" / "manaforge.yaml"
+SECRETS_SCRIPT = ROOT / "deploy" / "single-host" / "secrets.sh"
 DOCKERFILE = ROOT / "deploy" / "Dockerfile"
 LAUNCHER = ROOT / "deploy" / "launcher.py"
 # The oldest Kubernetes the manifests are meant for (gRPC probes are GA from 1.27) and the newest the validator knows.
@@ -105,13 +108,6 @@ def configmap() -> dict[str, str]:
 def secret_data(name: str) -> dict[str, str]:
     secret = of_kind("Secret")[name]
     return {**secret.get("data", {}), **secret.get("stringData", {})}
-
-
-@functools.cache
-def compose() -> Doc:
-    doc = yaml.safe_load(COMPOSE.read_text())
-    assert isinstance(doc, dict)
-    return doc
 
 
 def python_sources() -> list[Path]:
@@ -463,57 +459,149 @@ def test_redis_comes_from_the_bitnami_chart_with_our_secret() -> None:
     assert f"{REDIS_RELEASE}-master" == REDIS_SERVICE  # what the chart names the primary's service
 
 
-# ----------------------------------------------------------------------------------------------------------- compose
+# ------------------------------------------------------------------------------------------------ one machine (podman)
 
 
-def test_compose_runs_redis_and_one_of_each_role() -> None:
-    services = compose()["services"]
-    assert set(services) == {"redis", *ROLES}
-    redis = services["redis"]
-    assert re.fullmatch(r"redis:\d+\.\d+\.\d+[\w.-]*", redis["image"]), "the official image at an exact version"
-    command = redis["command"]
-    assert command[command.index("--appendonly") + 1] == "yes"
-    assert command[command.index("--appendfsync") + 1] == "always"
-    data_dir = command[command.index("--dir") + 1]
-    volume, _, mount = redis["volumes"][0].partition(":")
-    assert mount == data_dir and volume in compose()["volumes"], "the append-only file on a named volume"
-    for name, service in services.items():
-        assert service["restart"] in ("always", "unless-stopped"), f"{name}: restarted when it dies"
-        assert service["healthcheck"]["test"], f"{name}: a healthcheck"
+def single_host() -> list[Doc]:
+    return [d for d in yaml.safe_load_all(SINGLE_HOST.read_text()) if d]
 
 
-def test_compose_runs_what_the_launcher_runs_with_the_same_settings(monkeypatch: pytest.MonkeyPatch) -> None:
-    services = compose()["services"]
-    images = set()
-    for role, spec in ROLES.items():
-        service = services[role]
-        images.add(service["image"])
-        check_command(role, service["command"])
-        env = {k: str(v) for k, v in service["environment"].items()}
-        unknown = set(env) - settings_read_by_code()
-        assert not unknown, f"{role}: sets {sorted(unknown)}, which no process reads"
-        shared = {k: v for k, v in configmap().items() if k not in ("MANAFORGE_GATEWAY_PORT", "MANAFORGE_RULES_PORT")}
-        assert {k: v for k, v in env.items() if k != "REDIS_URL"} == shared, f"{role}: not the ConfigMap's settings"
-        url = redis_address(env["REDIS_URL"])
-        assert url["host"] in services and services[url["host"]]["image"].startswith("redis:")
-        assert service["depends_on"]["redis"]["condition"] == "service_healthy"
-        for name in settings_read_by_code():
-            monkeypatch.delenv(name, raising=False)
-        for name, value in env.items():
-            monkeypatch.setenv(name, value)
-        Limits.from_settings(Settings.from_env())
-        if spec.port is None:
-            assert "ports" not in service
-            probe = " ".join(service["healthcheck"]["test"])
-            assert "inspect ping -d celery@$$HOSTNAME" in probe  # $$: compose's escape for $
+def single_host_pod() -> Doc:
+    (pod,) = [d for d in single_host() if d["kind"] == "Pod"]
+    return pod
+
+
+def pod_containers() -> dict[str, Doc]:
+    return {c["name"]: c for c in single_host_pod()["spec"]["containers"]}
+
+
+def pod_env(c: Doc, secrets: dict[str, str]) -> dict[str, str]:
+    """A container's environment as podman builds it: the ConfigMap's, then env, secrets from `secrets`."""
+    (config,) = [d for d in single_host() if d["kind"] == "ConfigMap"]
+    env: dict[str, str] = {}
+    for source in c.get("envFrom", []):
+        assert source["configMapRef"]["name"] == config["metadata"]["name"]
+        env.update(config["data"])
+    for var in c.get("env", []):
+        env[var["name"]] = var["value"] if "value" in var else secrets[var["valueFrom"]["secretKeyRef"]["key"]]
+    return env
+
+
+def secrets_made() -> dict[str, str]:
+    """The keys of the podman secret secrets.sh makes (its JSON object), with values of their kind."""
+    script = SECRETS_SCRIPT.read_text()
+    keys = re.findall(r'"([a-z-]+)": "%s"', script)
+    assert keys, "secrets.sh makes no secret keys"
+    values = {"redis-password": "0123abcd", "redis-url": "redis://:0123abcd@127.0.0.1:6379/0", "operator-key": "k"}
+    assert set(keys) == set(values)
+    return values
+
+
+def test_the_single_host_pod_runs_redis_each_role_and_the_edge() -> None:
+    containers = pod_containers()
+    assert set(containers) == {"redis", *ROLES, "web"}
+    assert single_host_pod()["spec"]["restartPolicy"] == "Always", "a process that dies is started again"
+    redis = containers["redis"]
+    server = " ".join([*redis["command"], *redis["args"]])
+    for flag in ("--requirepass", "--appendonly yes", "--appendfsync always", "--dir /data", "--bind 127.0.0.1"):
+        assert flag in server, f"Redis runs without {flag}"
+    assert {"name": "redis-data", "mountPath": "/data"} in redis["volumeMounts"]
+    volumes = {v["name"]: v for v in single_host_pod()["spec"]["volumes"]}
+    assert "persistentVolumeClaim" in volumes["redis-data"], "the append-only file on a volume"
+    assert volumes["tls"]["hostPath"]["path"] == "/etc/manaforge/tls", "where secrets.sh writes the TLS files"
+    assert "${MANAFORGE_SECRETS_DIR:-/etc/manaforge}" in SECRETS_SCRIPT.read_text()
+    for name, c in containers.items():
+        # podman runs a probe as `sh -c` of its words joined by spaces and sets no HOSTNAME: plain words only
+        words = c["livenessProbe"]["exec"]["command"]
+        assert all(re.fullmatch(r"[\w./:@-]+", word) for word in words), f"{name}: a probe word podman would split"
+        assert c["securityContext"]["readOnlyRootFilesystem"] is True, name
+        assert c["securityContext"]["capabilities"]["drop"] == ["ALL"], name
+        assert c["imagePullPolicy"] == "Never", f"{name}: images are built here (make image), never pulled"
+        if name != "redis":
+            assert c["image"] == MANAFORGE and c["securityContext"]["runAsUser"] == 10001, name
+    assert containers["redis"]["image"] == REDIS.local
+    published = {c["name"]: p for c in containers.values() for p in c.get("ports", []) if "hostPort" in p}
+    assert {n: (p["containerPort"], p["hostPort"]) for n, p in published.items()} == {
+        "gateway": (50051, 50051),
+        "web": (8443, 8443),
+    }, "only the gateway and the page are published"
+
+
+def test_the_single_host_pod_runs_what_the_launcher_runs_with_settings_it_reads(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    containers = pod_containers()
+    secrets = secrets_made()
+    metrics = set()
+    for name, c in containers.items():
+        if name == "redis":
+            assert set(pod_env(c, secrets)) == {"REDIS_PASSWORD", "REDISCLI_AUTH"}
             continue
-        assert address_port(role, service["command"]) == spec.port
-        assert service["healthcheck"]["test"][-1] == f"127.0.0.1:{spec.port}", f"{role}: health of another port"
-    assert services["gateway"]["ports"] == [f"{ROLES['gateway'].port}:{ROLES['gateway'].port}"]
-    assert "ports" not in services["rules"], "the rules service is internal"
-    assert images == {container("gateway")["image"]}, "compose and Kubernetes run the same image"
-    build = services["gateway"]["build"]
-    assert (COMPOSE.parent / build["context"] / build["dockerfile"]).resolve() == DOCKERFILE
+        command = c["command"]
+        if name in ROLES:
+            check_command(name, command)
+        env = pod_env(c, secrets)
+        unknown = set(env) - settings_read_by_code()
+        assert not unknown, f"{name}: sets {sorted(unknown)}, which no process reads"
+        assert env["MANAFORGE_TLS_CERT"] and env["MANAFORGE_TLS_KEY"] and env["MANAFORGE_TLS_CA"], f"{name}: TLS"
+        tls_dir = next(m["mountPath"] for m in c["volumeMounts"] if m["name"] == "tls")
+        assert all(env[f"MANAFORGE_TLS_{k}"].startswith(tls_dir + "/") for k in ("CERT", "KEY", "CA"))
+        metrics.add(env["MANAFORGE_METRICS_PORT"])
+        assert ("REDIS_URL" in env) == (name in ROLES and ROLES[name].redis), f"{name}: Redis or not"
+        for variable in settings_read_by_code():
+            monkeypatch.delenv(variable, raising=False)
+        for variable, value in env.items():
+            if not variable.startswith("MANAFORGE_TLS_"):  # files that exist only in the container
+                monkeypatch.setenv(variable, value)
+        settings = Settings.from_env()
+        Limits.from_settings(settings)
+        if "REDIS_URL" in env:
+            url = redis_address(settings.redis_url)
+            assert (url["host"], url["port"], url["password"]) == ("127.0.0.1", 6379, secrets["redis-password"])
+    assert len(metrics) == len(containers) - 1, "one network namespace: each process its own metrics port"
+    assert "--address 0.0.0.0:50051" in " ".join(containers["gateway"]["command"])
+    assert "--address 127.0.0.1:50061" in " ".join(containers["rules"]["command"]), "the rules service is internal"
+    edge = containers["web"]["command"]
+    assert edge[edge.index("--gateway") + 1] == "127.0.0.1:50051"
+    assert containers["gateway"]["env"][2]["name"] == "MANAFORGE_OPERATOR_KEY"
+
+
+def test_the_deployment_test_changes_only_the_ports_the_tls_directory_and_the_bots_delay() -> None:
+    from tests.deploy import pods
+
+    def leaves(doc: Any, path: str = "") -> dict[str, Any]:
+        if isinstance(doc, dict):
+            return {k: v for key, value in doc.items() for k, v in leaves(value, f"{path}/{key}").items()}
+        if isinstance(doc, list):
+            return {k: v for i, value in enumerate(doc) for k, v in leaves(value, f"{path}/{i}").items()}
+        return {path: doc}
+
+    documented = single_host()
+    assert pods.documented() == documented
+    played = pods.rendered(documented, {"gateway": 40001, "web": 40002}, Path("/tmp/test/tls"))
+    before, after = leaves(documented), leaves(played)
+    changed = {path for path in before.keys() | after.keys() if before.get(path) != after.get(path)}
+    assert changed == {
+        "/0/data/MANAFORGE_BOT_DELAY",
+        "/1/spec/containers/2/ports/0/hostPort",
+        "/1/spec/containers/2/ports/0/hostIP",
+        "/1/spec/containers/4/ports/0/hostPort",
+        "/1/spec/containers/4/ports/0/hostIP",
+        "/1/spec/volumes/1/hostPath/path",
+    }, sorted(changed)
+    assert {after[p] for p in changed if p.endswith("hostIP")} == {"127.0.0.1"}
+
+
+def test_the_deployment_doc_gives_the_commands_the_test_runs() -> None:
+    doc = (ROOT / "docs" / "deployment.md").read_text()
+    for command in (
+        "make image",
+        "deploy/single-host/secrets.sh",
+        "podman kube play deploy/single-host/manaforge.yaml",
+        "podman kube down deploy/single-host/manaforge.yaml",
+    ):
+        assert command in doc, f"docs/deployment.md does not say `{command}`"
+    assert not (ROOT / "deploy" / "compose.yaml").exists(), "one documented single-host file, the one tested"
 
 
 # -------------------------------------------------------------------------------------------------------- Dockerfile

@@ -1,42 +1,42 @@
-"""deploy/k8s rendered for `podman kube play` on one machine, started, killed a container at a time, taken down.
+"""The one-machine deployment (deploy/single-host: docs/deployment.md, "One machine") played by `podman kube play`
+as the doc says, killed a container at a time, taken down.
 
-What the rendering changes, and why (the rest of each Deployment runs as written: image, commands, the ConfigMap's
-settings, non-root users, read-only root filesystems, emptyDir volumes, resource limits, restart policy):
-- Redis: the Bitnami chart's place is taken by a Deployment of the Redis 7 image (`make image`) under the chart's
-  service name, with the Secret's password and the append-only file the chart's values ask for.
-- The browser edge (not in the base: a `make run` convenience) is a Deployment made from the gateway's.
-- The Secret becomes literal values and `$(VAR)` references are expanded here as the kubelet would expand them.
-- podman 4.3 has no Services: a pod reaches another by its pod name (`<deployment>-pod-0`) on a network of the
-  test's own with DNS, so the Services' names in the manifests become those pod names.
-- Every published port is on 127.0.0.1 and a free host port. podman publishes a containerPort that has no hostPort
-  on every address under its own number, so the metrics ports (scraped inside a cluster) are not declared here.
-- One replica each (podman plays one pod per Deployment); probes are left out (podman 4.3 has no gRPC probes, and
-  an exec probe would run a Celery client every minute on a 2-core machine). Services, HorizontalPodAutoscalers
-  and PodDisruptionBudgets are not played: tests/test_deploy_manifests.py validates them offline.
+The test plays the documented file itself, changed only where a test on a shared machine must differ (`rendered`
+says exactly what, and tests/test_deploy_manifests.py checks that nothing else differs):
+- the host ports: free ones instead of 50051 and 8443, published on 127.0.0.1 only;
+- the TLS files' directory: the test's own instead of /etc/manaforge/tls (secrets.sh writes it there);
+- MANAFORGE_BOT_DELAY 0: bots answer at once, so the games finish in the test's time.
+The secrets are made by the documented script (deploy/single-host/secrets.sh), its copies for the operator in the
+test's own directory.
 """
 
 from __future__ import annotations
 
 import copy
 import json
-import re
-import secrets
+import os
+import ssl
 import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import grpc
 import yaml
 
-from deploy.images import MANAFORGE, REDIS
 from deploy.launcher import free_port
+from services.tls import channel_credentials
 
 ROOT = Path(__file__).resolve().parent.parent.parent
-K8S = ROOT / "deploy" / "k8s"
-NETWORK = "manaforge-deploy-test"
-LABEL = "manaforge-deploy-test"  # on every pod the test plays, to find them all when taking them down
+SINGLE_HOST = ROOT / "deploy" / "single-host"
+MANIFEST = SINGLE_HOST / "manaforge.yaml"
+SECRETS = SINGLE_HOST / "secrets.sh"
+SECRET = "manaforge-secrets"
+POD = "manaforge"
+VOLUME = "manaforge-redis-data"
 KINDS = ("redis", "gateway", "rules", "worker", "web")
+PUBLISHED = {"gateway": 50051, "web": 8443}  # the container ports the file publishes on the host
 
 Doc = dict[str, Any]
 
@@ -45,183 +45,114 @@ class PodError(Exception):
     """podman refused or a pod did not come up; the message says what."""
 
 
-def podman(*args: str, check: bool = True) -> str:
-    done = subprocess.run(["podman", *args], capture_output=True, text=True, check=False)
+def podman(*args: str, check: bool = True, timeout: float = 300) -> str:
+    done = subprocess.run(["podman", *args], capture_output=True, text=True, check=False, timeout=timeout)
     if check and done.returncode != 0:
         raise PodError(f"podman {' '.join(args[:4])}: {done.stderr.strip()[-800:]}")
     return done.stdout.strip()
 
 
-def base() -> list[Doc]:
-    kustomization = yaml.safe_load((K8S / "kustomization.yaml").read_text())
-    return [d for name in kustomization["resources"] for d in yaml.safe_load_all((K8S / name).read_text()) if d]
-
-
-def pod_name(deployment: str) -> str:
-    return f"{deployment}-pod-0"  # what podman kube play names a Deployment's pod
+def documented() -> list[Doc]:
+    return [d for d in yaml.safe_load_all(MANIFEST.read_text()) if d]
 
 
 def container_name(kind: str) -> str:
-    return f"{pod_name(DEPLOYMENTS[kind])}-{kind}"
+    return f"{POD}-{kind}"  # what podman kube play names a pod's container
 
 
-DEPLOYMENTS = {kind: f"manaforge-{kind}" for kind in KINDS} | {"redis": "manaforge-redis-master"}
+def rendered(docs: list[Doc], ports: dict[str, int], tls: Path) -> list[Doc]:
+    """The documented documents with the test's host ports (on 127.0.0.1), its TLS directory, and bots that answer
+    at once."""
+    docs = copy.deepcopy(docs)
+    for doc in docs:
+        if doc["kind"] == "ConfigMap":
+            doc["data"]["MANAFORGE_BOT_DELAY"] = "0"
+        if doc["kind"] == "Pod":
+            for volume in doc["spec"]["volumes"]:
+                if volume["name"] == "tls":
+                    volume["hostPath"]["path"] = str(tls)
+            for container in doc["spec"]["containers"]:
+                for port in container.get("ports", []):
+                    if "hostPort" in port:
+                        port.update(hostIP="127.0.0.1", hostPort=ports[container["name"]])
+    return docs
 
 
 @dataclass
 class Deployment:
-    """The rendered documents and the 127.0.0.1 ports they publish."""
+    """The deployment the test plays: its 127.0.0.1 ports and the directory of the operator's copies of secrets."""
 
-    password: str = field(default_factory=lambda: secrets.token_hex(16))
-    gateway_port: int = field(default_factory=free_port)
-    rules_port: int = field(default_factory=free_port)
-    web_port: int = field(default_factory=free_port)
-    redis_port: int = field(default_factory=free_port)
+    directory: Path
+    ports: dict[str, int] = field(default_factory=lambda: {kind: free_port() for kind in PUBLISHED})
 
     @property
     def gateway(self) -> str:
-        return f"127.0.0.1:{self.gateway_port}"
-
-    @property
-    def rules(self) -> str:
-        return f"127.0.0.1:{self.rules_port}"
+        return f"127.0.0.1:{self.ports['gateway']}"
 
     @property
     def web(self) -> str:
-        return f"127.0.0.1:{self.web_port}"
+        return f"127.0.0.1:{self.ports['web']}"
+
+    @property
+    def path(self) -> Path:
+        return self.directory / "manaforge.yaml"
+
+    @property
+    def secrets(self) -> Path:
+        return self.directory / "secrets"
+
+    @property
+    def ca(self) -> Path:
+        return self.secrets / "ca.crt"
 
     @property
     def redis_url(self) -> str:
-        return f"redis://:{self.password}@127.0.0.1:{self.redis_port}/0"
+        return (self.secrets / "redis-url").read_text().strip()
 
-    def documents(self) -> list[Doc]:
-        docs = base()
-        config = next(d for d in docs if d["kind"] == "ConfigMap")
-        config["data"]["MANAFORGE_BOT_DELAY"] = "0"  # bots answer at once: the games finish in the test's time
-        settings = dict(config["data"])
-        deployments = {d["metadata"]["name"]: d for d in docs if d["kind"] == "Deployment"}
-        web = copy.deepcopy(deployments["manaforge-gateway"])
-        web["metadata"]["name"] = DEPLOYMENTS["web"]
-        for labels in (web["metadata"]["labels"], web["spec"]["selector"]["matchLabels"]):
-            labels["app.kubernetes.io/component"] = "web"
-        web["spec"]["template"]["metadata"]["labels"] = web["spec"]["selector"]["matchLabels"]
-        edge = web["spec"]["template"]["spec"]["containers"][0]
-        edge["name"] = "web"
-        edge["command"] = ["python", "-m", "gateway.web_edge"]
-        edge["args"] = [
-            *("--address", "0.0.0.0:8080"),
-            *("--gateway", f"{pod_name(DEPLOYMENTS['gateway'])}:$(MANAFORGE_GATEWAY_PORT)"),
-            *("--rules", f"{pod_name(DEPLOYMENTS['rules'])}:$(MANAFORGE_RULES_PORT)"),
-        ]
-        edge["ports"] = [{"name": "http", "containerPort": 8080, "protocol": "TCP"}]
-        published = {
-            "gateway": ("grpc", self.gateway_port),
-            "rules": ("grpc", self.rules_port),
-            "web": ("http", self.web_port),
-        }
-        played: list[Doc] = [config, self.redis()]
-        for kind, deployment in [
-            *((k, deployments[DEPLOYMENTS[k]]) for k in ("gateway", "rules", "worker")),
-            ("web", web),
-        ]:
-            deployment["spec"]["replicas"] = 1
-            spec = deployment["spec"]["template"]["spec"]
-            spec.setdefault("restartPolicy", "Always")
-            deployment["spec"]["template"]["metadata"]["labels"][LABEL] = "1"
-            for container in spec["containers"]:
-                container["image"] = MANAFORGE
-                for probe in ("readinessProbe", "livenessProbe", "startupProbe", "lifecycle"):
-                    container.pop(probe, None)
-                env = {e["name"]: e.get("value", "") for e in container.get("env", [])}
-                if "REDIS_URL" in env:  # the rules service has none: it is stateless
-                    env["REDIS_URL"] = f"redis://:{self.password}@{pod_name(DEPLOYMENTS['redis'])}:6379/0"
-                env.pop("REDIS_PASSWORD", None)
-                if env:
-                    container["env"] = [{"name": k, "value": v} for k, v in env.items()]
-                container["args"] = [expand(a, settings) for a in container.get("args", [])]
-                ports = [p for p in container.get("ports", []) if p["name"] != "metrics"]
-                for port in ports:
-                    name, host_port = published[kind]
-                    assert port["name"] == name, f"{kind}: an unexpected port {port}"
-                    port.update(hostIP="127.0.0.1", hostPort=host_port)
-                container["ports"] = ports
-            played.append(deployment)
-        return played
+    @property
+    def is_tls(self) -> bool:
+        config = next(d for d in documented() if d["kind"] == "ConfigMap")
+        return bool(config["data"].get("MANAFORGE_TLS_CERT"))
 
-    def redis(self) -> Doc:
-        """Redis 7 in the Bitnami chart's place (deploy/k8s/redis-values.yaml: auth, append-only, every write
-        fsynced), published on 127.0.0.1 for the test's own checks."""
-        labels = {"app.kubernetes.io/name": "manaforge", "app.kubernetes.io/component": "redis", LABEL: "1"}
-        return {
-            "apiVersion": "apps/v1",
-            "kind": "Deployment",
-            "metadata": {"name": DEPLOYMENTS["redis"], "labels": dict(labels)},
-            "spec": {
-                "replicas": 1,
-                "selector": {"matchLabels": dict(labels)},
-                "template": {
-                    "metadata": {"labels": dict(labels)},
-                    "spec": {
-                        "restartPolicy": "Always",
-                        "containers": [
-                            {
-                                "name": "redis",
-                                "image": REDIS.local,
-                                "command": ["redis-server"],
-                                "args": [
-                                    *("--requirepass", self.password, "--appendonly", "yes"),
-                                    *("--appendfsync", "always", "--dir", "/data"),
-                                ],
-                                "ports": [
-                                    {
-                                        "name": "redis",
-                                        "containerPort": 6379,
-                                        "hostIP": "127.0.0.1",
-                                        "hostPort": self.redis_port,
-                                    }
-                                ],
-                            }
-                        ],
-                    },
-                },
-            },
-        }
+    def credentials(self) -> grpc.ChannelCredentials:
+        """A gRPC client's TLS that verifies the server's certificate with the deployment's CA (secrets.sh's)."""
+        return channel_credentials(str(self.ca))
+
+    def https(self) -> ssl.SSLContext:
+        """An HTTPS client's context that verifies the edge's certificate with the deployment's CA."""
+        return ssl.create_default_context(cafile=str(self.ca))
 
 
-def expand(value: str, settings: dict[str, str]) -> str:
-    """`$(NAME)` as the kubelet expands it in a container's args, from the container's environment."""
-    return re.sub(r"\$\((\w+)\)", lambda m: settings.get(m.group(1), m.group(0)), value)
+def play(deployment: Deployment) -> None:
+    """The secrets made by the documented script, then the rendering played."""
+    env = {**os.environ, "MANAFORGE_SECRETS_DIR": str(deployment.secrets)}
+    subprocess.run([str(SECRETS), "--replace", "localhost"], check=True, env=env, timeout=120)
+    docs = rendered(documented(), deployment.ports, deployment.secrets / "tls")
+    deployment.path.write_text(yaml.safe_dump_all(docs, sort_keys=False))
+    podman("kube", "play", str(deployment.path))
 
 
-def play(deployment: Deployment, path: Path) -> None:
-    """Write the rendering and `podman kube play` it on the test's network."""
-    path.write_text(yaml.safe_dump_all(deployment.documents(), sort_keys=False))
-    if not network_exists():
-        podman("network", "create", NETWORK)
-    podman("kube", "play", "--network", NETWORK, str(path))
+def down(deployment: Deployment) -> None:
+    """The pod, its data volume and the secret gone (also after a failure half-way, or a run before this one)."""
+    if deployment.path.exists():
+        podman("kube", "down", str(deployment.path), check=False)
+    podman("pod", "rm", "--force", POD, check=False)
+    podman("volume", "rm", "--force", VOLUME, check=False)
+    podman("secret", "rm", SECRET, check=False)
 
 
-def network_exists() -> bool:
-    return subprocess.run(["podman", "network", "exists", NETWORK], check=False).returncode == 0
+def published() -> list[tuple[str, str]]:
+    """Every port the pod publishes on the host: (host address, host port)."""
+    bindings = json.loads(podman("pod", "inspect", "--format", "{{json .InfraConfig.PortBindings}}", POD))
+    return [(b["HostIp"], b["HostPort"]) for port in (bindings or {}).values() for b in port]
 
 
-def down(path: Path) -> None:
-    """Every pod the test played, and its network, gone (also after a failure half-way)."""
-    if path.exists():
-        podman("kube", "down", str(path), check=False)
-    for pod in podman("pod", "ps", "--filter", f"label={LABEL}", "--format", "{{.Name}}", check=False).split():
-        podman("pod", "rm", "--force", pod, check=False)
-    if network_exists():
-        podman("network", "rm", "--force", NETWORK, check=False)
-
-
-def published() -> list[tuple[str, str, str]]:
-    """Every port the test's pods publish on the host: (pod, host address, host port)."""
-    found = []
-    for pod in podman("pod", "ps", "--filter", f"label={LABEL}", "--format", "{{.Name}}").split():
-        bindings = json.loads(podman("pod", "inspect", "--format", "{{json .InfraConfig.PortBindings}}", pod))
-        found += [(pod, b["HostIp"], b["HostPort"]) for port in (bindings or {}).values() for b in port]
-    return found
+def healthy(kind: str) -> str:
+    """Run the container's health check as podman runs it (no systemd here to schedule it): "" or why not."""
+    done = subprocess.run(
+        ["podman", "healthcheck", "run", container_name(kind)], capture_output=True, text=True, check=False, timeout=90
+    )
+    return "" if done.returncode == 0 else f"{kind}: exit {done.returncode} {done.stdout.strip()} {done.stderr.strip()}"
 
 
 @dataclass(frozen=True)
