@@ -23,6 +23,7 @@
   manaforge accept ID                      accept a challenge and play it
   manaforge decline ID [WHY] [TEXT]        decline one (WHY: later, game, clock, no_bots), with your words
   manaforge lobby                          wait for challenges: each announced as it comes, answered there
+  manaforge refuse [all | none | GAME...]  refuse challenges: every one, none, or those games'; alone: what you refuse
 
 --gateway, --name, --guest, --tls and --ca may come before or after the command. The gateway is MANAFORGE_GATEWAY
 (HOST:PORT) when set, else 127.0.0.1 on MANAFORGE_GATEWAY_PORT (50051 unless set), as `make run` uses.
@@ -55,6 +56,7 @@ from gateway.cli.commands import (
     cmd_me,
     cmd_play,
     cmd_queue,
+    cmd_refuse,
     cmd_register,
     cmd_rejoin,
     cmd_replay,
@@ -205,6 +207,10 @@ def parser() -> argparse.ArgumentParser:
         " the challenger (up to 200 characters), e.g. `later not tonight`",
     )
     command("lobby", cmd_lobby, "wait for challenges: each is announced as it comes and answered there")
+    p = command(
+        "refuse", cmd_refuse, "refuse challenges: every one (all), none, or those games' (alone: what you refuse)"
+    )
+    p.add_argument("what", nargs="*", metavar="all | none | GAME", help="what to refuse from now on")
     p = command("watch", cmd_watch, "follow a game as a spectator (the public view only)")
     p.add_argument("table", help="the table's id")
     p = command("replay", cmd_replay, "a finished game, move by move, with its result and replay verdict")

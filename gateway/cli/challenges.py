@@ -267,6 +267,24 @@ def decline(client: Client, challenge_id: str, reason: str, text: str, out: Out)
     out(f"you declined {challenger_words(declined)}'s challenge ({config_words(declined)}): they are told")
 
 
+def refuse(client: Client, words: list[str], out: Out) -> None:
+    """`all`: refuse every challenge; `none`: take them all again; games' names: refuse those games' (instead of
+    those refused before); nothing: say what is refused."""
+    if words:
+        everyone, games = words == ["all"], [] if words in (["all"], ["none"]) else words
+        accept_from = gw.CHALLENGES_FROM_NOBODY if everyone else gw.CHALLENGES_FROM_EVERYONE
+        request = gw.ChallengePreferences(accept_from=accept_from, refused_games=games)
+        preferences = client.stub.SetChallengePreferences(request)
+    else:
+        preferences = client.stub.GetChallengePreferences(gw.GetChallengePreferencesRequest())
+    if preferences.accept_from == gw.CHALLENGES_FROM_NOBODY:
+        out("you refuse every challenge (`manaforge refuse none` takes them again)")
+    elif preferences.refused_games:
+        out(f"you refuse challenges for {', '.join(preferences.refused_games)}; you take the others")
+    else:
+        out("you take every challenge")
+
+
 def split_reason(words: list[str]) -> tuple[str, str]:
     """ "later not tonight" -> ("later", "not tonight"); "not tonight" -> ("generic", "not tonight")."""
     if words and words[0].lower() in REASONS:

@@ -174,6 +174,11 @@ def cmd_decline(client: Client, args: argparse.Namespace) -> None:
     challenges.decline(client, args.challenge, *challenges.split_reason(args.text), print)
 
 
+def cmd_refuse(client: Client, args: argparse.Namespace) -> None:
+    registered_only(args)
+    challenges.refuse(client, args.what, print)
+
+
 def cmd_lobby(client: Client, args: argparse.Namespace) -> None:
     registered_only(args)
     console = Console()

@@ -7,7 +7,7 @@ What one player can make another hold is bounded, checked and counted in one ato
 - LIMITS: challenges open at once from one player, for one player, and from one player to another;
 - a declined challenger waits COOLDOWN seconds before challenging the same player again, twice as long after each
   decline remembered (declines are forgotten a day after the last, or once a challenge is accepted), at most
-  LONGEST_COOLDOWN;
+  LONGEST_COOLDOWN; declined as "not this game" or "not this clock", it waits only to offer the same game again;
 - a player refuses challenges from everyone, or for some games (their preferences); the challenger is told so."""
 
 from __future__ import annotations
@@ -43,6 +43,8 @@ PENDING = ChallengeStatus.CHALLENGE_STATUS_PENDING
 ACCEPTED = ChallengeStatus.CHALLENGE_STATUS_ACCEPTED
 DECLINED = ChallengeStatus.CHALLENGE_STATUS_DECLINED
 BUSY = DeclineReason.DECLINE_REASON_BUSY
+GAME = DeclineReason.DECLINE_REASON_GAME
+TIME_CONTROL = DeclineReason.DECLINE_REASON_TIME_CONTROL
 EVERYONE = ChallengesFrom.CHALLENGES_FROM_EVERYONE
 NOBODY = ChallengesFrom.CHALLENGES_FROM_NOBODY
 
@@ -155,8 +157,9 @@ class Challenges:
         await self._save(challenge)
         await self._forget(challenge)
         if reason != BUSY:  # a busy bot account is not turning the challenger away
+            game = challenge.config.game if reason in (GAME, TIME_CONTROL) else ""  # not this one: ask another way
             await self.store.challenge_declined(
-                challenge.challenger_id, player_id, time.time(), self.cooldown, self.longest_cooldown
+                challenge.challenger_id, player_id, game, time.time(), self.cooldown, self.longest_cooldown
             )
         await self.inbox.tell(challenge.challenger_id, PlayerEvent(challenge_declined=challenge))
         return challenge
@@ -235,8 +238,9 @@ def _refusal(room: ChallengeRoom, name: str, game: str) -> TableError:
     if room.status == "refused":
         return TableStateError(f"{name} does not accept challenges" + (f" for {game}" if room.detail == "game" else ""))
     if room.status == "cooling":
+        to = f" to {game}" if room.game_only else ""
         return QuotaError(
-            f"challenge cool-down: {name} declined your last challenge: you may challenge them again in"
+            f"challenge cool-down: {name} declined your last challenge{to}: you may challenge them{to} again in"
             f" {math.ceil(float(room.detail))} s"
         )
     limit = {

@@ -13,9 +13,11 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 import grpc
+import manaforge_sdk as mf
 import pytest
 from manaforge.v1 import gateway_pb2 as gw
 from manaforge.v1.common_pb2 import GameConfig
@@ -27,6 +29,7 @@ from services.tables.errors import QuotaError
 from services.tables.portal import Portal
 from services.tables.service import Tables
 from tests.stack.helpers import rpc_error
+from tests.stack.test_terminal_games import spawn
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -39,6 +42,7 @@ COOLDOWN = 60  # seconds a declined challenger waits, at the first decline
 class Account:
     player_id: str
     name: str
+    key: str
     clients: list[Client]  # one per gateway process
 
     @property
@@ -58,7 +62,7 @@ def register(stack: Stack) -> Iterator[Callable[[str], Account]]:
                 closing.enter_context(Client(address, player=(player.player_id, player.secret_key)))
                 for address in stack.gateway_addresses
             ]
-            return Account(player.player_id, player.name, clients)
+            return Account(player.player_id, player.name, player.secret_key, clients)
 
         yield made
 
@@ -145,6 +149,22 @@ def test_a_player_who_declines_everything_hears_once_from_one_hostile_account(
     ann.client.stub.CreateChallenge(challenge(cid.player_id))  # nor is the declined one, with another player
 
 
+def test_declined_as_not_this_game_the_challenger_waits_only_to_offer_that_game(
+    register: Callable[[str], Account],
+) -> None:
+    ann, bob = register("ann"), register("bob")
+    made = ann.client.stub.CreateChallenge(challenge(bob.player_id, "mana_burn"))
+    bob.client.stub.DeclineChallenge(
+        gw.DeclineChallengeRequest(challenge_id=made.challenge_id, reason=gw.DECLINE_REASON_GAME)
+    )
+    refusal = rpc_error(ann.client.stub.CreateChallenge, challenge(bob.player_id, "mana_burn"))
+    assert refusal.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert f"{bob.name} declined your last challenge to mana_burn: you may challenge them to mana_burn again in" in (
+        refusal.details()
+    )
+    ann.client.stub.CreateChallenge(challenge(bob.player_id, "cardbench"))  # another game is welcome
+
+
 def test_the_cool_down_doubles_at_each_decline_up_to_its_cap_and_an_accepted_challenge_ends_it(
     register: Callable[[str], Account], direct_tables: Tables, portal: Portal
 ) -> None:
@@ -177,7 +197,9 @@ def test_the_cool_down_doubles_at_each_decline_up_to_its_cap_and_an_accepted_cha
     assert waits() == 1
 
 
-def test_a_player_refuses_challenges_from_everyone_or_for_a_game(register: Callable[[str], Account]) -> None:
+def test_a_player_refuses_challenges_from_everyone_or_for_a_game(
+    stack: Stack, register: Callable[[str], Account]
+) -> None:
     ann, bob = register("ann"), register("bob")
     stub = bob.client.stub
     assert stub.GetChallengePreferences(gw.GetChallengePreferencesRequest()).accept_from in (
@@ -203,5 +225,27 @@ def test_a_player_refuses_challenges_from_everyone_or_for_a_game(register: Calla
     assert bad.code() == grpc.StatusCode.INVALID_ARGUMENT and "no_such_game" in bad.details()
     assert stub.GetChallengePreferences(gw.GetChallengePreferencesRequest()).accept_from == gw.CHALLENGES_FROM_NOBODY
 
-    stub.SetChallengePreferences(gw.ChallengePreferences(accept_from=gw.CHALLENGES_FROM_EVERYONE))
+    with mf.connect(stack.gateway_addresses[0]) as sdk:  # the SDK's way
+        sdk._use(mf.Credentials(bob.player_id, bob.key, bob.name))
+        assert sdk.refuse_challenges().accept_from == gw.CHALLENGES_FROM_EVERYONE
     ann.client.stub.CreateChallenge(challenge(bob.player_id))  # welcome again
+
+
+@pytest.mark.parametrize("stack", ["redis"], indirect=True)
+def test_a_person_refuses_challenges_from_the_terminal(
+    stack: Stack, register: Callable[[str], Account], tmp_path: Path
+) -> None:
+    def typed(*words: str, said: str) -> None:
+        terminal = spawn(stack, tmp_path, *words)
+        terminal.expect(said)
+        assert terminal.finish() == 0
+
+    ann, bob = register("ann"), f"bob{uuid.uuid4().hex[:6]}"
+    typed("register", bob, said=f"registered as {bob}")
+    typed("refuse", "mana_burn", "rnd", said="you refuse challenges for mana_burn, rnd; you take the others")
+    rnd = gw.CreateChallengeRequest(player_name=bob, config=GameConfig(game="rnd", seats=3))
+    assert rpc_error(ann.client.stub.CreateChallenge, rnd).details() == f"{bob} does not accept challenges for rnd"
+    typed("refuse", "all", said=r"you refuse every challenge \(`manaforge refuse none` takes them again\)")
+    typed("refuse", said="you refuse every challenge")
+    typed("refuse", "none", said="you take every challenge")
+    ann.client.stub.CreateChallenge(rnd)

@@ -106,11 +106,15 @@ def test_a_person_in_the_lobby_declines_a_challenge_and_the_challenger_reads_why
     after = spawn(stack, homes[0], "challenges")
     after.expect("no challenges waiting")
     assert after.finish() == 0
+    cooling = spawn(stack, homes[0], "challenge", bob, "cardbench")  # declined: ann waits before challenging again
+    cooling.expect(rf"{bob} declined your last challenge: you may challenge them again in \d+ s")
+    assert cooling.finish() == 1
 
-    again = spawn(stack, homes[0], "challenge", bob, "manufactory", "--seats", "3", "--bot", "heuristic")
+    cid = register(stack, tmp_path / "cid", "cid")
+    again = spawn(stack, tmp_path / "cid", "challenge", bob, "manufactory", "--seats", "3", "--bot", "heuristic")
     again.expect(rf"challenge (\w+) sent to {bob}: manufactory, 3 seats, 120 s a decision, 1 bot \(heuristic\)\.")
     declined = spawn(stack, homes[1], "decline", again.group(1), "clock", "too", "slow", "for", "me")
-    declined.expect(f"you declined {ann}'s challenge")
+    declined.expect(f"you declined {cid}'s challenge")
     assert declined.finish() == 0
     again.expect(rf"{bob} declined your challenge \(manufactory, .*\): not this clock — \"too slow for me\"")
     assert again.finish() == 0

@@ -246,6 +246,13 @@ class Client:
         )
         return self._once(lambda: self.stub.DeclineChallenge(request), f"declining challenge {challenge_id}")
 
+    def refuse_challenges(self, *, everyone: bool = False, games: Sequence[str] = ()) -> gw.ChallengePreferences:
+        """Refuse challenges from now on: all of them (`everyone`), or those for `games`; a challenger is told so.
+        Each call replaces what the last one set: `refuse_challenges()` takes every challenge again."""
+        accept_from = gw.CHALLENGES_FROM_NOBODY if everyone else gw.CHALLENGES_FROM_EVERYONE
+        request = gw.ChallengePreferences(accept_from=accept_from, refused_games=list(games))
+        return self._once(lambda: self.stub.SetChallengePreferences(request), "setting challenge preferences")
+
     def events(self, after: str = "") -> EventStream:
         """The registered player's events, for as long as you read: challenges received, accepted and declined,
         games started (with a seat token), your turn, games ended, across all your tables. The stream is open when

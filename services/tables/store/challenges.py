@@ -25,10 +25,11 @@ class ChallengeLimits:
 @dataclass(frozen=True)
 class ChallengeRoom:
     """Whether a new challenge was counted: "ok", or why not: "refused" ("all" or "game"), "cooling" (the seconds
-    left) or "full" (which limit: "pair", "sent", "received")."""
+    left; `game_only`: a cool-down for this game alone) or "full" (which limit: "pair", "sent", "received")."""
 
     status: str
     detail: str = ""
+    game_only: bool = False
 
 
 @dataclass(frozen=True)
@@ -67,8 +68,8 @@ class ChallengeStore(StoreBase):
         ]
         args: list[Any] = [challenge_id, repr(now), repr(expires_at), game, limits.sent, limits.received]
         args += [limits.between, max(1, int(expires_at - now) + 1)]
-        status, *detail = await self._script(self._challenge_room, keys=keys, args=args)
-        return ChallengeRoom(status.decode(), detail[0].decode() if detail else "")
+        status, *detail = [part.decode() for part in await self._script(self._challenge_room, keys=keys, args=args)]
+        return ChallengeRoom(status, detail[0] if detail else "", detail[1:] == ["game"])
 
     async def challenge_closed(self, challenger_id: str, challenged_id: str, challenge_id: str) -> None:
         """An answered challenge is open no longer."""
@@ -83,15 +84,16 @@ class ChallengeStore(StoreBase):
         return [raw.decode() for raw in found]
 
     async def challenge_declined(
-        self, challenger_id: str, challenged_id: str, now: float, first: float, longest: float
+        self, challenger_id: str, challenged_id: str, game: str, now: float, first: float, longest: float
     ) -> float:
-        """One more decline of the challenger by the challenged player: the seconds the challenger waits now,
-        `first` at the first decline remembered, twice as long at each one after, at most `longest`."""
+        """One more decline of the challenger by the challenged player: the seconds the challenger waits now (for
+        one game, or for every game when `game` is ""), `first` at the first decline remembered, twice as long at
+        each one after, at most `longest`."""
         key = k.challenge_cooldown(challenger_id, challenged_id)
         strikes = int(await self.redis.hincrby(key, "strikes", 1))
         wait = min(longest, first * 2.0 ** min(strikes - 1, 32))
         batch = self._batch()
-        batch.hset(key, "until", repr(now + wait))
+        batch.hset(key, f"until:{game}" if game else "until", repr(now + wait))
         batch.expire(key, int(max(STRIKES_KEPT, wait)) + 1)
         await batch.execute()
         return wait
