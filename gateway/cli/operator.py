@@ -2,7 +2,8 @@
 
     python -m gateway.cli.operator overview                       # tables, queues, outbox, gateways, workers, errors
     python -m gateway.cli.operator end TABLE_ID                   # abort a table ("aborted by the operator")
-    python -m gateway.cli.operator mute|ban|clear PLAYER_ID [--reason TEXT]
+    python -m gateway.cli.operator mute|ban PLAYER_ID [--for 2h] [--reason TEXT]   # --for: 90s, 30m, 2h, 7d
+    python -m gateway.cli.operator clear PLAYER_ID
     python -m gateway.cli.operator notice "Maintenance at 02:00 UTC"   # or: notice --clear
     python -m gateway.cli.operator drain --gateway HOST:PORT      # drain that gateway
     python -m gateway.cli.operator audit [--limit N]
@@ -30,6 +31,19 @@ STANDINGS = {
     "ban": admin_pb2.STANDING_BANNED,
     "clear": admin_pb2.STANDING_UNSPECIFIED,
 }
+UNITS = {"s": 1, "m": 60, "h": 3_600, "d": 86_400}
+
+
+def duration(text: str) -> int:
+    """Seconds of "90s", "30m", "2h", "7d" (or plain seconds)."""
+    number, unit = (text[:-1], text[-1]) if text[-1:] in UNITS else (text, "s")
+    if not number.isdigit():
+        raise argparse.ArgumentTypeError(f"a duration such as 90s, 30m, 2h or 7d, not {text!r}")
+    return int(number) * UNITS[unit]
+
+
+def utc(at: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(at)) + " UTC"
 
 
 def show_overview(overview: admin_pb2.Overview) -> None:
@@ -54,7 +68,8 @@ def show_overview(overview: admin_pb2.Overview) -> None:
         print(f"errors {name}: {count:g}")
     for label, players in (("muted", overview.muted), ("banned", overview.banned)):
         if players:
-            print(f"{label}: {', '.join(players)}")
+            ends = overview.standing_until
+            print(f"{label}: " + ", ".join(f"{p} (until {utc(ends[p])})" if p in ends else p for p in players))
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -68,7 +83,11 @@ def main(argv: list[str] | None = None) -> None:
     for name in STANDINGS:
         standing = commands.add_parser(name)
         standing.add_argument("player_id")
-        standing.add_argument("--reason", default="")
+        if name != "clear":
+            standing.add_argument("--reason", default="", help="told to the player, and kept in the audit log")
+            standing.add_argument(
+                "--for", dest="duration", type=duration, default=0, help="e.g. 2h (default: until cleared)"
+            )
     notice = commands.add_parser("notice")
     notice.add_argument("text", nargs="?", default="")
     notice.add_argument("--clear", action="store_true")
@@ -93,7 +112,10 @@ def main(argv: list[str] | None = None) -> None:
                 done = admin.EndTable(admin_pb2.EndTableRequest(table_id=args.table_id), metadata=metadata, timeout=30)
             elif args.command in STANDINGS:
                 request = admin_pb2.SetPlayerStandingRequest(
-                    player_id=args.player_id, standing=STANDINGS[args.command], reason=args.reason
+                    player_id=args.player_id,
+                    standing=STANDINGS[args.command],
+                    reason=getattr(args, "reason", ""),
+                    duration_seconds=getattr(args, "duration", 0),
                 )
                 done = admin.SetPlayerStanding(request, metadata=metadata, timeout=30)
             elif args.command == "notice":

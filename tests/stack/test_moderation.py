@@ -5,7 +5,10 @@ under way, and a mute with a duration ends by itself. And every Gateway method i
 from __future__ import annotations
 
 import calendar
+import os
 import re
+import subprocess
+import sys
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -204,3 +207,22 @@ def test_a_banned_player_is_told_until_when_and_bad_durations_change_nothing(
         set_standing(admin, player.player_id, admin_pb2.STANDING_UNSPECIFIED)
     finally:
         lou.close()
+
+
+def test_the_console_command_mutes_for_a_while_and_shows_until_when(ops_stack: Stack) -> None:
+    player, moe = registered(ops_stack, "moe")
+    moe.close()
+    console_command = [sys.executable, "-m", "gateway.cli.operator", "--gateway", ops_stack.gateway_addresses[1]]
+    env = {**os.environ, "MANAFORGE_OPERATOR_KEY": KEY}
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([*console_command, *args], capture_output=True, text=True, timeout=60, env=env)
+
+    muted = run("mute", player.player_id, "--for", "2h", "--reason", "flooding")
+    assert muted.returncode == 0, muted.stderr
+    assert f"({player.player_id}) muted until " in muted.stdout and "(in 2 h): flooding" in muted.stdout
+    shown = run("overview")
+    assert re.search(rf"muted: .*{player.player_id} \(until \d{{4}}-\d\d-\d\d \d\d:\d\d:\d\d UTC\)", shown.stdout)
+    bad = run("ban", player.player_id, "--for", "soon")
+    assert bad.returncode == 2 and "a duration such as 90s, 30m, 2h or 7d" in bad.stderr
+    assert run("clear", player.player_id).stdout.strip().endswith("in good standing")
