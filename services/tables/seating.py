@@ -20,7 +20,7 @@ from engine_core.errors import InvalidConfigError
 from services.tables.commit import state_bytes
 from services.tables.directory import Directory
 from services.tables.errors import TableStateError
-from services.tables.followups import TAKEOVER_LEVEL, FollowUp, bank_clock, followups
+from services.tables.followups import TAKEOVER_LEVEL, bank_clock, followups
 from services.tables.lookup import Lookup, hash_seat_token, no_table
 from services.tables.names import clean
 from services.tables.players import Players
@@ -93,10 +93,9 @@ class Seating:
         )
         open_seats = checked.seats - len(occupants)
         first = followups(record, game, state)
-        await self.store.create_table(record, state_bytes(state), occupants, listed and open_seats > 0, first)
+        abandon = self.retention.open_table_seconds if open_seats else None  # a table nobody comes to is removed
+        await self.store.create_table(record, state_bytes(state), occupants, listed and open_seats > 0, first, abandon)
         self.lookup.records.put(record.table_id, record)
-        if open_seats:  # a table nobody comes to is removed after a while
-            await self.store.arm(FollowUp("abandon", record.table_id, 0), self.retention.open_table_seconds)
         seat, seat_token = -1, ""
         if (player_name or player_id) and open_seats:
             _, seat, seat_token = await self.join_table(record.table_id, player_name, player_id=player_id)

@@ -38,8 +38,11 @@ class Records(StoreBase):
         occupants: dict[int, str],
         listed: bool,
         first: list[tuple[FollowUp, float]],
+        abandon_after: float | None = None,
     ) -> None:
-        """Store a new table; `first`: the follow-ups of its first state, armed when every seat is a bot's."""
+        """Store a new table; `first`: the follow-ups of its first state, armed when every seat is a bot's;
+        `abandon_after` (seconds; None: never): its removal if its seats are not all taken by then, armed in the same
+        atomic step, so no table is ever stored without it (Redis gone mid-call)."""
         keys = k.table_keys(record.table_id)
         shard = shard_of(record.table_id)
         started = len(occupants) == record.config.seats
@@ -58,6 +61,9 @@ class Records(StoreBase):
             pipe.zadd(k.listing("playing", "", shard), entry)
             pipe.zadd(k.listing("playing", record.config.game, shard), entry)
         pipe.zadd(k.live_tables(shard), entry)
+        if abandon_after is not None:
+            due = int((time.time() + abandon_after) * 1000)
+            pipe.zadd(k.outbox(shard), {FollowUp("abandon", record.table_id, 0).format(): due})
         if started and first:
             now = time.time()
             pipe.zadd(k.outbox(shard), {item.format(): int((now + delay) * 1000) for item, delay in first})
