@@ -56,7 +56,7 @@ ROLES = {
     "worker": Role("celery", None, None, redis=True),
 }
 WORKER_APP = "services.workers.app"
-# What the launcher runs that deploy/ does not deploy (yet): the browser client's web edge, a `make run` convenience.
+# What the launcher runs besides ROLES: the browser's web edge (deployed too: web.yaml, checked on its own).
 NOT_DEPLOYED = {"gateway.web_edge"}
 
 Doc = dict[str, Any]
@@ -261,7 +261,7 @@ def test_the_validator_refuses_broken_manifests() -> None:
     """The check above can fail: an unknown field, a wrong type and a wrong kind version are each refused."""
     gateway = deployment("gateway")
     broken_probe = yaml.safe_load(yaml.safe_dump(gateway))
-    broken_probe["spec"]["template"]["spec"]["containers"][0]["livenessProbe"]["grpc"]["port"] = "grpc"
+    broken_probe["spec"]["template"]["spec"]["containers"][0]["livenessProbe"]["exec"]["command"] = "healthcheck"
     typo = yaml.safe_load(yaml.safe_dump(gateway))
     typo["spec"]["template"]["spec"]["containers"][0]["readinesProbe"] = {"grpc": {"port": 50051}}
     for doc in (broken_probe, typo):
@@ -285,12 +285,12 @@ def test_kubectl_kustomize_renders_the_same_documents() -> None:
 
 
 def test_the_base_has_each_part_for_each_role() -> None:
-    assert set(of_kind("Deployment")) == {f"manaforge-{role}" for role in ROLES}
-    assert set(of_kind("Service")) == {"manaforge-gateway", "manaforge-rules"}  # the worker serves nothing
+    assert set(of_kind("Deployment")) == {f"manaforge-{role}" for role in [*ROLES, "web"]}
+    assert set(of_kind("Service")) == {"manaforge-gateway", "manaforge-rules", "manaforge-web"}  # no worker's
     assert set(of_kind("HorizontalPodAutoscaler")) == set(of_kind("Deployment"))
     assert set(of_kind("PodDisruptionBudget")) == set(of_kind("Deployment"))
     assert set(of_kind("ConfigMap")) == {"manaforge-config"}
-    assert set(of_kind("Secret")) == {"manaforge-redis-auth"}
+    assert set(of_kind("Secret")) == {"manaforge-redis-auth", "manaforge-operator"}
     kinds = {doc["kind"] for doc in rendered()}
     assert "StatefulSet" not in kinds and not any(
         "redis" in doc["metadata"]["name"] for doc in rendered() if doc["kind"] != "Secret"
@@ -309,7 +309,8 @@ def test_the_settings_parse_as_the_processes_parse_them(monkeypatch: pytest.Monk
         for name in settings_read_by_code():
             monkeypatch.delenv(name, raising=False)
         for name, value in env.items():
-            monkeypatch.setenv(name, value)
+            if not name.startswith("MANAFORGE_TLS_"):  # files that exist only in the pod (test_tls_... checks them)
+                monkeypatch.setenv(name, value)
         settings = Settings.from_env()
         assert settings.response_timeout > 0 and settings.bot_time_cap > 0 and settings.bot_delay >= 0
         limits = Limits.from_settings(settings)
@@ -372,8 +373,10 @@ def test_the_ports_agree_everywhere() -> None:
         command = [expand(part, env) for part in [*c["command"], *c.get("args", [])]]
         assert address_port(role, command) == spec.port == ports["grpc"]
         for probe in ("readinessProbe", "livenessProbe"):
-            assert c[probe]["grpc"]["port"] == spec.port, f"{role}: {probe} is not a gRPC probe on {spec.port}"
-            assert c[probe]["grpc"].get("service", "") == "", f"{role}: {probe}: the overall health, as the launcher"
+            # the kubelet's gRPC probes speak plaintext only: an exec probe checks grpc.health.v1 over TLS
+            assert c[probe]["exec"]["command"] == ["manaforge-healthcheck", "grpc", f"127.0.0.1:{spec.port}"], (
+                f"{role}: {probe} is not a health check of the overall service on {spec.port}"
+            )
         (port,) = of_kind("Service")[f"manaforge-{role}"]["spec"]["ports"]
         assert port["port"] == spec.port and ports[port["targetPort"]] == spec.port
     assert of_kind("Service")["manaforge-rules"]["spec"]["type"] == "ClusterIP"
@@ -439,12 +442,69 @@ def test_pods_run_unprivileged_and_drain_gracefully() -> None:
     assert re.fullmatch(r"[a-z0-9./-]+:[0-9][\w.-]*", image), f"{image}: a versioned tag, never latest"
 
 
-def test_the_worker_probe_pings_its_own_celery_node() -> None:
+def test_the_worker_probe_pings_its_own_celery_node_without_a_shell() -> None:
     c = container("worker")
     assert "readinessProbe" not in c, "no Service sends the worker traffic"
-    probe = " ".join(c["livenessProbe"]["exec"]["command"])
-    assert f"celery -A {WORKER_APP} inspect ping -d celery@$HOSTNAME" in probe
-    assert c["livenessProbe"]["exec"]["command"][:2] == ["sh", "-c"], "$HOSTNAME needs a shell to expand"
+    assert c["livenessProbe"]["exec"]["command"][:2] == ["manaforge-healthcheck", "worker"]
+    assert find_spec("deploy.healthcheck") is not None
+
+
+def test_only_the_gateway_and_the_web_edge_are_reachable_from_outside() -> None:
+    policies = of_kind("NetworkPolicy")
+    deny = policies["manaforge-deny-ingress"]["spec"]
+    assert deny["podSelector"]["matchLabels"] == {"app.kubernetes.io/name": "manaforge"} and "ingress" not in deny
+    from_anywhere = {}
+    for name, policy in policies.items():
+        for rule in policy["spec"].get("ingress", []):
+            if "from" not in rule:  # no `from`: every source, also outside the cluster
+                from_anywhere[name] = [p["port"] for p in rule["ports"]]
+            else:
+                assert all("ipBlock" not in peer for peer in rule["from"]), f"{name}: an address range"
+    assert from_anywhere == {"manaforge-gateway": ["grpc"], "manaforge-web": ["https"]}
+    rules_from = policies["manaforge-rules"]["spec"]["ingress"][0]["from"][0]["podSelector"]["matchExpressions"]
+    assert {
+        "key": "app.kubernetes.io/component",
+        "operator": "In",
+        "values": ["gateway", "worker", "web"],
+    } in rules_from
+    for name, policy in policies.items():  # every named port is one the selected pods declare
+        selected = policy["spec"]["podSelector"]["matchLabels"]
+        for dep in of_kind("Deployment").values():
+            if selected.items() <= dep["spec"]["template"]["metadata"]["labels"].items():
+                declared = {p["name"] for c in dep["spec"]["template"]["spec"]["containers"] for p in c["ports"]}
+                for rule in policy["spec"].get("ingress", []):
+                    assert {p["port"] for p in rule["ports"]} <= declared, f"{name}: a port {dep} lacks"
+    exposed = {n: svc["spec"]["type"] for n, svc in of_kind("Service").items() if svc["spec"]["type"] != "ClusterIP"}
+    assert exposed == {"manaforge-gateway": "LoadBalancer", "manaforge-web": "LoadBalancer"}
+    redis = yaml.safe_load((K8S / "redis-values.yaml").read_text())["networkPolicy"]
+    assert redis == {"enabled": True, "allowExternal": False}
+    for role in ("gateway", "worker"):  # the chart lets in only pods labelled <release>-client
+        labels = deployment(role)["spec"]["template"]["metadata"]["labels"]
+        assert labels[f"{REDIS_RELEASE}-client"] == "true", role
+
+
+def test_the_web_edge_the_operator_key_tls_and_the_rules_service_by_name() -> None:
+    web = of_kind("Deployment")["manaforge-web"]["spec"]["template"]["spec"]["containers"][0]
+    env = {**configmap()}
+    args = [expand(a, env) for a in web["args"]]
+    assert web["command"] == ["python", "-m", "gateway.web_edge"]
+    assert args[args.index("--gateway") + 1] == f"manaforge-gateway:{ROLES['gateway'].port}"
+    assert args[args.index("--rules") + 1] == f"manaforge-rules:{ROLES['rules'].port}"
+    assert configmap()["MANAFORGE_RULES_ADDRESSES"] == f"manaforge-rules:{ROLES['rules'].port}"
+    (operator,) = [v for v in container("gateway")["env"] if v["name"] == "MANAFORGE_OPERATOR_KEY"]
+    assert operator["valueFrom"]["secretKeyRef"] == {"name": "manaforge-operator", "key": "operator-key"}
+    assert "operator-key" in secret_data("manaforge-operator")
+    for name, dep in of_kind("Deployment").items():  # TLS: the Secret mounted where the ConfigMap says
+        spec = dep["spec"]["template"]["spec"]
+        (volume,) = [v for v in spec["volumes"] if v["name"] == "tls"]
+        assert volume["secret"]["secretName"] == "manaforge-tls", name
+        (c,) = spec["containers"]
+        (mount,) = [m for m in c["volumeMounts"] if m["name"] == "tls"]
+        assert mount["readOnly"] is True
+        for setting in ("MANAFORGE_TLS_CERT", "MANAFORGE_TLS_KEY", "MANAFORGE_TLS_CA"):
+            assert configmap()[setting].startswith(mount["mountPath"] + "/"), f"{name}: {setting}"
+    readme = (K8S / "README.md").read_text()
+    assert "kubectl create secret generic manaforge-tls" in readme
 
 
 def test_redis_comes_from_the_bitnami_chart_with_our_secret() -> None:
