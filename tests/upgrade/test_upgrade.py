@@ -10,8 +10,9 @@ must resume with exactly the game's public events, and the finished old game mus
 release's rules.
 
 The launcher is this checkout's (deploy/launcher.py): `Stack(root=...)` runs the other checkout's code, on this
-project's virtualenv when both releases lock the same packages (else the previous release's own, built by its
-`make install`). The previous release's protobuf code is generated there; its engines run uncompiled."""
+project's virtualenv when it has every package the previous release locks at the same version (else the previous
+release's own, built by its `make install`). The previous release's protobuf code is generated there; its engines
+run uncompiled."""
 
 from __future__ import annotations
 
@@ -68,7 +69,7 @@ def previous(release: Release, tmp_path_factory: pytest.TempPathFactory) -> Iter
     tree = tmp_path_factory.mktemp("upgrade") / release.version
     git("worktree", "add", "--detach", str(tree), release.commit)
     try:
-        if (tree / "requirements.lock").read_bytes() == (ROOT / "requirements.lock").read_bytes():
+        if pins(tree / "requirements.lock") <= pins(ROOT / "requirements.lock"):  # this venv has all it needs
             python = sys.executable
         else:  # other packages: the previous release's own virtualenv
             subprocess.run(["make", "install"], cwd=tree, check=True)
@@ -78,6 +79,11 @@ def previous(release: Release, tmp_path_factory: pytest.TempPathFactory) -> Iter
     finally:
         git("worktree", "remove", "--force", str(tree))
         shutil.rmtree(tree, ignore_errors=True)
+
+
+def pins(lock: Path) -> set[str]:
+    """The exact pins of a requirements.lock (NAME==VERSION lines)."""
+    return {line.split("#")[0].strip().lower() for line in lock.read_text().splitlines() if "==" in line}
 
 
 def stack_env(tree: Path) -> dict[str, str]:
