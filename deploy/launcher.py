@@ -599,9 +599,11 @@ LOOPBACK_LIMITS = {
 }
 
 
-def play_commands(gateway: str) -> list[str]:
-    """The terminal client's commands the banner of `make run` suggests (--gateway only off the default port)."""
+def play_commands(gateway: str, ca: str = "") -> list[str]:
+    """The terminal client's commands the banner of `make run` suggests (--gateway only off the default port, --ca
+    when it serves TLS)."""
     client = ".venv/bin/manaforge" + ("" if gateway == "127.0.0.1:50051" else f" --gateway {gateway}")
+    client += f" --ca {ca}" if ca else ""
     suggested = [("games", "the games and their options"), ("play manufactory --seats 3", "you and two bots")]
     return [f"{client} {arguments:<27}  # {what}" for arguments, what in [*suggested, ("--help", "every command")]]
 
@@ -627,7 +629,7 @@ def run(settings: Settings) -> None:
             f"  rules service: {stack.rules_address}\n  redis:         {stack.redis_url}\n"
             f"  metrics:       {', '.join(f'{n} :{p}' for n, p in stack.metrics_ports.items())}\n\n"
             "Play from another terminal:\n"
-            + "".join(f"  {command}\n" for command in play_commands(stack.gateway_addresses[0]))
+            + "".join(f"  {command}\n" for command in play_commands(stack.gateway_addresses[0], stack.tls().tls_ca))
             + "Stop with Ctrl-C.\n",
             flush=True,
         )
