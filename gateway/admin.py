@@ -5,6 +5,7 @@ alert rules watch (deploy/prometheus/alerts.yml) up to date. docs/operations.md 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import hmac
 import logging
@@ -20,6 +21,7 @@ from gateway.limits import MAX_ID, LimitError, check_range, check_text
 from gateway.metrics import OUTBOX_ITEMS, OUTBOX_LAG, REDIS_UP, STREAMS_BUSIEST, STREAMS_LIMIT
 from services import observability
 from services.edge import aio_unary, register
+from services.tables.errors import TableNotFoundError, TableStateError
 from services.tables.operations import MAX_NOTICE, KeyGuard, KeyLock, ModeratedError, Moderation, Standing
 from services.tables.service import Tables
 
@@ -44,6 +46,8 @@ MUTED_MAY = frozenset(
     }
 )
 MAX_STANDING_SECONDS = 10 * 365 * 86_400
+GENERIC = gateway_pb2.DeclineReason.DECLINE_REASON_GENERIC
+WITHDRAWN = "withdrawn: the challenger was muted by the operator"  # a muted player's challenge, declined for them
 HEARTBEAT_EVERY = 2.0
 STANDINGS = {admin_pb2.STANDING_UNSPECIFIED: "", admin_pb2.STANDING_MUTED: "muted", admin_pb2.STANDING_BANNED: "banned"}
 log = logging.getLogger(__name__)
@@ -183,7 +187,22 @@ class AdminServicer:
         await self.operations.set_standing(request.player_id, standing)
         said = f"player {name.name} ({request.player_id}) "
         said += f"{kind} {standing.term(now)}" if standing else "in good standing"
-        return await self._done(who, "SetPlayerStanding", said + (f": {request.reason}" if request.reason else ""))
+        said += f": {request.reason}" if request.reason else ""
+        if standing and (withdrawn := await self._withdraw_challenges(request.player_id)):
+            said += f" ({withdrawn} challenge{'s' * (withdrawn > 1)} sent withdrawn)"
+        return await self._done(who, "SetPlayerStanding", said)
+
+    async def _withdraw_challenges(self, player_id: str) -> int:
+        """A muted or banned player's challenges still waiting are declined for their recipients (who are told
+        why): accepting one would start a game. Returns how many."""
+        withdrawn = 0
+        for challenge in await self.tables.challenges.pending_for(player_id, "out"):
+            with contextlib.suppress(TableNotFoundError, TableStateError):  # answered or expired meanwhile
+                await self.tables.challenges.decline(
+                    challenge.challenged_id, challenge.challenge_id, GENERIC, WITHDRAWN
+                )
+                withdrawn += 1
+        return withdrawn
 
     @aio_unary
     async def DrainGateway(self, request: admin_pb2.DrainGatewayRequest, context: Any) -> admin_pb2.AdminResult:

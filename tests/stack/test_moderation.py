@@ -111,10 +111,13 @@ def test_a_muted_player_can_join_or_challenge_nothing_is_told_until_when_and_fin
             gateway_pb2.CreateChallengeRequest(player_id=gus_player.player_id, config=cardbench())
         )
         open_table = hal.create_table("cardbench", 2, player_name="hal").table.table_id
+        sent_before = gus.stub.CreateChallenge(
+            gateway_pb2.CreateChallengeRequest(player_id=hal_player.player_id, config=cardbench())
+        )
 
         muted_at = time.time()
         done = set_standing(admin, gus_player.player_id, admin_pb2.STANDING_MUTED, 600, "spam in names")
-        assert "muted" in done.done and "until" in done.done
+        assert "muted" in done.done and "until" in done.done and "(1 challenge sent withdrawn)" in done.done
 
         # in force within a second at every gateway (a table made meanwhile is gus' own, and harmless here)
         eventually(lambda: rpc_error(gus.create_table, "cardbench", 2, player_name="gus"))
@@ -132,6 +135,11 @@ def test_a_muted_player_can_join_or_challenge_nothing_is_told_until_when_and_fin
             assert "muted by the operator" in refusal.details() and "spam in names" in refusal.details()
             assert abs(ends_at(refusal.details()) - (muted_at + 600)) < 30, refusal.details()
 
+        # the challenge gus sent before the mute was withdrawn: hal cannot start a game with gus by accepting it
+        late = rpc_error(
+            hal.stub.AcceptChallenge, gateway_pb2.AcceptChallengeRequest(challenge_id=sent_before.challenge_id)
+        )
+        assert late.code() == grpc.StatusCode.FAILED_PRECONDITION and "already declined" in late.details()
         # nothing was made: hal's seat is still open (ivy takes it), no challenge reached hal, ivy's still waits
         assert ivy.join(open_table, "ivy").seat == 1
         assert not hal.stub.ListChallenges(gateway_pb2.ListChallengesRequest()).received
