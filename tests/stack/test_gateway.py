@@ -224,7 +224,9 @@ def test_matchmaking_forms_a_table_when_enough_players_wait(client: Client, clie
     token = first.seat_token if first.seat == 0 else second.seat_token
     assert client.submit(first.table_id, token, first_legal(client, first.table_id, token)).version == 1
     again = client.stub.WaitForMatch(gw.WaitForMatchRequest(ticket_id=second.ticket_id, timeout_seconds=1))
-    assert again.matched and again.seat_token == second.seat_token  # an answer lost on its way loses no seat
+    assert again.matched and again.seat == second.seat  # an answer lost on its way loses no seat: a fresh token,
+    assert client.view(again.table_id, again.seat_token).seat == second.seat  # (none is kept in clear with the ticket)
+    assert client.view(second.table_id, second.seat_token).seat == second.seat  # and the earlier one still works
 
 
 def test_tables_with_open_seats_are_listed_until_full(client: Client, tables: Any) -> None:
