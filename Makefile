@@ -92,12 +92,14 @@ $(CONTAINERS_CONF): deploy/containers.conf | /usr/bin/podman
 	@echo "podman: writing $@ (runtime = runc, default_ulimits = []; see deploy/containers.conf)"
 	$(SUDO) install -D -m 644 $< $@
 
-# The images, built with podman: Manaforge's (deploy/Dockerfile) and a Redis 7 (deploy/images.py says from what).
+# The images, built with podman: Manaforge's (deploy/Dockerfile; tagged with its version and commit, and `current`)
+# and a Redis 7 (deploy/images.py says from what).
 image: install web podman
 	$(PY) -m deploy.images
 
-# The deployment test: the images started from the Kubernetes manifests by `podman kube play`, games played through
-# the containers, one container of each kind killed mid-game (tests/deploy/test_containers.py).
+# The deployment test: the one-machine deployment as docs/deployment.md gives it (deploy/single-host: its secrets
+# script, then `podman kube play` of its pod, over TLS), games played through the containers, the health checks and
+# the operator's tools run from the image, one container of each kind killed mid-game (tests/deploy).
 deploy-test: image proto engines
 	$(BIN)/pytest -q -s -p no:cacheprovider tests/deploy --deploy
 
