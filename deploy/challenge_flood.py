@@ -83,13 +83,13 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60.0, help="how long the flood lasts (default 60)")
     args = parser.parse_args()
     with Stack(gateways=2, settings=LOOPBACK_LIMITS) as stack:
-        print(f"burst, one account to one player: {CALLS} calls at once, {burst(stack, False)} challenges made")
-        print(f"burst, one account to {CALLS} players: {CALLS} calls at once, {burst(stack, True)} challenges made")
+        print(f"burst, one account to one player, {CALLS} calls at once: challenges made: {burst(stack, False)}")
+        print(f"burst, one account to {CALLS} players, {CALLS} calls at once: challenges made: {burst(stack, True)}")
     with Stack(gateways=2) as stack:
         received, refused = flood(stack, args.seconds)
         print(
-            f"flood, one account against a player declining each at once: {received} challenges received in"
-            f" {args.seconds:g} s ({refused} calls refused)"
+            f"flood, one account against a player declining each at once, {args.seconds:g} s: challenges received:"
+            f" {received} ({refused} calls refused)"
         )
 
 
