@@ -162,3 +162,15 @@ def test_a_watch_with_a_retired_token_ends(stack: Stack, client: Client, client_
     assert failure and failure[0].code() == grpc.StatusCode.UNAUTHENTICATED, failure
     assert "replaced by a newer one" in (failure[0].details() or "")
     assert not seen, "no update after the token was retired"
+
+
+def test_tokens_kept_by_the_previous_release_are_retired_first(stack: Stack, client: Client) -> None:
+    """A table whose seat gathered tokens under the previous release (every one kept, none listed): the first new
+    token retires all but the newest few, the unlisted ones first."""
+    player, table_id, first = against_a_bot(client, "Oldtimer")
+    stored = keys.table_keys(table_id)["tokens"]
+    stack.data_redis().hset(stored, mapping={f"{n:064x}": 0 for n in range(50)})  # as 0.x's RejoinTable left them
+    assert live_tokens(stack, table_id) == 51
+    fresh = rejoin(client, player, table_id)
+    assert live_tokens(stack, table_id) == MAX_SEAT_TOKENS
+    assert client.view(table_id, fresh).seat == 0 and client.view(table_id, first).seat == 0  # the listed ones stay
