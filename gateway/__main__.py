@@ -57,7 +57,7 @@ async def run(address: str, settings: Settings) -> None:
         stopping=stopping,  # also set by the operator's DrainGateway
     )
     observability.name("gateway", settings, gateway.name)
-    print(f"gateway {gateway.name} on port {gateway.port}{' (TLS)' if settings.is_tls else ''}", flush=True)
+    print(f"gateway on port {gateway.port}: {gateway.name}{' (TLS)' if settings.is_tls else ''}", flush=True)
     await stopping.wait()
     await gateway.drain()
 

@@ -185,3 +185,17 @@ def test_tls_settings_come_in_pairs(pki: Files) -> None:
     with pytest.raises(SettingsError, match=r"MANAFORGE_TLS_CA='/nowhere\.pem': expected empty, system"):
         Settings.from_env({"MANAFORGE_TLS_CA": "/nowhere.pem"})
     assert Settings.from_env({"MANAFORGE_TLS_CA": "System"}).tls_ca == "system"
+
+
+def test_the_sdk_speaks_tls_with_a_ca_and_a_client_certificate(secure: Stack, pki: Files, stranger: Files) -> None:
+    from manaforge_sdk.client import Client as SdkClient
+    from manaforge_sdk.errors import ManaforgeError
+
+    address = secure.gateway_addresses[0]
+    with SdkClient(address, ca=pki.ca, client_cert=pki.client_cert, client_key=pki.client_key) as bot:
+        assert "cardbench" in {game.name for game in bot.games()}
+    with (
+        SdkClient(address, ca=stranger.ca, client_cert=pki.client_cert, client_key=pki.client_key, patience=1) as lost,
+        pytest.raises((ManaforgeError, grpc.RpcError)),
+    ):
+        lost.games()
