@@ -205,27 +205,38 @@ export class ConsolePage {
   private players(o: Overview): TemplateResult {
     const registered = new Map<string, string>();
     for (const t of this.live) for (const s of t.seats) if (s.playerId) registered.set(s.playerId, s.name);
-    const standing = (playerId: string, value: Standing, reason: string) =>
-      this.act(() => admin.setPlayerStanding({ playerId, standing: value, reason }));
+    const standing = (playerId: string, value: Standing, reason: string, durationSeconds = 0n) =>
+      this.act(() => admin.setPlayerStanding({ playerId, standing: value, reason, durationSeconds }));
     const submit = (e: SubmitEvent) => {
       e.preventDefault();
       const form = e.currentTarget as HTMLFormElement;
       const data = new FormData(form);
       const value = Number((e.submitter as HTMLButtonElement | null)?.value ?? Standing.MUTED) as Standing;
-      void standing((data.get("player") as string).trim(), value, (data.get("reason") as string).trim());
+      const lasting = value === Standing.UNSPECIFIED ? 0n : BigInt(Number(data.get("duration") ?? 0));
+      void standing((data.get("player") as string).trim(), value, (data.get("reason") as string).trim(), lasting);
+    };
+    const until = (id: string) => {
+      const end = o.standingUntil[id];
+      return end ? ` (until ${new Date(end * 1000).toLocaleString()})` : " (until cleared)";
     };
     const listed = (label: string, ids: string[]) =>
       ids.length
-        ? html`<p>${label}: ${ids.map((id) => html`${registered.get(id) ?? id}
+        ? html`<p>${label}: ${ids.map((id) => html`${registered.get(id) ?? id}${until(id)}
             <button type="button" class="link" @click=${() => void standing(id, Standing.UNSPECIFIED, "")}>clear</button> `)}</p>`
         : nothing;
     return html`<section class="panel" aria-labelledby="players">
       <h2 id="players">Players</h2>
-      ${listed("Muted (no new tables or queues)", o.muted)}${listed("Banned (every call refused)", o.banned)}
+      ${listed("Muted (may finish their games; may not start or join one, queue or challenge)", o.muted)}${listed("Banned (every call refused)", o.banned)}
       <form class="stack" aria-label="A player's standing" @submit=${submit}>
         <label>Player id <input name="player" required maxlength="64" list="seated-players" /></label>
         <datalist id="seated-players">${[...registered].map(([id, name]) => html`<option value=${id}>${name}</option>`)}</datalist>
-        <label>Reason (for the audit log) <input name="reason" maxlength="500" /></label>
+        <label>Reason (for the audit log, and told to the player) <input name="reason" maxlength="500" /></label>
+        <label>For <select name="duration">
+          <option value="3600">an hour</option>
+          <option value="86400">a day</option>
+          <option value="604800">a week</option>
+          <option value="0" selected>until cleared</option>
+        </select></label>
         <div class="row">
           <button value=${Standing.MUTED}>Mute</button>
           <button value=${Standing.BANNED}>Ban</button>
