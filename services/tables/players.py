@@ -21,7 +21,7 @@ from engine_core.errors import InvalidConfigError
 from services.tables import keys as k
 from services.tables import names
 from services.tables.errors import NotYoursError, SeatTokenError, TableNotFoundError, TableStateError
-from services.tables.names import LOOKS_VERSION, NameRefusedError, NameTakenError
+from services.tables.names import GUEST_NAME, LOOKS_VERSION, NameRefusedError, NameTakenError
 
 NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{2,23}$")
 LOOKS_RECHECK = 60.0  # seconds between a process's checks that every registered name's looks are indexed
@@ -87,8 +87,12 @@ class Players:
 
     async def check_guest_name(self, name: str) -> None:
         """Refuse a guest's name that looks like a bot's or a reserved word (NameRefusedError: INVALID_ARGUMENT),
-        or a registered player's (NameTakenError: ALREADY_EXISTS). One read of the looks index."""
+        or a registered player's (NameTakenError: ALREADY_EXISTS). One read of the looks index. The name of every
+        unnamed guest is theirs whatever was registered (registration refuses its look-alikes; an earlier release
+        did not)."""
         names.check_anyones(name)
+        if name == GUEST_NAME:
+            return
         await self._index_looks()
         if owner := await self._owner_of(name, sorted(names.looks(name))):
             raise NameTakenError(names.taken_message(name, owner))

@@ -125,26 +125,33 @@ def test_names_registered_before_the_looks_index_are_found(direct_tables: Tables
     from services.tables.names import NameTakenError, looks  # (imported here: the other tests run on any release)
 
     redis = direct_tables.store.redis
-    old_id, old_name = uuid.uuid4().hex[:16], f"Lowell{suffix()}"
 
-    async def register_the_old_way() -> None:  # what release 0.1.0 wrote
-        await redis.hsetnx(keys.player_names(), old_name.lower(), old_id)
-        await redis.hset(f"mf:player:{old_id}", mapping={"name": old_name, "key": "x", "created": time.time()})
+    def register_the_old_way(name: str) -> str:  # what release 0.1.0 wrote
+        player_id = uuid.uuid4().hex[:16]
 
-    async def refusal(players: Players, call: Any) -> str:
+        async def write() -> None:
+            await redis.hsetnx(keys.player_names(), name.lower(), player_id)
+            await redis.hset(f"mf:player:{player_id}", mapping={"name": name, "key": "x", "created": time.time()})
+
+        portal.run(write())
+        return player_id
+
+    async def refusal(call: Any) -> str:
         try:
             await call
         except NameTakenError as refused:
             return str(refused)
         return ""
 
-    portal.run(register_the_old_way())
+    old_name = f"Lowell{suffix()}"
+    old_id = register_the_old_way(old_name)
+    register_the_old_way("PIayer")  # "PIayer" (a capital i): before look-alikes of "player" were refused
     players = Players(redis)  # a process started after the upgrade
-    look_alike = old_name.replace("l", "I")
-    assert "looks like" in portal.run(refusal(players, players.check_guest_name(look_alike)))
-    assert old_name in portal.run(refusal(players, players.register(old_name.replace("o", "0"))))
+    assert "looks like" in portal.run(refusal(players.check_guest_name(old_name.replace("l", "I"))))
+    assert old_name in portal.run(refusal(players.register(old_name.replace("o", "0"))))
     forms = sorted(looks(old_name))
     assert portal.run(redis.hmget(keys.name_looks(), forms)) == [old_id.encode()] * len(forms)
+    assert portal.run(refusal(players.check_guest_name("player"))) == ""  # every unnamed guest's name stays theirs
 
 
 def test_a_player_at_an_unfinished_table_cannot_become_a_bot_account_until_it_ends(
