@@ -13,14 +13,17 @@ not the table's secret:
   by the predictor's own draw), which is what every hidden choice was before bots mixed them;
 - **the best predictor**: the bot's own code run with `--samples` seeds of the predictor's own, guessing the choice it
   made most often (the most likely option, which is the best any predictor can do without the secret).
-The spread is the most likely option's share among those samples (the mean over decisions): a predictor cannot do
-better on average. It prints, per game, table size, level and kind of decision, the decisions seen, the two
-predictors' hit rates and the mean spread. Decisions are labelled by the pending prompt (MANA BURN: the square).
+**Chance** is a blind guess's hits: one in the number of different choices the game rates (the mean over
+decisions); the **excess** is the best predictor's hits above it, which docs/bots.md bounds ("The bar"). The spread
+is the most likely option's share among those samples (the mean over decisions; with few samples it overstates what
+a predictor gets). It prints, per game, table size, level and kind of decision, the decisions seen, the two predictors' hit
+rates, chance, the excess and the mean spread. Decisions are labelled by the pending prompt (MANA BURN: the square).
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -30,6 +33,7 @@ from manaforge.v1.common_pb2 import GameConfig
 from tqdm import tqdm
 
 from engine_core.bots import choose_action, levels_for
+from engine_core.bots.hidden import has_choice_ratings
 from engine_core.bots.ismcts import has_heuristic
 from engine_core.conformance import hidden_from
 from engine_core.game import Game
@@ -51,13 +55,20 @@ class Tally:
     old_rule: int = 0  # hits of the old deterministic rule
     best: int = 0  # hits of the most likely option among the samples
     spread: float = 0.0  # sum of the most likely option's share among the samples
+    chance: float = 0.0  # sum of one in the number of different choices: a blind guess's hits
+
+    @property
+    def excess(self) -> float:
+        """How much more often than a blind guess the best predictor names the choice (a share of decisions)."""
+        return (self.best - self.chance) / self.decisions
 
     def row(self, key: tuple[str, int, str, str]) -> str:
         game, seats, level, label = key
         n = self.decisions
         return (
             f"| {game} | {seats} | {level} | {label} | {n} | {self.old_rule}/{n} ({self.old_rule / n:.0%}) "
-            f"| {self.best}/{n} ({self.best / n:.0%}) | {self.spread / n:.2f} |"
+            f"| {self.best}/{n} ({self.best / n:.0%}) | {self.chance / n:.0%} | {self.excess:+.0%} "
+            f"| {self.spread / n:.2f} |"
         )
 
 
@@ -84,6 +95,16 @@ def meaning(game: AnyGame, state: Any, seat: int) -> Any:
     return of
 
 
+def choices(game: AnyGame, state: Any, seat: int, legal: list[Any]) -> list[Any]:
+    """The actions a blind guess picks among: those the game rates at all (`Game.choice_ratings`; R&D does not rate
+    its votes for an award other than the one the seat votes for now, since which award it votes for is public),
+    else every legal action."""
+    if not has_choice_ratings(game):
+        return legal
+    ratings = game.choice_ratings(game.view(state, seat), seat, legal)
+    return [action for action, rating in zip(legal, ratings, strict=True) if rating > -math.inf]
+
+
 def play(
     game: AnyGame, level: str, seats: int, secret: int, samples: int, tallies: dict[tuple[str, int, str, str], Tally]
 ) -> None:
@@ -98,6 +119,7 @@ def play(
             tally = tallies[(game.info.name, seats, level, label(game, state))]
             tally.decisions += 1
             key = meaning(game, state, seat)
+            tally.chance += 1 / len({key(choice) for choice in choices(game, state, seat, legal)})
             if has_heuristic(game):
                 view = game.view(state, seat)
                 rule = game.heuristic_action(view, seat, legal, new_rng(PREDICTOR_SEED + version))
@@ -138,8 +160,12 @@ def main(argv: Sequence[str] | None = None) -> None:
                 play(game, level, seats, args.first_seed + i, args.samples, tallies)
                 bar.update()
     print(f"{args.n} games each, secret seeds {args.first_seed} on; {args.samples} predictor samples a decision")
-    print("| game | seats | level | decision | hidden choices | old rule predicts | best predictor | spread |")
-    print("|---|---|---|---|---|---|---|---|")
+    print(
+        "| game | seats | level | decision | hidden choices | old rule predicts | best predictor | chance | excess ",
+        end="",
+    )
+    print("| spread |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for table_key in sorted(tallies):
         print(tallies[table_key].row(table_key))
 

@@ -407,9 +407,9 @@ class Game(ABC, Generic[S, A]):
 
     def choice_ratings(self, view: S, seat: int, legal: list[A]) -> list[float]:
         """The heuristic's rating of each legal action at a hidden choice (`is_hidden_choice`), higher better, in
-        units of a clear preference: the heuristic draws among the actions rated within 1 of the best
-        (`engine_core.bots.hidden`). Needed by every game with a heuristic and hidden choices (the bots' tests check
-        it); without it a bot makes a hidden choice at random."""
+        units of a clear preference: the heuristic draws from a quantal response over them, never an action rated
+        more than 4 below the best (`engine_core.bots.hidden`). Needed by every game with a heuristic and hidden
+        choices (the bots' tests check it); without it a bot makes a hidden choice at random."""
         raise NotImplementedError(f"{self.info.name} has no choice_ratings")
 
     def evaluate(self, state: S) -> list[float]:

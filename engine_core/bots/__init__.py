@@ -8,7 +8,7 @@ hidden cards of others. `seed` makes a bot's choice reproducible (the worker der
 Levels:
 - `random`: a uniformly random legal action.
 - `heuristic`: the game's own hand-written strategy (`Game.heuristic_action`); at a hidden choice (a face-down card,
-  a secret vote: `Game.is_hidden_choice`) a draw among the actions it rates close (`hidden.py`).
+  a secret vote: `Game.is_hidden_choice`) a draw from a quantal response over its ratings (`hidden.py`).
 - `ismcts`: information-set Monte Carlo tree search over worlds dealt by `Game.sample_world` (see `ismcts.py`),
   under the game's budget for the table's seat count, starting from the heuristic's move (drawn as above at a hidden
   choice). `time_left`, when given (seconds on the seat's clock), scales that budget down when it is short; `stop`,

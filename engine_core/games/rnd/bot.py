@@ -44,13 +44,23 @@ def heuristic_action(view: RndState, seat: int, legal: list[RndAction], rng: Rng
     return random.choice(rng, [a for a, rating in zip(legal, ratings, strict=True) if rating == top])
 
 
+VOTE_SPREAD = 3.0
+"""No card the seat may vote for is rated more than this below the best: every one stays a sensible vote (within
+`engine_core.bots.hidden.SENSIBLE`, 4, of the best)."""
+
+
 def choice_ratings(view: RndState, seat: int, legal: list[RndAction]) -> list[float]:
     """A vote (a secret choice) for the first award still open: each card by the bot's taste for it
-    (`taste.vote_rating`); the other awards' votes not at all (which award a seat votes for is public)."""
+    (`taste.vote_rating`), but none more than `VOTE_SPREAD` below the best, since a vote costs its voter nothing (a
+    seat does not vote for its own card, and the credits go to the designers): taste makes a card likelier, never
+    rules one out, so that a predictor who runs the taste on the public cards cannot name the vote. The other
+    awards' votes are not rated at all (which award a seat votes for is public)."""
     award = legal[0].vote.award
-    return [
+    tastes = [
         taste.vote_rating(award, view.designs[a.vote.design]) if a.vote.award == award else -math.inf for a in legal
     ]
+    floor = max(tastes) - VOTE_SPREAD
+    return [max(rating, floor) if rating > -math.inf else rating for rating in tastes]
 
 
 def sample_world(view: RndState, seat: int, rng: Rng) -> RndState:

@@ -182,9 +182,9 @@ FLAVOUR_UNIT: Final = 20.0
 
 
 def vote_rating(award: RndAward.ValueType, design: RndDesign) -> float:
-    """How the bot rates a card for an award, in units of a clear preference (its vote is drawn among the cards
-    rated within 1 of the best: engine_core.bots.hidden): a point of "most powerful" is a body point and a half per
-    mana, about; "least functional" is on the same scale."""
+    """How the bot rates a card for an award, in units of a clear preference (its vote is drawn from a quantal
+    response over the cards: bot.choice_ratings, engine_core.bots.hidden): a point of "most powerful" is a body
+    point and a half per mana, about; "least functional" is on the same scale."""
     if award == MOST_POWERFUL:
         return power_score(design)
     if award == LEAST_FUNCTIONAL:
