@@ -48,53 +48,132 @@ UNREACHABLE = (
     f"the game store (Redis) is unreachable from this gateway: nothing was done; retry in {RETRY_AFTER:g} s "
     "(or on another gateway)"
 )
+CUT = (
+    f"the game store (Redis) stopped answering during this call: it may or may not have been applied; retry in "
+    f"{RETRY_AFTER:g} s (a move retried with the same client_action_id is applied once)"
+)
+PUSHBACK = (("grpc-retry-pushback-ms", str(int(RETRY_AFTER * 1000))),)  # gRPC's retry hint, in the trailers
 log = logging.getLogger(__name__)
+
+Kind = tuple[bool, bool]  # a method's (client streaming, server streaming)
+KINDS: dict[str, Kind] = {
+    f"/{service.full_name}/{method.name}": (method.client_streaming, method.server_streaming)
+    for service in (SERVICE, admin.SERVICE)
+    for method in service.methods
+}
 
 
 class RedisWatch:
-    """Whether this gateway's Redis answered its latest health ping (Gateway._watch_redis keeps it)."""
+    """Whether this gateway's Redis answered its latest health ping (Gateway._watch_redis keeps it), and the unary
+    calls under way, which are ended at once when it stops answering."""
 
     def __init__(self) -> None:
         self.is_reachable = True
+        self.calls: set[asyncio.Task[Any]] = set()
+        self.cut: set[asyncio.Task[Any]] = set()
+
+    def lost(self) -> None:
+        """Redis stopped answering: every unary call under way is ended now (UNAVAILABLE), not at its deadline."""
+        self.is_reachable = False
+        for task in self.calls:
+            self.cut.add(task)
+            task.cancel()
+
+    def is_cut(self, task: asyncio.Task[Any]) -> bool:
+        """Whether `task` was cancelled by `lost` (else by its client, or the server stopping)."""
+        if task not in self.cut:
+            return False
+        self.cut.discard(task)
+        task.uncancel()
+        return True
 
 
 class FailFast(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
     """While Redis is unreachable, every call but health and reflection is answered at once: UNAVAILABLE with a
-    retry hint (the message, and gRPC's `grpc-retry-pushback-ms` trailer), instead of waiting on Redis until the
-    client's deadline."""
+    retry hint (the message, and gRPC's `grpc-retry-pushback-ms` trailer). A unary call under way when the health
+    ping finds Redis gone is ended too, instead of waiting on Redis until the client's deadline."""
 
     def __init__(self, watch: RedisWatch) -> None:
         self.watch = watch
+        self._guarded: dict[str, tuple[grpc.RpcMethodHandler[Any, Any], grpc.RpcMethodHandler[Any, Any]]] = {}
 
     async def intercept_service(
         self,
         continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler[Any, Any]]],
         details: grpc.HandlerCallDetails,
     ) -> grpc.RpcMethodHandler[Any, Any]:
-        handler = await continuation(details)
         method = str(details.method)
-        if handler is None or self.watch.is_reachable or method.startswith("/grpc."):
+        kind = KINDS.get(method)
+        if kind is None:  # health, reflection
+            return await continuation(details)
+        if not self.watch.is_reachable:
+            return _unavailable(method, kind, UNREACHABLE)
+        task = asyncio.current_task()
+        assert task is not None
+        self.watch.calls.add(task)  # the interceptors after this one may wait on Redis too (moderation)
+        try:
+            handler = await continuation(details)
+        except asyncio.CancelledError:
+            if not self.watch.is_cut(task):
+                raise
+            return _unavailable(method, kind, CUT)
+        finally:
+            self.watch.calls.discard(task)
+        if handler is None or kind != (False, False):
             return handler
-        observability.refused("gateway", method.rsplit("/", 1)[-1], None, "UNAVAILABLE", UNREACHABLE, True)
-        return _unavailable(handler)
+        guarded = self._guarded.get(method)
+        if guarded is None or guarded[0] is not handler:  # not the method's own handler: a moderation refusal
+            guarded = (handler, self._guard(method, handler))
+            if not self._guarded.get(method):
+                self._guarded[method] = guarded
+        return guarded[1]
+
+    def _guard(self, method: str, handler: grpc.RpcMethodHandler[Any, Any]) -> grpc.RpcMethodHandler[Any, Any]:
+        """`handler` (unary), ended with UNAVAILABLE when Redis is lost while it runs."""
+        behavior, watch = handler.unary_unary, self.watch
+        assert behavior is not None
+
+        async def guarded(request: Any, context: Any) -> Any:
+            task = asyncio.current_task()
+            assert task is not None
+            watch.calls.add(task)
+            try:
+                return await behavior(request, context)
+            except asyncio.CancelledError:
+                if not watch.is_cut(task):
+                    raise
+                _refused(method, CUT)
+                await context.abort(grpc.StatusCode.UNAVAILABLE, CUT, trailing_metadata=PUSHBACK)
+            finally:
+                watch.calls.discard(task)
+                watch.cut.discard(task)  # cut as it finished: nothing to end
+
+        return grpc.unary_unary_rpc_method_handler(
+            guarded, request_deserializer=handler.request_deserializer, response_serializer=handler.response_serializer
+        )
 
 
-def _unavailable(handler: grpc.RpcMethodHandler[Any, Any]) -> grpc.RpcMethodHandler[Any, Any]:
-    """A handler of `handler`'s kind that answers UNAVAILABLE (Redis unreachable) with the retry hint."""
-    pushback = (("grpc-retry-pushback-ms", str(int(RETRY_AFTER * 1000))),)
+def _refused(method: str, message: str) -> None:
+    observability.refused("gateway", method.rsplit("/", 1)[-1], None, "UNAVAILABLE", message, redis_down=True)
+
+
+def _unavailable(method: str, kind: Kind, message: str) -> grpc.RpcMethodHandler[Any, Any]:
+    """A handler of the method's kind that answers UNAVAILABLE (Redis unreachable) with the retry hint."""
+    _refused(method, message)
 
     async def unary(request: Any, context: Any) -> None:
-        await context.abort(grpc.StatusCode.UNAVAILABLE, UNREACHABLE, trailing_metadata=pushback)
+        await context.abort(grpc.StatusCode.UNAVAILABLE, message, trailing_metadata=PUSHBACK)
 
     async def streaming(request: Any, context: Any) -> AsyncIterator[bytes]:
-        await context.abort(grpc.StatusCode.UNAVAILABLE, UNREACHABLE, trailing_metadata=pushback)
+        await context.abort(grpc.StatusCode.UNAVAILABLE, message, trailing_metadata=PUSHBACK)
         yield b""  # never reached: makes this an async generator
 
-    if handler.request_streaming and handler.response_streaming:
+    client_streaming, server_streaming = kind
+    if client_streaming and server_streaming:
         return grpc.stream_stream_rpc_method_handler(streaming)
-    if handler.response_streaming:
+    if server_streaming:
         return grpc.unary_stream_rpc_method_handler(streaming)
-    if handler.request_streaming:
+    if client_streaming:
         return grpc.stream_unary_rpc_method_handler(unary)
     return grpc.unary_unary_rpc_method_handler(unary)
 
@@ -136,6 +215,8 @@ class Gateway:
                 serving = True
             except Exception:
                 serving = False
+            if not serving and self.watch.is_reachable:
+                self.watch.lost()  # calls under way end now, new ones are answered at once
             self.watch.is_reachable = serving
             if serving != self.serving and not self.draining:
                 self.serving = serving

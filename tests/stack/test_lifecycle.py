@@ -1,6 +1,7 @@
 """A process's life as an operator sees it: SIGTERM honoured while a gateway still waits for Redis (as a container's
 first process, which ignores a signal it has no handler for), calls answered UNAVAILABLE at once with a retry hint
-while Redis does not answer, each gateway known by its own name (host and port) in the overview, metrics and audit,
+while Redis does not answer (and those under way as it stopped, within seconds), an open table never stored without
+its removal, each gateway known by its own name (host and port) in the overview, metrics and audit,
 and every process saying which version and commit it runs."""
 
 from __future__ import annotations
@@ -128,6 +129,10 @@ def test_calls_fail_fast_with_a_retry_hint_while_redis_does_not_answer(lively: S
         client.games()
         redis.send_signal(signal.SIGSTOP)  # its connections stay open; nothing answers
         try:
+            began = time.monotonic()  # a call under way as Redis stops: ended once the health ping misses (~3 s)
+            with pytest.raises(grpc.RpcError) as cut:
+                client.stub.CreateTable(CreateTableRequest(config=GameConfig(game="cardbench", seats=2)), timeout=30)
+            ended = time.monotonic() - began
             deadline = time.monotonic() + 15
             while health(address)[0] != health_pb2.HealthCheckResponse.NOT_SERVING:
                 assert time.monotonic() < deadline, "the gateway's health follows Redis"
@@ -140,9 +145,12 @@ def test_calls_fail_fast_with_a_retry_hint_while_redis_does_not_answer(lively: S
             answered = time.monotonic() - asked
         finally:
             redis.send_signal(signal.SIGCONT)
+    assert cut.value.code() == grpc.StatusCode.UNAVAILABLE and ended < 6.0, f"{cut.value.code()} after {ended:.1f} s"
+    assert "may or may not have been applied; retry in 2 s" in (cut.value.details() or "")
     error = refused.value
     assert error.code() == grpc.StatusCode.UNAVAILABLE
     assert answered < 2.0, f"answered after {answered:.1f} s"
+    assert "nothing was done" in (error.details() or "")
     assert "retry in" in (error.details() or "")
     trailers = {item.key: str(item.value) for item in error.trailing_metadata() or ()}
     assert trailers["grpc-retry-pushback-ms"] == "2000"
