@@ -113,10 +113,14 @@ def connect(
     *,
     patience: float = PATIENCE,
     interceptors: Sequence[grpc.UnaryUnaryClientInterceptor | grpc.UnaryStreamClientInterceptor] = (),  # type: ignore[type-arg]
+    tls: bool = False,
+    ca: str | None = None,
 ) -> Client:
     """A client of the gateway at `address` (default: `default_address()`), as `player` when given (else a guest
-    until `register`). `interceptors`: your own gRPC client interceptors (logging, tracing), outermost first."""
-    return Client(address or default_address(), player, patience=patience, interceptors=interceptors)
+    until `register`). `interceptors`: your own gRPC client interceptors (logging, tracing), outermost first.
+    `tls=True`: TLS, trusting the system's CAs; `ca`: TLS, trusting this CA's PEM file (Client takes a client
+    certificate too)."""
+    return Client(address or default_address(), player, patience=patience, interceptors=interceptors, tls=tls, ca=ca)
 
 
 class Client:
