@@ -121,7 +121,8 @@ def help_of(*args: str) -> str:
 
 def test_version_and_help_say_what_each_command_and_option_does() -> None:
     version = run("--version")
-    assert version.returncode == 0 and re.fullmatch(r"manaforge \d+\.\d+\.\d+\n", version.stdout)
+    shown = r"manaforge \d+\.\d+\.\d+(\.dev\d+)? \(commit ([0-9a-f]{12}|unknown)\)\n"  # the version and the commit
+    assert version.returncode == 0 and re.fullmatch(shown, version.stdout)
     top = help_of()
     commands = ["games", "play", "tables", "join", "queue", "watch", "replay", "register", "me", "mine", "rejoin"]
     for command in [*commands, "leaderboard"]:
