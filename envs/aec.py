@@ -8,9 +8,12 @@
         action = None if termination or truncation else env.action_space(agent).sample(observation["action_mask"])
         env.step(action)
 
-Agents are `player_0` .. `player_{n-1}`, one per seat. An observation is a dict: `observation`, the seat's view
-encoded as a float32 vector (engine_core.spaces.ViewEncoder), and `action_mask`, an int8 vector over the game's
-fixed action space (`Discrete`), 1 at each legal action of the agent to act (all 0 for the others). The agent to
+Agents are `player_0` .. `player_{n-1}`, one per seat. An observation (`obs_format="dict"`, the default, as
+PettingZoo's classic card games) is a dict: `observation`, the seat's view encoded as a float32 vector
+(engine_core.spaces.ViewEncoder), and `action_mask`, an int8 vector over the game's fixed action space (`Discrete`),
+1 at each legal action of the agent to act (all 0 for the others). With `obs_format="box"` the
+observation is the float32 vector itself (a `Box` space) and the mask is `infos[agent]["action_mask"]` (the 5th
+value of `env.last()`), the form PettingZoo's `api_test` checks without warnings. The agent to
 act is the seat the game waits for (the first it lists, where several seats decide at once: votes, face-down
 offers). The reward comes at the end: each seat's share of the win (1/k for each of k winners; R&D's credits where
 every seat wins), so the rewards of a game sum to 1. `reset(seed=s)` makes the game's seed from `s` (the same `s`,
@@ -29,6 +32,18 @@ from pettingzoo.utils import wrappers
 from envs.core import Spec, Table, spec
 
 SEED_BOUND = 1 << 63
+OBS_FORMATS = ("dict", "box")
+
+
+def observation_space(spec: Spec, obs_format: str) -> gymnasium.spaces.Space[Any]:
+    """A seat's observation space: the vector's `Box`, inside a `Dict` beside the mask for "dict"."""
+    vector = gymnasium.spaces.Box(-spec.limit, spec.limit, (spec.observations,), np.float32)
+    if obs_format == "box":
+        return vector
+    if obs_format == "dict":
+        mask = gymnasium.spaces.Box(0, 1, (spec.actions,), np.int8)
+        return gymnasium.spaces.Dict({"observation": vector, "action_mask": mask})
+    raise ValueError(f"obs_format {obs_format!r} is not one of {', '.join(OBS_FORMATS)}")
 
 
 class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for the unwrapped environment
@@ -42,22 +57,17 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for the unwrap
         seats: int | None = None,
         options: dict[str, str] | None = None,
         render_mode: str | None = None,
+        obs_format: str = "dict",
     ) -> None:
         super().__init__()
         self.spec: Spec = spec(name, seats, options)
+        self.obs_format = obs_format
         self.metadata = {**raw_env.metadata, "name": f"manaforge_{name}_v0"}  # type: ignore[misc]
         self.render_mode = render_mode
         self.possible_agents = [f"player_{seat}" for seat in range(self.spec.seats)]
-        limit = self.spec.limit
-        self.observation_spaces = {
-            agent: gymnasium.spaces.Dict(
-                {
-                    "observation": gymnasium.spaces.Box(-limit, limit, (self.spec.observations,), np.float32),
-                    "action_mask": gymnasium.spaces.Box(0, 1, (self.spec.actions,), np.int8),
-                }
-            )
-            for agent in self.possible_agents
-        }
+        self.observation_spaces = {agent: observation_space(self.spec, obs_format) for agent in self.possible_agents}
+        self._no_actions = np.zeros(self.spec.actions, np.int8)
+        self._no_actions.flags.writeable = False
         self.action_spaces = {agent: gymnasium.spaces.Discrete(self.spec.actions) for agent in self.possible_agents}
         self._seeds = np.random.default_rng()
         self.table: Table | None = None
@@ -79,6 +89,17 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for the unwrap
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
         self.agent_selection = self._agent_to_act()
+        self._inform()
+
+    def _inform(self) -> None:
+        """With obs_format "box": each agent's mask in its info (the agent to act's legal actions, else none)."""
+        if self.obs_format == "box":
+            table = self._table()
+            selected = self.agent_selection
+            for agent, info in self.infos.items():
+                info["action_mask"] = (
+                    table.mask(self.possible_agents.index(agent)) if agent == selected else self._no_actions
+                )
 
     def _table(self) -> Table:
         if self.table is None:
@@ -89,9 +110,12 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for the unwrap
         seat = self._table().actor()
         return self.possible_agents[0 if seat is None else seat]
 
-    def observe(self, agent: str) -> dict[str, Any]:
+    def observe(self, agent: str) -> Any:
         table, seat = self._table(), self.possible_agents.index(agent)
-        return {"observation": table.observation(seat), "action_mask": table.mask(seat)}
+        if self.obs_format == "box":
+            return table.observation(seat)
+        mask = table.mask(seat) if seat == table.actor() else self._no_actions.copy()
+        return {"observation": table.observation(seat), "action_mask": mask}
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
@@ -111,6 +135,7 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for the unwrap
             self.agent_selection = self.agents[0]
         else:
             self.agent_selection = self._agent_to_act()
+        self._inform()
 
     def render(self) -> str | None:
         """The game as the seat to act sees it (the terminal client's text)."""
@@ -129,7 +154,11 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name for the unwrap
 
 
 def env(
-    name: str, seats: int | None = None, options: dict[str, str] | None = None, render_mode: str | None = None
+    name: str,
+    seats: int | None = None,
+    options: dict[str, str] | None = None,
+    render_mode: str | None = None,
+    obs_format: str = "dict",
 ) -> Any:
     """`raw_env` inside PettingZoo's OrderEnforcingWrapper, as PettingZoo's own environments come."""
-    return wrappers.OrderEnforcingWrapper(raw_env(name, seats, options, render_mode))
+    return wrappers.OrderEnforcingWrapper(raw_env(name, seats, options, render_mode, obs_format))

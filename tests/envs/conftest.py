@@ -10,7 +10,7 @@ CONFIGS = [(game.info.name, seats) for game in GAMES for seats in range(game.inf
 IDS = [f"{name}-{seats}" for name, seats in CONFIGS]
 # The shortest variant of each long game (the same rules, fewer turns): OpenSpiel's tests play whole games.
 SHORT: dict[str, dict[str, str]] = {
-    "mana_burn": {"turn_limit": "15"},
+    "mana_burn": {"turn_limit": "15"},  # as GameConfig.options hold them (envs.spiel.load takes either)
     "magicka": {"round_limit": "50"},
     "blueprints": {"round_limit": "20"},
 }

@@ -1,29 +1,110 @@
-"""PettingZoo's own checks on every game at every table size: `api_test` (one whole game and more) and `seed_test`."""
+"""PettingZoo's own checks on every game at every table size: `api_test` (one whole game and more) and `seed_test` on
+the Box observations (no warning at all), `api_test` on the default dict observations, `parallel_api_test` on the
+Parallel environments; simultaneous decisions in one parallel step."""
 
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 import numpy as np
 import pytest
-from pettingzoo.test import api_test, seed_test
+from pettingzoo.test import api_test, parallel_api_test, seed_test
 
-from envs import aec
+from engine_core import GAMES
+from envs import aec, parallel
 from envs.core import IllegalIndexError
 from tests.envs.conftest import CONFIGS, IDS
 
 # PettingZoo's checks warn about dict observations (its own classic games have them too, on its list of exceptions).
-EXPECTED_WARNINGS = ("Observation is not a NumPy array", "Observation space for each agent probably should be")
+DICT_WARNINGS = ("Observation is not a NumPy array", "Observation space for each agent probably should be")
 
 
 @pytest.mark.parametrize(("name", "seats"), CONFIGS, ids=IDS)
-def test_api_and_seed(name: str, seats: int) -> None:
+def test_api_and_seed_with_box_observations_warn_of_nothing(name: str, seats: int) -> None:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        api_test(aec.env(name, seats), num_cycles=1000)
-        seed_test(lambda: aec.env(name, seats), num_cycles=50)
-    unexpected = [str(w.message) for w in caught if not str(w.message).startswith(EXPECTED_WARNINGS)]
-    assert unexpected == []
+        api_test(aec.env(name, seats, obs_format="box"), num_cycles=1000)
+        seed_test(lambda: aec.env(name, seats, obs_format="box"), num_cycles=50)
+    assert [str(w.message) for w in caught] == []
+
+
+@pytest.mark.parametrize("name", [game.info.name for game in GAMES])
+def test_api_with_dict_observations(name: str) -> None:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        api_test(aec.env(name), num_cycles=1000)
+    assert [str(w.message) for w in caught if not str(w.message).startswith(DICT_WARNINGS)] == []
+
+
+@pytest.mark.parametrize(("name", "seats"), CONFIGS, ids=IDS)
+def test_parallel_api(name: str, seats: int) -> None:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        parallel_api_test(parallel.parallel_env(name, seats), num_cycles=1000)
+    assert [str(w.message) for w in caught] == []
+
+
+def test_box_observations_are_the_dict_ones_with_the_mask_in_the_infos() -> None:
+    boxed, dicted = aec.raw_env("manasurge", 3, obs_format="box"), aec.raw_env("manasurge", 3)
+    boxed.reset(seed=4)
+    dicted.reset(seed=4)
+    for _ in range(20):
+        agent = boxed.agent_selection
+        observation, _, _, _, info = boxed.last()
+        expected = dicted.observe(agent)
+        assert isinstance(observation, np.ndarray)
+        assert np.array_equal(observation, expected["observation"])
+        assert np.array_equal(info["action_mask"], expected["action_mask"])
+        others = [boxed.infos[other]["action_mask"] for other in boxed.agents if other != agent]
+        assert all(not mask.any() for mask in others)
+        action = int(np.flatnonzero(info["action_mask"])[0])
+        boxed.step(action)
+        dicted.step(action)
+    with pytest.raises(ValueError, match="obs_format 'tensor' is not one of dict, box"):
+        aec.raw_env("manasurge", 3, obs_format="tensor")
+
+
+def _to_votes(env: parallel.parallel_env) -> dict[str, Any]:
+    """Play R&D at 4 seats (each agent its first legal action) up to its first secret vote of every seat at once."""
+    observations, _ = env.reset(seed=3)
+    while len(env.waiting()) < 2:
+        actions = {
+            a: int(np.flatnonzero(o["action_mask"])[0]) for a, o in observations.items() if o["action_mask"].any()
+        }
+        observations, *_ = env.step(actions)
+    return observations
+
+
+def test_a_parallel_step_applies_every_waited_for_seats_action() -> None:
+    env = parallel.parallel_env("rnd", 4)
+    observations = _to_votes(env)
+    waiting = env.waiting()
+    assert waiting == env.possible_agents  # every seat votes at once
+    assert all(observations[agent]["action_mask"].any() for agent in waiting)
+    table = env.table
+    assert table is not None
+    version = table.spec.game.header(table.state).version
+    actions = {agent: int(np.flatnonzero(observations[agent]["action_mask"])[-1]) for agent in waiting}
+    env.step(actions)
+    assert table.spec.game.header(env.table.state).version == version + len(waiting)  # type: ignore[union-attr]
+
+
+def test_a_parallel_step_with_one_illegal_action_changes_nothing() -> None:
+    env = parallel.parallel_env("rnd", 4)
+    observations = _to_votes(env)
+    table = env.table
+    assert table is not None
+    before = table.spec.game.message(table.state).SerializeToString(deterministic=True)
+    actions = {agent: int(np.flatnonzero(observations[agent]["action_mask"])[0]) for agent in env.waiting()}
+    last = env.waiting()[-1]
+    actions[last] = int(np.flatnonzero(observations[last]["action_mask"] == 0)[0])
+    with pytest.raises(IllegalIndexError, match=f"is not legal for {last}"):
+        env.step(actions)
+    del actions[last]
+    with pytest.raises(IllegalIndexError, match=f"{last} is waited for and sent no action"):
+        env.step(actions)
+    assert table.spec.game.message(table.state).SerializeToString(deterministic=True) == before
 
 
 def test_a_whole_game_pays_each_seat_its_share_of_the_win() -> None:
