@@ -278,6 +278,14 @@ class Table:
             self.past.append(Past(self.state, seat, index))  # the engines never change a state they step from
         self.state, _ = self.spec.game.apply(self.state, seat, action)
 
+    def play(self, seat: int, action: Any) -> None:
+        """Apply a legal action of the rules (a bot's choice) for `seat`: where several share an index, the one
+        given, not the first the rules list."""
+        if self.past is not None:
+            index = self.spec.spaces.index(self.view(seat), seat, action)
+            self.past.append(Past(self.state, seat, index))
+        self.state, _ = self.spec.game.apply(self.state, seat, action)
+
     def recall(self, seat: int) -> bytes:
         """The seat's perfect recall as a 32-byte hash chain: the digest of its view of the first state, then after
         each step its own action (where it acted) and its view of the new state. Two histories give the same chain
