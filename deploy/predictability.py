@@ -14,10 +14,11 @@ not the table's secret:
 - **the best predictor**: the bot's own code run with `--samples` seeds of the predictor's own, guessing the choice it
   made most often (the most likely option, which is the best any predictor can do without the secret).
 **Chance** is a blind guess's hits: one in the number of different choices the game rates (the mean over
-decisions); the **excess** is the best predictor's hits above it, which docs/bots.md bounds ("The bar"). The spread
+decisions); the **excess** is the better predictor's hits above it, which docs/bots.md bounds ("The bar"). The spread
 is the most likely option's share among those samples (the mean over decisions; with few samples it overstates what
-a predictor gets). It prints, per game, table size, level and kind of decision, the decisions seen, the two predictors' hit
-rates, chance, the excess and the mean spread. Decisions are labelled by the pending prompt (MANA BURN: the square).
+a predictor gets). It prints, per game, table size, level and kind of decision, the decisions seen, the two
+predictors' hit rates, chance, the excess and the mean spread. Decisions are labelled by the pending prompt (MANA
+BURN: the square).
 """
 
 from __future__ import annotations
@@ -59,8 +60,10 @@ class Tally:
 
     @property
     def excess(self) -> float:
-        """How much more often than a blind guess the best predictor names the choice (a share of decisions)."""
-        return (self.best - self.chance) / self.decisions
+        """How much more often than a blind guess the better of the two predictors names the choice (a share of
+        decisions). Where the bot's draw is close to even, the old rule (its likeliest action) beats the samples'
+        mode, which is then often a less likely action."""
+        return (max(self.best, self.old_rule) - self.chance) / self.decisions
 
     def row(self, key: tuple[str, int, str, str]) -> str:
         game, seats, level, label = key
