@@ -5,8 +5,10 @@ rulebook's board is lost, see board.py and RULES.md). Squares make players draw,
 and play for Ante; creatures in play bend those rules; Incinerate, Giant Growth and Counterspell can be played in
 answer to any die roll or card. The first to hold one of each of the ten cards wins, even on another's turn.
 
-The rules live in rules.py (turn, movement, squares, response windows, cards), the zones in zones.py, the deck in
-cards.py and the board in board.py; this module is the Game protocol around them, the view and the bots.
+The rules live in rules.py (the driver) and its sections beside it: actions.py (the vocabulary), turns.py (setup,
+turns, die rolls, the end), trading.py (trading, Ante, fishing, auctions), squares.py, movement.py and spells.py
+(cards and response windows); the zones in zones.py, the deck in cards.py and the board in board.py. This module is
+the Game protocol around them, the view and the bots.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from engine_core import rng
 from engine_core.budget import Budget, by_seats
 from engine_core.game import Game, GameInfo, Option
 from engine_core.games.mana_burn import board, bot, rules, text
+from engine_core.games.mana_burn.actions import MAX_SEATS, PASS, TARGETED, Phase
 from engine_core.games.mana_burn.bot import heuristic, is_hidden, ratings
 from engine_core.games.mana_burn.cards import (
     CREATURE_COPIES,
@@ -35,8 +38,8 @@ from engine_core.games.mana_burn.cards import (
     kind,
     name,
 )
-from engine_core.games.mana_burn.rules import PASS, Phase
 from engine_core.games.mana_burn.sharing import step_copy
+from engine_core.games.mana_burn.turns import deal, end_by_count
 from engine_core.games.mana_burn.zones import all_cards, sync_sizes
 from engine_core.spaces import ActionSpace, Spaces
 
@@ -50,7 +53,7 @@ FLAT: Final = Budget(
 
 
 # The action space (`spaces`): the cards played at a target, and the Giant Growths, numbered among themselves.
-_AIMED_CARDS: Final = tuple(card for card in range(DECK_SIZE) if KIND_OF[card] in rules.TARGETED)
+_AIMED_CARDS: Final = tuple(card for card in range(DECK_SIZE) if KIND_OF[card] in TARGETED)
 _AIMED_INDEX: Final = {card: i for i, card in enumerate(_AIMED_CARDS)}
 _GROWTHS: Final = tuple(card for card in range(DECK_SIZE) if KIND_OF[card] == Kind.GIANT_GROWTH)
 _GROWTH_INDEX: Final = {card: i for i, card in enumerate(_GROWTHS)}
@@ -124,7 +127,7 @@ class ManaBurn(Game[ManaBurnState, ManaBurnAction]):
         or Incinerate, numbered among those 48 cards, then the target card id), grow (a Giant Growth, numbered among
         those 12, then the roll), hero (a roll), path, card (a card id), seat (a seat, then the card name asked for
         when fishing), creature (a creature card id, then the second one for Vesuvan Shift), name (a card name)."""
-        kinds, rolls = len(KINDS), rules.MAX_SEATS
+        kinds, rolls = len(KINDS), MAX_SEATS
         actions = ActionSpace(
             ("pass",),
             ("yes",),
@@ -154,7 +157,7 @@ class ManaBurn(Game[ManaBurnState, ManaBurnAction]):
     # ----- hooks ----------------------------------------------------------------------------------------------------
 
     def _setup(self, state: ManaBurnState) -> None:
-        rules.deal(state)
+        deal(state)
         rules.advance(state, [])
         sync_sizes(state)
 
@@ -167,7 +170,7 @@ class ManaBurn(Game[ManaBurnState, ManaBurnAction]):
         events: list[Event] = []
         rules.perform(state, seat, action, events)
         if not state.header.outcome.finished and state.header.version + 1 >= ACTION_CAP:
-            rules.end_by_count(state, events, f"the {ACTION_CAP}-action safety limit was reached")
+            end_by_count(state, events, f"the {ACTION_CAP}-action safety limit was reached")
         sync_sizes(state)
         return events
 

@@ -11,12 +11,7 @@ from manaforge.v1.games.mana_burn_pb2 import ManaBurnAction, ManaBurnState
 
 from engine_core import rng
 from engine_core.games.mana_burn import board
-from engine_core.games.mana_burn.cards import (
-    CREATURES,
-    Kind,
-    kind,
-)
-from engine_core.games.mana_burn.rules import (
+from engine_core.games.mana_burn.actions import (
     ANTE_ROLL,
     CARD,
     CREATURE,
@@ -28,6 +23,11 @@ from engine_core.games.mana_burn.rules import (
     SEAT,
     YES,
     Phase,
+)
+from engine_core.games.mana_burn.cards import (
+    CREATURES,
+    Kind,
+    kind,
 )
 from engine_core.games.mana_burn.zones import count_in_play, find_creature
 

@@ -10,6 +10,7 @@ from manaforge.v1.games.mana_burn_pb2 import ManaBurnAction, ManaBurnState
 
 from engine_core.game import seat_count, wrap
 from engine_core.games.mana_burn import board, rules
+from engine_core.games.mana_burn.actions import ANTE_ROLL, MOVE_ROLL, PATH_PHASE, SQUARE_ROLL, Move, Phase
 from engine_core.games.mana_burn.board import BACKS, GRAVEYARD, LIBRARY, NEXT_SQUARE, OUTS, PATH_NAMES, SQUARES
 from engine_core.games.mana_burn.cards import (
     INSTANTS,
@@ -19,7 +20,7 @@ from engine_core.games.mana_burn.cards import (
     kind,
     name,
 )
-from engine_core.games.mana_burn.rules import ANTE_ROLL, MOVE_ROLL, PATH_PHASE, SQUARE_ROLL, Move, Phase
+from engine_core.games.mana_burn.spells import card_controller, card_label, incinerate_targets, target_text
 
 PAWNS: Final = "ABCDEF"  # the pawns on the board, by seat
 WIDTH: Final = 100
@@ -200,8 +201,8 @@ def describe_action(state: ManaBurnState, action: ManaBurnAction) -> str:
     if move == Move.MANA_BURN_MOVE_PASS:
         return "end the turn" if not state.windows and state.phase == Phase.MANA_BURN_PHASE_MAIN else "pass"
     if move == Move.MANA_BURN_MOVE_PLAY:
-        own = kind(action.card) == Kind.INCINERATE and rules.card_controller(state, action.target) == actor
-        return f"play {name(action.card)}{rules.target_text(state, action)}" + (" (your own)" if own else "")
+        own = kind(action.card) == Kind.INCINERATE and card_controller(state, action.target) == actor
+        return f"play {name(action.card)}{target_text(state, action)}" + (" (your own)" if own else "")
     if move == Move.MANA_BURN_MOVE_REROLL:
         return "re-roll the movement die (Scryb Sprites)"
     if move == Move.MANA_BURN_MOVE_HERO:
@@ -222,8 +223,8 @@ def describe_action(state: ManaBurnState, action: ManaBurnAction) -> str:
         )
         return f"choose seat {action.seat}{asked}"
     if move == Move.MANA_BURN_MOVE_CREATURE:
-        swap = f" for {rules.card_label(state, action.other)}" if action.other or _is_vesuvan(state) else ""
-        return f"choose {rules.card_label(state, action.target)}{swap}"
+        swap = f" for {card_label(state, action.other)}" if action.other or _is_vesuvan(state) else ""
+        return f"choose {card_label(state, action.target)}{swap}"
     if move == Move.MANA_BURN_MOVE_FALSE_BID:
         return "false bid (Drudge Skeletons)"
     return f"fish back for {NAMES[action.kind]}"
@@ -266,7 +267,7 @@ def _instant_note(state: ManaBurnState, seat: int, k: int) -> str:
         return "only in answer to a die roll"
     if k == Kind.COUNTERSPELL:
         return "only right after another player plays a card"
-    if not rules.incinerate_targets(state):
+    if not incinerate_targets(state):
         return "no creature or Holy Armor in play"
     return "only in answer to a die roll or a card, or on your turn after you move"
 
