@@ -56,7 +56,7 @@ openssl x509 -req -in "$work/tls.csr" -CA "$work/ca.crt" -CAkey "$work/ca.key" -
 
 password=$(openssl rand -hex 24)  # letters and digits only: it goes into REDIS_URL unescaped
 printf %s "$(openssl rand -hex 24)" >"$work/operator-key"
-printf 'redis://:%s@127.0.0.1:6379/0' "$password" >"$work/redis-url"
+printf 'redis://default:%s@127.0.0.1:6379/0' "$password" >"$work/redis-url"  # redis-cli -u needs the user
 # A podman secret that secretKeyRef reads: a JSON object of base64 values.
 b64() { base64 -w0 "$@"; }
 printf '{"redis-password": "%s", "redis-url": "%s", "operator-key": "%s"}' \
