@@ -552,7 +552,11 @@ def secrets_made() -> dict[str, str]:
     script = SECRETS_SCRIPT.read_text()
     keys = re.findall(r'"([a-z-]+)": "%s"', script)
     assert keys, "secrets.sh makes no secret keys"
-    values = {"redis-password": "0123abcd", "redis-url": "redis://default:0123abcd@127.0.0.1:6379/0", "operator-key": "k"}
+    values = {
+        "redis-password": "0123abcd",
+        "redis-url": "redis://default:0123abcd@127.0.0.1:6379/0",
+        "operator-key": "k",
+    }
     assert set(keys) == set(values)
     return values
 
