@@ -61,6 +61,7 @@ export interface SeatHeld {
   seat: number;
   token: string;
   seen?: string; // the last version this browser showed the seat (a bigint's digits): what happened since is news
+  at?: number; // when this browser took the seat (ms since the epoch): a guest's games are listed newest first
 }
 
 const seatKey = (tableId: string) => `manaforge.seat.${tableId}`;
@@ -71,7 +72,24 @@ export function heldSeat(tableId: string): SeatHeld | undefined {
 }
 
 export function holdSeat(tableId: string, seat: number, token: string, seen?: bigint): void {
-  localStorage.setItem(seatKey(tableId), JSON.stringify({ seat, token, seen: seen?.toString() }));
+  const at = heldSeat(tableId)?.at ?? Date.now();
+  localStorage.setItem(seatKey(tableId), JSON.stringify({ seat, token, seen: seen?.toString(), at }));
+}
+
+/** The tables where this browser holds a seat, newest first (a guest's games). */
+export function heldSeats(): [string, SeatHeld][] {
+  const prefix = seatKey("");
+  const held: [string, SeatHeld][] = [];
+  for (let i = 0; i < localStorage.length; i++) {
+    const key = localStorage.key(i);
+    if (!key?.startsWith(prefix)) continue;
+    try {
+      held.push([key.slice(prefix.length), JSON.parse(localStorage.getItem(key)!) as SeatHeld]);
+    } catch {
+      // not ours to read
+    }
+  }
+  return held.sort(([, a], [, b]) => (b.at ?? 0) - (a.at ?? 0));
 }
 
 /** A seat token the gateway refused (a forged or foreign link): forgotten. */

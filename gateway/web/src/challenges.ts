@@ -5,7 +5,7 @@ import { html, nothing, type TemplateResult } from "lit-html";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { gateway, holdSeat, identity } from "./api";
 import { human } from "./board";
-import { ChallengeStatus, DeclineReason, type Challenge, type LeaderboardEntry } from "./gen/manaforge/v1/gateway_pb";
+import { ChallengeStatus, DeclineReason, type Challenge, type LeaderboardEntry, type PlayerEvent } from "./gen/manaforge/v1/gateway_pb";
 import type { GameInfo } from "./gen/manaforge/v1/rules_pb";
 
 const RETRY_MS = [500, 1000, 2000, 5000, 10_000]; // the pauses before the stream is opened again, the last repeated
@@ -65,6 +65,8 @@ export class Challenges {
   private abort = new AbortController();
   private defaults = new Map<string, string>(); // "game.option" -> default value
   private titles: (game: string) => string = human;
+  /** Told of the player's games on the stream (a game started, a decision theirs, a game ended). */
+  games: (kind: PlayerEvent["kind"]) => void = () => undefined;
 
   constructor(
     private readonly show: () => void,
@@ -105,6 +107,7 @@ export class Challenges {
           tries = 0;
           if (event.cursor) after = event.cursor;
           this.take(event.kind);
+          if (event.kind.case === "yourTurn" || event.kind.case === "gameStarted" || event.kind.case === "gameEnded") this.games(event.kind);
         }
       } catch (e) {
         if (signal.aborted) return;

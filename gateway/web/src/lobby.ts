@@ -1,13 +1,15 @@
 // The lobby (#/): who you are (a guest name, checked as it is chosen, or a registered player with their ratings), a
-// new game (create a table, queue for a match, challenge a player), the tables waiting, being played and your own,
-// the game's leaderboard, and a finished game to replay.
+// new game (create a table, queue for a match, challenge a player), your games (whose turn it is at each), the tables
+// waiting and being played, the game's leaderboard, and a finished game to replay.
 import { html, nothing, type TemplateResult } from "lit-html";
 import { forget, gateway, holdSeat, identity, saveIdentity } from "./api";
 import { human } from "./board";
 import type { Challenges } from "./challenges";
 import { howToPlayLink } from "./howto";
 import { notice, problem, title, type Go, type Page, type Show } from "./page";
+import { turns } from "./notice";
 import type { Queue } from "./queue";
+import { isYourTurn, yourGames, yourGamesList, type YourGame } from "./yourgames";
 import type { GameInfo } from "./gen/manaforge/v1/rules_pb";
 import { SeatKind, type LeaderboardEntry, type Player, type Table } from "./gen/manaforge/v1/gateway_pb";
 
@@ -15,7 +17,8 @@ export class Lobby implements Page {
   games: GameInfo[] = [];
   open: Table[] = [];
   playing: Table[] = [];
-  mine: Table[] = [];
+  mine: YourGame[] = []; // the player's tables, under way first
+  private owed?: Set<string>; // the tables waiting for the player's decision at the last look (none before the first)
   leaders: LeaderboardEntry[] = [];
   bots: LeaderboardEntry[] = []; // the bot accounts' leaderboard of the game: players to challenge
   player?: Player;
@@ -57,7 +60,7 @@ export class Lobby implements Page {
     try {
       this.open = (await gateway.listTables({ pageSize: 20 })).tables;
       this.playing = (await gateway.listTables({ inProgress: true, pageSize: 20 })).tables;
-      if (identity().playerId) this.mine = (await gateway.listTables({ mine: true, pageSize: 10 })).tables;
+      await this.refreshGames(false);
       const seats = Math.max(this.info()?.minSeats ?? 2, 2);
       if (this.game) this.leaders = (await gateway.getLeaderboard({ game: this.game, seats, limit: 10 })).entries;
       if (this.game && identity().playerId) this.bots = (await gateway.getLeaderboard({ game: this.game, seats, limit: 10, bots: true })).entries;
@@ -65,6 +68,24 @@ export class Lobby implements Page {
       this.error = problem(e);
     }
     if (!this.closed) this.show();
+  }
+
+  /** The player's games again (a turn came: their Events stream, or the lobby's own look every few seconds); a
+   * decision that became theirs since the last look is announced (notice.ts) when they look elsewhere. */
+  async refreshGames(show = true): Promise<void> {
+    try {
+      this.mine = await yourGames();
+    } catch (e) {
+      this.error = problem(e);
+    }
+    const owed = new Set(this.mine.filter(isYourTurn).map((g) => g.table.tableId));
+    for (const g of this.mine) {
+      if (this.owed && owed.has(g.table.tableId) && !this.owed.has(g.table.tableId)) {
+        turns.turn({ tableId: g.table.tableId, version: g.table.version, game: title(g.table.config?.game ?? "") });
+      }
+    }
+    this.owed = owed;
+    if (show && !this.closed) this.show();
   }
 
   info(): GameInfo | undefined {
@@ -169,6 +190,7 @@ export class Lobby implements Page {
                 <button>Register</button>
               </form>`}
       </section>
+      ${yourGamesList(this.mine)}
       <section class="panel" aria-labelledby="new">
         <h2 id="new">A new game</h2>
         <label>Game
@@ -180,12 +202,6 @@ export class Lobby implements Page {
       </section>
       ${this.tableList("Tables waiting for players", "waiting", this.open, (t) => html`<button @click=${() => this.join(t)}>Join</button>`)}
       ${this.tableList("Games being played", "playing", this.playing, (t) => html`<a class="button" href=${`#/table/${t.tableId}`}>Watch</a>`)}
-      ${who.playerId
-        ? this.tableList("Your tables", "mine", this.mine, (t) =>
-            t.outcome?.finished
-              ? html`<a class="button" href=${`#/replay/${t.tableId}`}>Replay</a>`
-              : html`<a class="button" href=${`#/table/${t.tableId}`}>Open</a>`)
-        : nothing}
       ${info ? this.leaderboard(info) : nothing}
       <section class="panel" aria-labelledby="replay">
         <h2 id="replay">Replay a finished game</h2>

@@ -8,6 +8,7 @@ import { human } from "./board";
 export interface Page {
   view(): TemplateResult;
   close(): void;
+  name?(): string; // the page's title, when it is not the site's
 }
 
 /** Draw the app again (main.ts: the challenges, the queue's banner and the page). */

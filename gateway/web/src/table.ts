@@ -11,6 +11,7 @@ import { Connection, PATIENCE_MS, backoff, isAway, pause } from "./connection";
 import { presentation } from "./games";
 import { howToPlayLink } from "./howto";
 import { named, sentence } from "./names";
+import { turns } from "./notice";
 import { codeOf, notice, problem, title, type Page, type Show } from "./page";
 import { catalogueOf, parse, result, seatNames, tableBoard } from "./scene";
 import { DecisionKind, type Catalogue, type Event } from "./gen/manaforge/v1/common_pb";
@@ -33,6 +34,7 @@ export class TablePage implements Page {
   accepted = false; // the gateway took the held seat token: the page plays that seat
   rejoined = false; // a registered player's fresh token was asked for after a refusal
   sending = false;
+  owed = false; // the decision the game waits for is this seat's (announced when it becomes so: notice.ts)
   clock = new Clock(); // what the clock decided for this seat
   link: Connection; // the gateway away, or back
   choosing: Choosing; // the seat's move
@@ -52,6 +54,23 @@ export class TablePage implements Page {
   close(): void {
     this.abort.abort();
     window.clearInterval(this.ticker);
+  }
+
+  /** The page's title: the game's. */
+  name(): string {
+    const game = this.table?.config?.game;
+    return game ? `${title(game)} — Manaforge` : "Manaforge";
+  }
+
+  /** The decision became this seat's (after another seat's, or as the page opens): said to a player looking
+   * elsewhere. */
+  owing(): void {
+    const view = this.seatView;
+    const owed = this.mine >= 0 && !!view && !view.outcome?.finished && !!view.legalActions.length
+      && (view.pending?.seats ?? []).includes(this.mine);
+    const game = this.table?.config?.game;
+    if (owed && !this.owed && view) turns.turn({ tableId: this.tableId, version: view.version, game: game ? title(game) : undefined });
+    this.owed = owed;
   }
 
   /** Each second, while a clock counts down or a connection notice is shown: drawn again. */
@@ -136,6 +155,7 @@ export class TablePage implements Page {
           this.events.push(...update.events);
           if (update.view) this.seatView = update.view;
           if (this.accepted && this.seatView) holdSeat(this.tableId, this.mine, token, this.seatView.version);
+          this.owing();
           if (this.seatView?.outcome?.finished || !this.table?.started || first) await this.refreshTable();
           this.error = "";
           this.show();
