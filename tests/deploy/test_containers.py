@@ -343,10 +343,12 @@ def test_games_go_on_through_a_crash_of_each_container(deployment: pods.Deployme
         assert time.monotonic() < deadline, f"health checks failing after the crashes: {unhealthy}"
         time.sleep(3)
 
+    logs: dict[str, list[str]] = {}
     for game in [*games, browser]:
         table = gateway.call("wait_finished", game.table_id, timeout=180)
         assert table.replay_verdict.startswith("valid"), f"{game.title}: {table.replay_verdict}"
         log = gateway.call("log", game.table_id)
+        logs[game.table_id] = [a.client_action_id for a in log.actions]
         versions = [a.version for a in log.actions]
         assert versions == list(range(1, len(versions) + 1)), f"{game.title}: versions not once each in order"
         lost = [(v, c) for v, c in game.acked if len(log.actions) < v or log.actions[v - 1].client_action_id != c]
@@ -354,3 +356,24 @@ def test_games_go_on_through_a_crash_of_each_container(deployment: pods.Deployme
         print(
             f"{game.title}: {len(game.acked)} acknowledged human moves, {len(versions)} moves, {table.replay_verdict}"
         )
+
+    # a backup of the finished games restored into a new Redis volume, as docs/operations.md does it: the pod down,
+    # a new volume (made by the Redis image, so its user owns it), the restore as that user, the pod played again
+    one_off(deployment, "manaforge-backup", "save", "/backup/final", volume=backups)
+    pods.podman("kube", "down", str(deployment.path))
+    pods.podman("volume", "rm", pods.VOLUME)
+    pods.podman("run", "--rm", "--volume", f"{pods.VOLUME}:/data", REDIS.local, "true")
+    uid = pods.podman("run", "--rm", REDIS.local, "id", "-u")
+    pods.podman(
+        *("run", "--rm", "--user", uid, "--volume", f"{pods.VOLUME}:/data"),
+        *("--volume", f"{backups}:/backup:ro", MANAFORGE, "manaforge-backup", "restore", "/backup/final"),
+        *("--into", "/data"),
+    )
+    pods.podman("kube", "play", str(deployment.path))
+    wait_serving(deployment)
+    gateway = Gateway(deployment.gateway, deployment.credentials())
+    for game in [*games, browser]:
+        restored = gateway.call("log", game.table_id)
+        assert [a.client_action_id for a in restored.actions] == logs[game.table_id], f"{game.title}: not restored"
+        assert restored.table.replay_verdict.startswith("valid"), f"{game.title}: {restored.table.replay_verdict}"
+    print(f"restored from the backup: {len(games) + 1} finished games with their logs")
