@@ -8,8 +8,9 @@ random legal action from the mask, `env.step`. RLCard's UNO environment is drive
 (deploy/enginebench.py): `env.step` returns the next player's encoded observation and legal actions. The OpenSpiel
 column is the python game of `envs.spiel`: `legal_actions()`, a random one, `apply_action`, and the next player's
 observation tensor (`make_observation(game).set_from(state, player)`, OpenSpiel's way to observe from python).
-Everything runs in this one process, pinned to the idlest core, in interleaved rounds (the method of
-deploy/enginebench.py), at each game's minimum seat count unless `--seats max`.
+The vector column steps 64 games at once (`envs.vector.VectorGames`: batched observations and masks, a random
+legal action per row), counted per game stepped. Everything runs in this one process, pinned to the idlest core,
+in interleaved rounds (the method of deploy/enginebench.py), at each game's minimum seat count unless `--seats max`.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from deploy.enginebench import SLICE, Runner, engine_build, one_core, uno_env_ru
 from engine_core import GAMES, Game
 
 AnyGame = Game[Any, Any]
+VECTOR_GAMES = 64  # games in the vector column
+VECTOR_STEPS = 4  # batched steps per call of its runner
 
 
 def pettingzoo_runner(game: AnyGame, seats: int) -> Runner:
@@ -49,6 +52,27 @@ def pettingzoo_runner(game: AnyGame, seats: int) -> Runner:
         return steps
 
     return Runner(f"{game.info.name} ({seats})", play_one)
+
+
+def vector_runner(game: AnyGame, seats: int, n: int = VECTOR_GAMES) -> Runner:
+    """`n` games stepped together (`envs.vector.VectorGames`): a random legal action per row; a step is one game's."""
+    from envs.vector import VectorGames
+
+    games = VectorGames(game.info.name, n, seats)
+    rand = np.random.default_rng(1)
+    state: dict[str, Any] = {}
+
+    def play_some() -> int:
+        if not state:
+            state["masks"] = games.reset(seed=1)[1]
+        masks = state["masks"]
+        for _ in range(VECTOR_STEPS):
+            actions = [int(legal[rand.integers(len(legal))]) for legal in map(np.flatnonzero, masks)]
+            masks = games.step(actions)[1]
+        state["masks"] = masks
+        return VECTOR_STEPS * n
+
+    return Runner(f"{game.info.name} ({seats})", play_some)
 
 
 def openspiel_runner(game: AnyGame, seats: int) -> Runner:
@@ -80,23 +104,25 @@ def env_table(seconds: float, games: Sequence[AnyGame], most_seats: bool = False
         seats = [game.info.max_seats if most_seats else game.info.min_seats for game in games]
         zoo = [pettingzoo_runner(game, n) for game, n in zip(games, seats, strict=True)]
         spiel = [openspiel_runner(game, n) for game, n in zip(games, seats, strict=True)]
+        vector = [vector_runner(game, n) for game, n in zip(games, seats, strict=True)]
         uno.run(min(SLICE, seconds / 4))  # warm-up, not counted
         uno.steps = uno.games = 0
         uno.elapsed, uno.rates = 0.0, []
         for _ in range(rounds):
-            for runner in (uno, *zoo, *spiel):
+            for runner in (uno, *zoo, *spiel, *vector):
                 runner.run(seconds / rounds)
     lines = [
         f"environment speed: random legal actions, {seconds:g} s each in {rounds} rounds, {core}",
         f"RLCard UNO env step (2 players): {uno.rate:,.0f} steps/s (rounds from {min(uno.rates):,.0f} to "
         f"{max(uno.rates):,.0f})",
         f"engines: {engine_build()}",
-        f"{'game (seats)':<18} {'PettingZoo/s':>12} {'vs UNO env':>11} {'OpenSpiel/s':>12} {'vs UNO env':>11}",
+        f"{'game (seats)':<18} {'PettingZoo/s':>12} {'vs UNO env':>11} {'OpenSpiel/s':>12} {'vs UNO env':>11} "
+        f"{f'vector {VECTOR_GAMES}/s':>12} {'vs single':>10}",
     ]
-    for ours, theirs in zip(zoo, spiel, strict=True):
+    for ours, theirs, batched in zip(zoo, spiel, vector, strict=True):
         lines.append(
             f"{ours.name:<18} {ours.rate:>12,.0f} {ours.rate / uno.rate:>10.2f}x {theirs.rate:>12,.0f} "
-            f"{theirs.rate / uno.rate:>10.2f}x"
+            f"{theirs.rate / uno.rate:>10.2f}x {batched.rate:>12,.0f} {batched.rate / ours.rate:>9.2f}x"
         )
     return lines
 

@@ -251,9 +251,8 @@ class Table:
         return found
 
     def observation(self, seat: int) -> np.ndarray[Any, np.dtype[np.float32]]:
-        indices, values = self.spec.encoder.encode(self.view(seat), seat)
         vector = np.zeros(self.spec.observations, dtype=np.float32)
-        vector[indices] = values
+        self.spec.encoder.into(self.view(seat), seat, vector)
         return vector
 
     def mask(self, seat: int) -> np.ndarray[Any, np.dtype[np.int8]]:
