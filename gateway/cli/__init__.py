@@ -114,6 +114,12 @@ def parser() -> argparse.ArgumentParser:
             default=default if default is not None else False,
             help="play as a guest even if you registered",
         )
+        options.add_argument(
+            "--quiet",
+            action="store_true",
+            default=default if default is not None else False,
+            help="no terminal bell when the decision becomes yours after waiting",
+        )
         add_tls_flags(options, default)
     sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
 

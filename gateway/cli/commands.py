@@ -132,7 +132,7 @@ def sit(client: Client, args: argparse.Namespace, table_id: str, token: str, con
     console = console or Console()
     stop = challenges.announce_at_table(client, console) if args.registered else (lambda: None)
     try:
-        play(client, table_id, token, console=console, registered=args.registered)
+        play(client, table_id, token, console=console, registered=args.registered, bell=not args.quiet)
     finally:
         stop()
 

@@ -32,7 +32,15 @@ class Sitting(Deciding):
     """One person's seat at one table: the updates followed, the questions asked (deciding.py), the answers sent."""
 
     def __init__(
-        self, client: Client, table_id: str, token: str, console: Console, out: Out, patience: float, registered: bool
+        self,
+        client: Client,
+        table_id: str,
+        token: str,
+        console: Console,
+        out: Out,
+        patience: float,
+        registered: bool,
+        bell: bool = True,
     ) -> None:
         self.client = client
         self.table_id = table_id
@@ -40,6 +48,8 @@ class Sitting(Deciding):
         self.console = console
         self.out = out
         self.registered = registered
+        self.bell = bell  # the terminal's bell when the decision becomes ours after waiting (off: --quiet)
+        self.waited = False  # the latest view taken in waited for another seat
         hint = f"The game goes on: come back with `manaforge rejoin {table_id}`."
         self.link = Reconnector(client, out, patience, hint=hint)  # the calls this thread makes
         self.stream = Reconnector(client, console.say, patience, hint=hint)  # the updates, read on their own thread
@@ -66,6 +76,7 @@ class Sitting(Deciding):
         if not self.table.started:
             open_seats = sum(s.kind == gw.SEAT_KIND_OPEN for s in self.table.seats)
             self.out(f"waiting for {open_seats} more player(s): others join with `manaforge join {self.table_id}`")
+            self.waited = True  # for the people to come: the first decision rings
         self.console.follow(self.stream.follow(self.table_id, self.token))
         try:
             while updates := self._updates():
@@ -97,12 +108,16 @@ class Sitting(Deciding):
         if self.away:
             return False
         if not view.legal_actions:
+            self.waited = True
             humans = [s for s in view.pending.seats if s not in self.bots and s != view.seat]
             if humans and view.version != self.shown:  # another human decides: show what they are looking at
                 self.shown = view.version
                 self.lines = show(view, self.out, self.screen)
             return False
         self.shown = view.version
+        if self.waited and self.bell:
+            self.console.write("\a")  # the decision became ours: a person looking elsewhere hears it
+        self.waited = False
         answering = view.pending.kind == DecisionKind.DECISION_KIND_RESPONSE and not view.outcome.finished
         self.lines = show(view, self.out, self.screen, since=self.lines if answering else ())
         self._decide(view)
@@ -215,10 +230,12 @@ def play(
     out: Out = print,
     patience: float = PATIENCE,
     registered: bool = False,
+    bell: bool = True,
 ) -> None:
-    """Follow the table as this seat; ask for a move whenever one is ours; show the table while a human decides.
-    Across a restart of the gateway, every call is made again and the updates resume after the last one shown."""
-    sitting = Sitting(client, table_id, token, console or Console(), out, patience, registered)
+    """Follow the table as this seat; ask for a move whenever one is ours (ringing the terminal's bell when it
+    became ours after waiting, unless `bell` is off); show the table while a human decides. Across a restart of the
+    gateway, every call is made again and the updates resume after the last one shown."""
+    sitting = Sitting(client, table_id, token, console or Console(), out, patience, registered, bell)
     try:
         sitting.run()
     except Leave:

@@ -1,7 +1,8 @@
 """Your turn, wherever you are (issue 47 item 6, docs/browser.md): a page in the background says when the decision
 becomes its player's (the title and the icon, a short sound) and is itself again once looked at; the sound can be
 turned off in the settings panel; the lobby's "Your games" lists the player's tables with whose turn it is, and
-follows a turn as it comes.
+follows a turn as it comes. In the terminal, the bell rings when the decision becomes yours after waiting, unless
+--quiet.
 
 A page is put in the background the way a hidden tab looks to it: document.hidden and visibilityState overridden,
 then a visibilitychange event; it comes back with the overrides removed, a visibilitychange and a focus event."""
@@ -19,6 +20,7 @@ from playwright.sync_api import Browser, Page, ViewportSize, expect
 from deploy.launcher import Stack
 from tests.browser.conftest import PHONE
 from tests.browser.pages import accessibility_faults, create_table, make_decision
+from tests.stack.test_terminal_games import spawn
 
 SHOTS = Path(os.environ.get("MANAFORGE_SHOTS", "/tmp/manaforge-shots"))
 DESK = ViewportSize(width=1280, height=800)
@@ -93,7 +95,9 @@ def badge(page: Page) -> str:
     return page.locator("link[rel=icon]").get_attribute("data-badge") or ""
 
 
-def test_a_background_tab_says_your_turn_until_looked_at_and_the_sound_can_be_turned_off(two: tuple[Page, Page]) -> None:
+def test_a_background_tab_says_your_turn_until_looked_at_and_its_sound_can_be_turned_off(
+    two: tuple[Page, Page],
+) -> None:
     ann, bob = two
     sit_down_together(ann, bob)
     own_title = bob.title()
@@ -167,3 +171,26 @@ def test_your_games_say_whose_turn_it_is_and_follow_a_turn_as_it_comes(two: tupl
         expect(page.locator("#settings-panel")).to_be_visible()
         shoot(page, f"settings{suffix}")
         page.keyboard.press("Escape")
+
+
+def test_the_terminal_rings_its_bell_when_the_decision_becomes_yours_unless_quiet(
+    web_stack: Stack, tmp_path: Path
+) -> None:
+    ann = spawn(web_stack, tmp_path / "ann", "play", "cardbench", "--open", "--name", "ann")
+    ann.expect(r"table (\w+): you are seat 0")
+    table_id = ann.group(1)
+    ann.expect("waiting for 1 more player")
+    bob = spawn(web_stack, tmp_path / "bob", "join", table_id, "--name", "bob", "--quiet")
+    bob.expect("Waiting for ann: ")
+    ann.expect("\x07")  # Ann waited for Bob: the decision is hers now, and her terminal rings
+    ann.expect("Your turn: ")
+    ann.expect("your move> ")
+    ann.sendline("1")
+    bob.expect("Your turn: ")
+    bob.expect("your move> ")
+    assert "\x07" not in bob.seen.getvalue()  # --quiet: no bell
+    bob.sendline("1")
+    ann.expect("\x07")  # and again after Bob's move
+    ann.expect("Your turn: ")
+    for terminal in (ann, bob):
+        terminal.child.terminate(force=True)
