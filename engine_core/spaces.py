@@ -151,6 +151,16 @@ class Spaces:
         return self.actions.index(*self.locate(view, seat, action))
 
 
+def legal_indices(spaces: Spaces, view: Any, seat: int, legal: list[Any]) -> dict[int, Any]:
+    """The seat's legal actions by index, from its view: where several share an index (`Spaces.exact` False), the
+    first in `legal`'s order (the rules'). The one mapping of the environments (envs/) and of a policy playing on the
+    platform (envs.bridge), so an index means the same action in both."""
+    found: dict[int, Any] = {}
+    for action in legal:
+        found.setdefault(spaces.index(view, seat, action), action)
+    return found
+
+
 # ----- observations -------------------------------------------------------------------------------------------------
 
 

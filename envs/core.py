@@ -21,7 +21,7 @@ from engine_core.game import Game
 from engine_core.live import SHARED, Twin
 from engine_core.registry import find_game
 from engine_core.rng import new_rng, shuffle
-from engine_core.spaces import LIMIT, Spaces, ViewEncoder, encoder_for, is_card_field
+from engine_core.spaces import LIMIT, Spaces, ViewEncoder, encoder_for, is_card_field, legal_indices
 
 AnyGame = Game[Any, Any]
 
@@ -243,10 +243,8 @@ class Table:
         if found is None:
             found = {}
             if seat in self.spec.game.pending_seats(self.state):
-                spec = self.spec
-                view = self.view(seat)
-                for action in spec.game.legal_actions(self.state, seat):
-                    found.setdefault(spec.spaces.index(view, seat, action), action)
+                legal = self.spec.game.legal_actions(self.state, seat)
+                found = legal_indices(self.spec.spaces, self.view(seat), seat, legal)
             self._legal[seat] = found
         return found
 

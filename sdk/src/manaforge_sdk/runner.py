@@ -95,6 +95,9 @@ def play(client: Client, table_id: str, seat_token: str, bot: Bot) -> Result:
     IllegalAction when the rules refuse the bot's action, GatewayLost when no gateway answered for the client's
     patience."""
     seat = client.view(table_id, seat_token).seat  # checks the token at once (and brings an away seat back)
+    for_seat = getattr(bot, "for_seat", None)
+    if callable(for_seat):  # a bot that needs its seat number (envs.bridge.policy_bot): the function for this seat
+        bot = for_seat(seat)
     moves: list[str] = []
     acted = -1  # the version the bot last decided at
     known = 0  # the latest version known: of an update, or made by our own move
