@@ -12,6 +12,9 @@ watcher read the gap from the durable stream. A watcher that
 falls behind, and every watcher of a table whose subscription was interrupted (its connection dropped, or its slot
 moved to another node), is told to resynchronise: it reads what it
 missed from the table's durable event stream, so a watcher never loses or repeats an update.
+
+The hub also carries a few channels that are not tables' (`listen`): the Events streams' notices (inbox.py). Their
+messages go as they are to their listeners, which are told to resynchronise, and to drain, as watchers are.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ import asyncio
 import logging
 from collections import deque
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, Protocol
 
 from redis.exceptions import RedisError
 
@@ -37,6 +40,14 @@ INBOX_LIMIT = 256  # updates queued for one watcher before it is told to resynch
 WAKE_BATCH = 64  # a crowd's watchers (a table with more here) woken per turn of the event loop
 CONFIRM_TIMEOUT = 5.0
 GIVEN_UP_REREADS = 50  # reads of the slot map, 0.1 s apart, until a channel given up has another owner in it
+
+
+class Listener(Protocol):
+    """What hears a channel that is not a table's (`Hub.listen`)."""
+
+    def notice(self, data: bytes) -> None: ...
+    def resync(self) -> None: ...  # its subscription was interrupted: it may have missed messages
+    def drain(self) -> None: ...
 
 
 class Follower:
@@ -98,6 +109,7 @@ class Hub:
         self._held: dict[str, Any] = {}  # followed table -> a commit made here, waiting for the one before it
         self._waking: deque[Follower] = deque()  # a crowd's watchers given an item, woken WAKE_BATCH a turn
         self._pacing = False  # a turn of the event loop will wake the next of them
+        self._listeners: dict[bytes, list[Listener]] = {}  # channel that is not a table's -> who hears it
         self.draining = False
 
     # ----- lifecycle ------------------------------------------------------------------------------------------
@@ -125,22 +137,21 @@ class Hub:
         self.draining = True
         for followers in self._followers.values():
             self._give(followers, DRAIN)
+        for listeners in self._listeners.values():
+            for listener in listeners:
+                listener.drain()
 
-    async def follow(self, table_id: str) -> Follower:
-        """A new inbox for `table_id`, registered once Redis confirms the table's subscription."""
+    async def follow(self, table_id: str, follower: Follower | None = None) -> Follower:
+        """A new inbox for `table_id` (or `follower`, one of its own kind), registered once Redis confirms the
+        table's subscription."""
         if self.draining:
             raise DrainingError("gateway draining: connect to another gateway")
-        follower = Follower(table_id)
+        follower = follower or Follower(table_id)
         followers = self._followers.setdefault(table_id, set())
         followers.add(follower)
         name = channel(table_id)
         if len(followers) == 1:
-            self._confirmed[name] = asyncio.get_running_loop().create_future()
-            links = [self._link(sharded, self.routes.node_of(name, sharded)) for sharded in self.routes.kinds]
-            self._link_of[name] = links
-            self._unconfirmed[name] = set(links)
-            for link in links:
-                await link.add([name], stale=False)
+            await self._subscribe(name)
         try:
             await asyncio.wait_for(asyncio.shield(self._confirmed[name]), CONFIRM_TIMEOUT)
         except TimeoutError:
@@ -150,6 +161,30 @@ class Hub:
             self.leave(follower)
             raise
         return follower
+
+    async def listen(self, name: str, listener: Listener) -> None:
+        """Hand `listener` every message of channel `name` (not a table's) once Redis confirms its subscription; the
+        channel stays subscribed for the life of the process."""
+        if self.draining:
+            raise DrainingError("gateway draining: connect to another gateway")
+        listeners = self._listeners.get(name.encode())
+        if listeners is None:
+            listeners = self._listeners[name.encode()] = []
+            await self._subscribe(name)
+        if listener not in listeners:
+            listeners.append(listener)
+        try:
+            await asyncio.wait_for(asyncio.shield(self._confirmed[name]), CONFIRM_TIMEOUT)
+        except TimeoutError:
+            raise RedisError("redis did not confirm the subscription in time") from None
+
+    async def _subscribe(self, name: str) -> None:
+        self._confirmed[name] = asyncio.get_running_loop().create_future()
+        links = [self._link(sharded, self.routes.node_of(name, sharded)) for sharded in self.routes.kinds]
+        self._link_of[name] = links
+        self._unconfirmed[name] = set(links)
+        for link in links:
+            await link.add([name], stale=False)
 
     def leave(self, follower: Follower) -> None:
         followers = self._followers.get(follower.table_id)
@@ -208,6 +243,11 @@ class Hub:
             del self._links[True, link.node]
 
     def message(self, name: bytes, data: bytes) -> None:
+        listeners = self._listeners.get(name)
+        if listeners is not None:
+            for listener in listeners:
+                listener.notice(data)
+            return
         table_id = table_of_channel(name)
         if table_id not in self._held and 0 < version_of(data) <= self._last.get(table_id, 0):
             return  # an echo of a commit handed over here (or one its watchers have): dropped before decoding
@@ -227,6 +267,11 @@ class Hub:
         """These channels' subscriptions are confirmed after a time they may have missed messages: their watchers
         read what they missed from the durable stream."""
         for name in names:
+            listeners = self._listeners.get(name.encode())
+            if listeners is not None:
+                for listener in listeners:
+                    listener.resync()
+                continue
             table_id = table_of_channel(name.encode())
             self._last.pop(table_id, None)
             self._held.pop(table_id, None)

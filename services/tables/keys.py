@@ -81,6 +81,13 @@ def table_of_channel(name: bytes) -> str:
     return name.decode().split(":")[2]  # "mf:{" tag "}:" table id ":channel"
 
 
+def notices(shard: int) -> str:
+    """The shard's notices to Events streams (inbox.py): a table of the shard starting names its players
+    (lua/claim_seat.lua), a player of the shard has a new challenge event. Each gateway holding Events streams
+    subscribes all SHARDS of them through its hub, whatever its streams' players."""
+    return f"mf:{{{shard_tag(shard)}}}:notices"
+
+
 def outbox(shard: int) -> str:
     """The shard's follow-up work: a sorted set of items by due time (followups.py)."""
     return f"mf:{{{shard_tag(shard)}}}:outbox"

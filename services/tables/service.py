@@ -187,7 +187,7 @@ class Tables:
         opening = (
             [] if after else [PlayerEvent(challenge_received=c) for c in await self.challenges.pending_for(player_id)]
         )
-        async for event in self.inbox.follow(player_id, after, opening, lambda: self.hub.draining, player_key):
+        async for event in self.inbox.follow(player_id, after, opening, self.hub, player_key):
             yield event
 
     # ----- what follows a commit (the workers) ----------------------------------------------------------------

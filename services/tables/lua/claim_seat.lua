@@ -4,8 +4,12 @@
 --       7 the issued hash (seat -> its live token digests, oldest first: issue_token.lua)
 -- ARGV: 1 seat count, 2 wanted seat (-1: first open), 3 occupant ('human:<name>'), 4 token digest ('': the seat
 --       is taken with no token yet, a matched ticket's: its player's reads of the ticket issue them),
---       5 the table's bank clock "bank seconds,increment seconds" ("0,0": a clock per decision), 6 follow-up count n,
---       then n pairs (item, delay ms): what the first state waits for (deadlines computed as in commit.lua)
+--       5 the table's bank clock "bank seconds,increment seconds" ("0,0": a clock per decision), 6 how to publish
+--       ('p', 's' or 'ps', as commit.lua's ARGV 11), 7 the shard's notices channel (keys.notices: it shares the
+--       table's hash tag), 8 the table id, 9 follow-up count n, then n pairs (item, delay ms): what the first state
+--       waits for (deadlines computed as in commit.lua)
+-- The seat that starts play tells the Events streams of the players seated there, in the same step: a notice
+-- "t|<table id>|<player id>,<player id>..." on the notices channel (services/tables/inbox.py).
 -- Returns {'ok', seat, started} or {'taken', seat} or {'full', -1}.
 local seats, tokens, live = KEYS[1], KEYS[2], KEYS[3]
 local n, wanted = tonumber(ARGV[1]), tonumber(ARGV[2])
@@ -32,8 +36,8 @@ if redis.call('HLEN', seats) == n then
   now = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
   local bank = tonumber(string.match(ARGV[5], '^([%d.]+),'))
   local stored = ''
-  for i = 0, tonumber(ARGV[6]) - 1 do
-    local item, delay = ARGV[7 + 2 * i], tonumber(ARGV[8 + 2 * i])
+  for i = 0, tonumber(ARGV[9]) - 1 do
+    local item, delay = ARGV[10 + 2 * i], tonumber(ARGV[11 + 2 * i])
     local kind, clocked = string.match(item, '^(%a+)|.-|%d+|(%d+)$')
     if kind == 'clock' or kind == 'timer' then
       if kind == 'clock' and bank > 0 then
@@ -49,5 +53,15 @@ if redis.call('HLEN', seats) == n then
   redis.call('HSET', live, 'deadlines', stored)
   redis.call('LPUSH', KEYS[6], 1)
   redis.call('LTRIM', KEYS[6], 0, 63)
+  local players = {}
+  for _, occupant in ipairs(redis.call('HVALS', seats)) do
+    local kind, id = string.match(occupant, '^(%a+):([^:]+):')
+    if kind == 'player' or kind == 'botplayer' then players[#players + 1] = id end
+  end
+  if #players > 0 then
+    local notice = 't|' .. ARGV[8] .. '|' .. table.concat(players, ',')
+    if string.find(ARGV[6], 'p', 1, true) then redis.call('PUBLISH', ARGV[7], notice) end
+    if string.find(ARGV[6], 's', 1, true) then redis.call('SPUBLISH', ARGV[7], notice) end
+  end
 end
 return {'ok', seat, started}

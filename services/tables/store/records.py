@@ -130,7 +130,17 @@ class Records(StoreBase):
                 k.wake(shard),
                 keys["issued"],
             ],
-            args=[seats, wanted, occupant, token_digest, bank, *script_args(first)],
+            args=[
+                seats,
+                wanted,
+                occupant,
+                token_digest,
+                bank,
+                self.publish,
+                k.notices(shard),
+                table_id,
+                *script_args(first),
+            ],
         )
         if rest and int(rest[0]):
             await self.started(table_id)
