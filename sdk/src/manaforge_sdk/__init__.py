@@ -22,7 +22,7 @@ from manaforge_sdk.errors import (
     SeatTokenRefused,
     TableNotFound,
 )
-from manaforge_sdk.messages import pack, unpack
+from manaforge_sdk.messages import decline_reason, pack, unpack
 from manaforge_sdk.runner import (
     Accept,
     Action,
@@ -56,6 +56,7 @@ __all__ = [
     "View",
     "connect",
     "credentials_path",
+    "decline_reason",
     "default_address",
     "legal_actions",
     "pack",

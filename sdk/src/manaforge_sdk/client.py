@@ -25,7 +25,7 @@ from manaforge_sdk.errors import CredentialsRefused, GatewayLost, ManaforgeError
 from manaforge_sdk.messages import pack
 
 if TYPE_CHECKING:
-    from manaforge_sdk.runner import Bot, Result
+    from manaforge_sdk.runner import Accept, Bot, Result
 
 T = TypeVar("T")
 
@@ -216,20 +216,25 @@ class Client:
 
     def challenge(
         self,
-        player_id: str,
-        game: str,
+        player_id: str = "",
+        game: str = "",
         seats: int = 2,
         *,
+        name: str = "",
         bots: Mapping[int, str] | None = None,
         options: Mapping[str, str] | None = None,
         clock: float | None = None,
     ) -> gw.Challenge:
-        """Challenge the registered player `player_id` to `game`: you take seat 0, they seat 1; `bots`: seat (2 on)
-        -> bot level, the other seats open for whoever you invite (JoinTable with the table id). `clock`: seconds
-        per decision. The answer comes as an event (`events()`): accepted (then the game starts) or declined."""
+        """Challenge the registered player `player_id`, or the one called `name` (any case, as the terminal's
+        `challenge NAME`), to `game`: you take seat 0, they seat 1; `bots`: seat (2 on) -> bot level, the other seats
+        open for whoever you invite (JoinTable with the table id). `clock`: seconds per decision. The answer comes as
+        an event (`events()`): accepted (then the game starts) or declined (`decline_reason` names why)."""
+        if not game or bool(player_id) == bool(name):
+            raise ValueError("challenge(player_id or name=..., game=...): a game, and one player by id or by name")
         bots = dict(bots or {})
         request = gw.CreateChallengeRequest(
             player_id=player_id,
+            player_name=name,
             config=GameConfig(game=game, seats=seats, options=dict(options or {})),
             others=[gw.SeatRequest(bot=i in bots, bot_level=bots.get(i, "")) for i in range(2, seats)],
         )
@@ -436,11 +441,14 @@ class Client:
             finally:
                 stream.cancel()  # type: ignore[no-untyped-call]
 
-    def serve(self, bot: Bot, *, max_games: int = 4, games: int | None = None) -> list[Result]:
-        """Run this bot account: take challenges and play them with `bot`; see `manaforge_sdk.runner.serve`."""
+    def serve(
+        self, bot: Bot, *, max_games: int = 4, accept: Accept | None = None, games: int | None = None
+    ) -> list[Result]:
+        """Run this bot account: take the challenges `accept` takes (all without it) and play them with `bot`; see
+        `manaforge_sdk.runner.serve`."""
         from manaforge_sdk.runner import serve
 
-        return serve(self, bot, max_games=max_games, games=games)
+        return serve(self, bot, max_games=max_games, accept=accept, games=games)
 
     def play(self, table_id: str, seat_token: str, bot: Bot) -> Result:
         """Play the seat with `bot` to the end of the game and return its Result: see `manaforge_sdk.runner.play`."""

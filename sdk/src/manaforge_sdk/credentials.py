@@ -18,16 +18,19 @@ class Credentials:
     key: str
     name: str
 
-    def save(self, path: Path) -> None:
+    def save(self, path: Path | str) -> None:
         """Write them to `path`, readable by its owner only."""
+        path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.touch(0o600)
         path.chmod(0o600)
         path.write_text(json.dumps(asdict(self)))
 
     @classmethod
-    def load(cls, path: Path) -> Credentials | None:
-        """The credentials saved at `path`; None when there are none. A file that is not credentials is an error."""
+    def load(cls, path: Path | str) -> Credentials | None:
+        """The credentials saved at `path` (a Path or a str); None when there are none. A file that is not
+        credentials is an error."""
+        path = Path(path)
         try:
             saved = json.loads(path.read_text())
         except FileNotFoundError:

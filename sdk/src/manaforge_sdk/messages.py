@@ -10,6 +10,7 @@ import manaforge.v1.games
 from google.protobuf import descriptor_pool, message_factory
 from google.protobuf.any_pb2 import Any as AnyMessage
 from google.protobuf.message import Message
+from manaforge.v1.gateway_pb2 import Challenge, DeclineReason
 
 for _module in pkgutil.iter_modules(manaforge.v1.games.__path__):
     if _module.name.endswith("_pb2"):
@@ -35,3 +36,11 @@ def pack(message: Message) -> AnyMessage:
     packed = AnyMessage()
     packed.Pack(message)
     return packed
+
+
+def decline_reason(challenge: Challenge) -> str:
+    """Why a challenge was declined, by name: "busy", "later", "game", "time_control", "no_bots", "generic" (the
+    words `decline()` takes); "" for a challenge that was not declined."""
+    if not challenge.reason:
+        return ""
+    return str(DeclineReason.Name(challenge.reason)).removeprefix("DECLINE_REASON_").lower()
