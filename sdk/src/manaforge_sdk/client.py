@@ -11,7 +11,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 import grpc
 from google.protobuf.message import Message
@@ -23,9 +23,9 @@ from manaforge.v1.rules_pb2 import GameInfo, ListGamesRequest
 from manaforge_sdk.credentials import Credentials, credentials_path
 from manaforge_sdk.errors import CredentialsRefused, GatewayLost, ManaforgeError, refused
 from manaforge_sdk.messages import pack
-
-if TYPE_CHECKING:
-    from manaforge_sdk.runner import Accept, Bot, Result
+from manaforge_sdk.runner import Accept, Bot, Result
+from manaforge_sdk.runner import play as play_seat
+from manaforge_sdk.runner import serve as serve_account
 
 T = TypeVar("T")
 
@@ -446,15 +446,11 @@ class Client:
     ) -> list[Result]:
         """Run this bot account: take the challenges `accept` takes (all without it) and play them with `bot`; see
         `manaforge_sdk.runner.serve`."""
-        from manaforge_sdk.runner import serve
-
-        return serve(self, bot, max_games=max_games, accept=accept, games=games)
+        return serve_account(self, bot, max_games=max_games, accept=accept, games=games)
 
     def play(self, table_id: str, seat_token: str, bot: Bot) -> Result:
         """Play the seat with `bot` to the end of the game and return its Result: see `manaforge_sdk.runner.play`."""
-        from manaforge_sdk.runner import play
-
-        return play(self, table_id, seat_token, bot)
+        return play_seat(self, table_id, seat_token, bot)
 
     # -- calls -----------------------------------------------------------------------------------------------------
 

@@ -22,16 +22,15 @@ import logging
 import queue
 import threading
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import grpc
 from google.protobuf.message import Message
 from manaforge.v1.common_pb2 import DecisionKind, Outcome
-from manaforge.v1.gateway_pb2 import Challenge, PlayerEvent, SeatView
+from manaforge.v1.gateway_pb2 import Challenge, PlayerEvent, SeatView, SubmitActionResponse, WatchUpdate
 
-from manaforge_sdk.client import Client
 from manaforge_sdk.errors import IllegalAction, ManaforgeError
 from manaforge_sdk.messages import unpack
 
@@ -83,12 +82,45 @@ class Result:
         return f"seat {self.seat} {verdict}{f', {scores}' if scores else ''} ({self.outcome.reason})"
 
 
+class Events(Protocol):
+    """A player's event stream (`Client.events`, an EventStream): iterate it; `cancel()` ends the iteration."""
+
+    def __iter__(self) -> Iterator[PlayerEvent]: ...
+
+    def cancel(self) -> None: ...
+
+
+class Gateway(Protocol):
+    """What the runner asks of a client: `Client` is one. The runner takes the client it is given, so it imports no
+    client (client.py imports the runner for `Client.play` and `Client.serve`)."""
+
+    def view(self, table_id: str, seat_token: str = "") -> SeatView: ...
+
+    def watch(self, table_id: str, seat_token: str = "", *, with_text: bool = True) -> Iterator[WatchUpdate]: ...
+
+    def submit(
+        self,
+        table_id: str,
+        seat_token: str,
+        action: Message,
+        *,
+        client_action_id: str = "",
+        expected_version: int | None = None,
+    ) -> SubmitActionResponse: ...
+
+    def events(self, after: str = "") -> Events: ...
+
+    def accept(self, challenge_id: str) -> Challenge: ...
+
+    def decline(self, challenge_id: str, reason: str = "generic", text: str = "") -> Challenge: ...
+
+
 def legal_actions(view: SeatView) -> list[tuple[Message, str]]:
     """The seat's legal actions, each unpacked into the game's action message, with its text."""
     return [(unpack(legal.action), legal.text) for legal in view.legal_actions]
 
 
-def play(client: Client, table_id: str, seat_token: str, bot: Bot) -> Result:
+def play(client: Gateway, table_id: str, seat_token: str, bot: Bot) -> Result:
     """Play the seat to the end of the game; returns its Result. A bot that raises twice for one decision ends the
     runner's play at once: the Result is failed (`error`), the stand-in plays the seat for the rest of the game.
     Raises SeatTokenRefused for a token that holds no seat at the table, TableNotFound for an unknown table,
@@ -167,7 +199,7 @@ Accept = Callable[[ChallengeMessage], bool]
 
 
 def serve(
-    client: Client,
+    client: Gateway,
     bot: Bot,
     *,
     max_games: int = 4,
@@ -227,7 +259,7 @@ def serve(
     return results
 
 
-def _take(client: Client, challenge: Challenge, under_way: int, max_games: int, accept: Accept | None) -> None:
+def _take(client: Gateway, challenge: Challenge, under_way: int, max_games: int, accept: Accept | None) -> None:
     """Accept the challenge, or decline it: busy with `max_games` games under way, or not a game `accept` takes."""
     if under_way >= max_games:
         _answer(client.decline, challenge.challenge_id, "busy", f"playing {under_way} games already")
