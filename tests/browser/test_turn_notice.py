@@ -123,16 +123,27 @@ def test_a_background_tab_says_your_turn_until_looked_at_and_its_sound_can_be_tu
     sound.focus()
     bob.keyboard.press("Space")
     expect(sound).not_to_be_checked()
+    bob.context.grant_permissions(["notifications"])  # as the person allows them when the browser asks
+    notify = panel.get_by_label("Show a browser notification when this tab is hidden")
+    expect(notify).not_to_be_checked()  # off until turned on
+    notify.check()
+    expect(notify).to_be_checked()
     bob.keyboard.press("Escape")
     expect(panel).to_have_count(0)
     expect(bob.get_by_role("button", name="Settings")).to_be_focused()
-    assert bob.evaluate("JSON.parse(localStorage.getItem('manaforge.settings')).sound") is False
+    assert bob.evaluate("JSON.parse(localStorage.getItem('manaforge.settings'))") == {
+        "sound": False,
+        "title": True,
+        "notify": True,
+    }
+    assert counted(bob, "turnNotifications") == 0
 
     hide(bob)
     make_decision(ann)
     expect(bob).to_have_title(f"(Your turn) {own_title}")
     assert counted(bob, "turnNotices") == 2
     assert counted(bob, "turnSounds") == 1  # the sound is off: none played
+    assert counted(bob, "turnNotifications") == 1  # the tab is hidden: a notification
     come_back(bob)
     expect(bob).to_have_title(own_title)
 
@@ -165,7 +176,7 @@ def test_your_games_say_whose_turn_it_is_and_follow_a_turn_as_it_comes(two: tupl
 
     for page, viewport, suffix in ((ann, DESK, ""), (ann, PHONE, "-phone")):
         page.set_viewport_size(viewport)
-        page.evaluate("window.scrollTo(0, 0)")
+        page.evaluate("window.scrollTo(0, 0); document.activeElement?.blur()")
         shoot(page, f"your-games{suffix}")
         page.get_by_role("button", name="Settings").click()
         expect(page.locator("#settings-panel")).to_be_visible()

@@ -3,7 +3,8 @@
 // plays (made with the Web Audio API: no file to load) and, when the player turned it on, a browser notification
 // shows while the tab is hidden (a click on it brings the tab and the table). All of it goes when they look again.
 // Each can be turned off in the settings panel (settings.ts). A table's decision is announced once (by its version).
-// The counts of notices and sounds are on <html data-turn-notices data-turn-sounds>, for the tests.
+// The counts of notices, sounds and notifications are on <html data-turn-notices data-turn-sounds
+// data-turn-notifications>, for the tests.
 import { html, nothing, type TemplateResult } from "lit-html";
 import { live } from "lit-html/directives/live.js";
 import { preferences, setPreferences, type SettingsSection } from "./settings";
@@ -37,7 +38,7 @@ export class TurnNotice implements SettingsSection {
   private noticed = new Map<string, bigint>(); // each table's version at its last notice
   private shown: Notification[] = [];
   private audio?: AudioContext;
-  private counts = { notices: 0, sounds: 0 };
+  private counts = { notices: 0, sounds: 0, notifications: 0 };
   private open: (hash: string) => void = () => undefined;
   private show: () => void = () => undefined;
 
@@ -99,9 +100,9 @@ export class TurnNotice implements SettingsSection {
     }
   }
 
-  private count(what: "notices" | "sounds"): void {
+  private count(what: "notices" | "sounds" | "notifications"): void {
     this.counts[what]++;
-    document.documentElement.dataset[what === "notices" ? "turnNotices" : "turnSounds"] = String(this.counts[what]);
+    document.documentElement.dataset[`turn${what[0].toUpperCase()}${what.slice(1)}`] = String(this.counts[what]);
   }
 
   private context(): AudioContext | undefined {
@@ -133,10 +134,16 @@ export class TurnNotice implements SettingsSection {
 
   private notify(turn: Turn): void {
     if (typeof Notification === "undefined" || Notification.permission !== "granted") return;
-    const shown = new Notification(`Your turn${turn.game ? `: ${turn.game}` : ""}`, {
-      body: "The decision is yours at Manaforge.",
-      tag: `manaforge-turn-${turn.tableId}`,
-    });
+    let shown: Notification;
+    try {
+      shown = new Notification(`Your turn${turn.game ? `: ${turn.game}` : ""}`, {
+        body: "The decision is yours at Manaforge.",
+        tag: `manaforge-turn-${turn.tableId}`,
+      });
+    } catch {
+      return; // a browser that shows notifications only from a service worker (Chrome on Android): the title and sound say it
+    }
+    this.count("notifications");
     shown.onclick = () => {
       window.focus();
       this.open(`#/table/${turn.tableId}`);
@@ -167,8 +174,8 @@ export class TurnNotice implements SettingsSection {
       this.show();
     };
     return html`<p class="about">When a decision becomes yours (your turn, an answer, a vote) while you look at another tab or window:</p>
-      <label class="check"><input type="checkbox" name="sound" .checked=${live(said.sound)} @change=${changed("sound")} /> Play a short sound</label>
-      <button type="button" class="link" @click=${() => this.chime()}>Hear it</button>
+      <div class="check-row"><label class="check"><input type="checkbox" name="sound" .checked=${live(said.sound)} @change=${changed("sound")} /> Play a short sound</label>
+        <button type="button" class="link" @click=${() => this.chime()}>Hear it</button></div>
       <label class="check"><input type="checkbox" name="title" .checked=${live(said.title)} @change=${changed("title")} /> Mark the page's title and icon</label>
       <label class="check"><input type="checkbox" name="notify" .checked=${live(said.notify)}
         aria-describedby=${this.said ? "notify-said" : nothing}
