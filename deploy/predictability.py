@@ -13,12 +13,13 @@ not the table's secret:
   by the predictor's own draw), which is what every hidden choice was before bots mixed them;
 - **the best predictor**: the bot's own code run with `--samples` seeds of the predictor's own, guessing the choice it
   made most often (the most likely option, which is the best any predictor can do without the secret).
-**Chance** is a blind guess's hits: one in the number of different choices the game rates (the mean over
-decisions); the **excess** is the better predictor's hits above it, which docs/bots.md bounds ("The bar"). The spread
-is the most likely option's share among those samples (the mean over decisions; with few samples it overstates what
-a predictor gets). It prints, per game, table size, level and kind of decision, the decisions seen, the two
-predictors' hit rates, chance, the excess and the mean spread. Decisions are labelled by the pending prompt (MANA
-BURN: the square).
+A **blind guess** hits one in the number of different choices the game rates (the mean over decisions); **chance**
+is one in the number of different sensible choices (rated within `SENSIBLE` of the best: engine_core/bots/hidden.py);
+the **excess** is the better predictor's hits above chance, which docs/bots.md bounds ("The bar"). The spread is the
+most likely option's share among those samples (the mean over decisions; with few samples it overstates what a
+predictor gets). It prints, per game, table size, level and kind of decision, the decisions seen, the two
+predictors' hit rates, the blind guess's, chance, the excess and the mean spread. Decisions are labelled by the
+pending prompt (MANA BURN: the square).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from manaforge.v1.common_pb2 import GameConfig
 from tqdm import tqdm
 
 from engine_core.bots import choose_action, levels_for
-from engine_core.bots.hidden import has_choice_ratings
+from engine_core.bots.hidden import SENSIBLE, has_choice_ratings
 from engine_core.bots.ismcts import has_heuristic
 from engine_core.conformance import hidden_from
 from engine_core.game import Game
@@ -56,13 +57,14 @@ class Tally:
     old_rule: int = 0  # hits of the old deterministic rule
     best: int = 0  # hits of the most likely option among the samples
     spread: float = 0.0  # sum of the most likely option's share among the samples
-    chance: float = 0.0  # sum of one in the number of different choices: a blind guess's hits
+    chance: float = 0.0  # sum of one in the number of different sensible choices: the bar's chance
+    blind: float = 0.0  # sum of one in the number of different choices rated at all: a blind guess's hits
 
     @property
     def excess(self) -> float:
-        """How much more often than a blind guess the better of the two predictors names the choice (a share of
-        decisions). Where the bot's draw is close to even, the old rule (its likeliest action) beats the samples'
-        mode, which is then often a less likely action."""
+        """How much more often than chance among the sensible choices the better of the two predictors names the
+        choice (a share of decisions). Where the bot's draw is close to even, the old rule (its likeliest action)
+        beats the samples' mode, which is then often a less likely action."""
         return (max(self.best, self.old_rule) - self.chance) / self.decisions
 
     def row(self, key: tuple[str, int, str, str]) -> str:
@@ -70,7 +72,8 @@ class Tally:
         n = self.decisions
         return (
             f"| {game} | {seats} | {level} | {label} | {n} | {self.old_rule}/{n} ({self.old_rule / n:.0%}) "
-            f"| {self.best}/{n} ({self.best / n:.0%}) | {self.chance / n:.0%} | {self.excess:+.0%} "
+            f"| {self.best}/{n} ({self.best / n:.0%}) | {self.blind / n:.0%} | {self.chance / n:.0%} "
+            f"| {self.excess:+.0%} "
             f"| {self.spread / n:.2f} |"
         )
 
@@ -98,14 +101,15 @@ def meaning(game: AnyGame, state: Any, seat: int) -> Any:
     return of
 
 
-def choices(game: AnyGame, state: Any, seat: int, legal: list[Any]) -> list[Any]:
-    """The actions a blind guess picks among: those the game rates at all (`Game.choice_ratings`; R&D does not rate
-    its votes for an award other than the one the seat votes for now, since which award it votes for is public),
-    else every legal action."""
+def choices(game: AnyGame, state: Any, seat: int, legal: list[Any], within: float = math.inf) -> list[Any]:
+    """The actions a guess picks among: those the game rates at all (`Game.choice_ratings`; R&D does not rate its
+    votes for an award other than the one the seat votes for now, since which award it votes for is public), within
+    `within` of the best (`SENSIBLE`: the sensible choices), else every legal action."""
     if not has_choice_ratings(game):
         return legal
     ratings = game.choice_ratings(game.view(state, seat), seat, legal)
-    return [action for action, rating in zip(legal, ratings, strict=True) if rating > -math.inf]
+    best = max(ratings)
+    return [action for action, rating in zip(legal, ratings, strict=True) if -math.inf < rating >= best - within]
 
 
 def play(
@@ -122,7 +126,8 @@ def play(
             tally = tallies[(game.info.name, seats, level, label(game, state))]
             tally.decisions += 1
             key = meaning(game, state, seat)
-            tally.chance += 1 / len({key(choice) for choice in choices(game, state, seat, legal)})
+            tally.blind += 1 / len({key(choice) for choice in choices(game, state, seat, legal)})
+            tally.chance += 1 / len({key(choice) for choice in choices(game, state, seat, legal, SENSIBLE)})
             if has_heuristic(game):
                 view = game.view(state, seat)
                 rule = game.heuristic_action(view, seat, legal, new_rng(PREDICTOR_SEED + version))
@@ -163,12 +168,9 @@ def main(argv: Sequence[str] | None = None) -> None:
                 play(game, level, seats, args.first_seed + i, args.samples, tallies)
                 bar.update()
     print(f"{args.n} games each, secret seeds {args.first_seed} on; {args.samples} predictor samples a decision")
-    print(
-        "| game | seats | level | decision | hidden choices | old rule predicts | best predictor | chance | excess ",
-        end="",
-    )
-    print("| spread |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("| game | seats | level | decision | hidden choices | old rule predicts | best predictor ", end="")
+    print("| blind guess | chance (sensible) | excess | spread |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for table_key in sorted(tallies):
         print(tallies[table_key].row(table_key))
 

@@ -3,6 +3,7 @@ until you hold a spare copy of it (played cards "have lost their collector value
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from typing import Final
 
@@ -54,8 +55,17 @@ def is_hidden(view: ManaBurnState) -> bool:
 
 
 def ratings(view: ManaBurnState, seat: int, legal: list[ManaBurnAction]) -> list[float]:
-    """The scores themselves: a point is a clear preference (a spare with one copy more, a card kept)."""
-    return [_score(view, seat, a) for a in legal]
+    """The scores themselves: a point is a clear preference (a spare with one copy more, a card kept). A second copy
+    of a card is the same choice as the first (face down, no one can tell them apart): it is not rated (-inf), so
+    that the mixed strategy counts each card once (engine_core.bots.hidden)."""
+    seen: set[Kind] = set()
+    rated = []
+    for action in legal:
+        card = kind(action.card) if action.move == CARD else None
+        rated.append(-math.inf if card in seen else _score(view, seat, action))
+        if card is not None:
+            seen.add(card)
+    return rated
 
 
 def _score(view: ManaBurnState, seat: int, action: ManaBurnAction) -> float:
