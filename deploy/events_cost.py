@@ -2,13 +2,14 @@
 
     python -m deploy.events_cost [--streams 0,1000,10000] [--seconds 30] [--turns 40]
 
-A stack with one gateway (and its worker) on a Redis of its own. For each count: that many registered players, each
-holding one Events stream open on the gateway, in pairs at a started two-seat cardbench table (a game under way for
-every stream, nobody moving). Over `--seconds`: the gateway process's CPU (% of one core, psutil) and the commands
-Redis processed a second (INFO stats' total_commands_processed; the row with 0 streams is the stack's own floor:
-the worker's broker polls, the sweeper). Then `--turns` moves, one at a time on tables of the held players: the time
-from the mover's SubmitAction answer to the first `your_turn` of that version on a stream of the table's players
-(p50, p90). The machine's load average is printed beside each row: a shared machine's figures move with it.
+A stack with two gateways (and a worker) on a Redis of its own. For each count: that many registered players, each
+holding one Events stream open on the first gateway, in pairs at a started two-seat cardbench table (a game under
+way for every stream, nobody moving). Over `--seconds`: that gateway process's CPU (% of one core, psutil) and the
+commands Redis processed a second (INFO stats' total_commands_processed; the row with 0 streams is the stack's own
+floor: the worker's broker polls, the sweeper). Then `--turns` moves, one at a time on tables of the held players,
+made on the second gateway (the commit reaches the first through pub/sub): the time from sending the move to the
+first `your_turn` of its version on a held stream (p50, p90). The machine's load average is printed beside each
+row: a shared machine's figures move with it.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from manaforge.v1.gateway_pb2_grpc import GatewayStub
 from deploy.launcher import LOOPBACK_LIMITS, Stack
 
 STREAMS_PER_CHANNEL = 500  # HTTP/2 streams per client connection
-OPENING = 200  # calls in flight while setting up
+OPENING = 100  # calls in flight while setting up
 
 
 def credentials(player: gw.Player) -> tuple[tuple[str, str], ...]:
@@ -47,6 +48,7 @@ class Held:
         self.table_of: dict[str, str] = {}  # player id -> table id
         self.turns: dict[tuple[str, int], float] = {}  # (table id, version) -> when a your_turn of it first came
         self.open = 0
+        self.failed: list[str] = []  # why streams that never opened were refused
         self.tasks: list[asyncio.Task[None]] = []
 
     def stub(self, i: int) -> Any:  # its calls are awaitable (grpc.aio): typed loosely
@@ -93,21 +95,23 @@ class Held:
                     if event.WhichOneof("kind") == "your_turn":
                         key = (event.your_turn.table_id, event.your_turn.version)
                         self.turns.setdefault(key, time.perf_counter())
-            except grpc.aio.AioRpcError:
+            except grpc.aio.AioRpcError as exc:
                 if first:
+                    self.failed.append(f"{exc.code().name}: {exc.details()}")
                     ready.release()
 
         self.tasks = [asyncio.ensure_future(one(i, p)) for i, p in enumerate(self.players)]
-        while self.open < self.count:
+        while self.open + len(self.failed) < self.count:
             await asyncio.sleep(0.2)
 
-    async def turn_latency(self, turns: int) -> list[float]:
-        """Moves one at a time on the held players' tables; seconds from each answer to its your_turn."""
+    async def turn_latency(self, turns: int, mover: GatewayStub) -> list[float]:
+        """Moves one at a time on the held players' tables, made on another gateway (the commit reaches this one
+        through pub/sub); seconds from sending each move to its your_turn on a held stream."""
         seconds: list[float] = []
         for i in range(min(turns, self.count // 2)):
             player = self.players[2 * i]
             table_id, token = self.table_of[player.player_id], self.tokens[player.player_id]
-            stub = self.stub(i)
+            stub: Any = mover
             view = await stub.GetView(gw.GetViewRequest(table_id=table_id, seat_token=token))
             if not view.legal_actions:
                 player = self.players[2 * i + 1]
@@ -116,13 +120,13 @@ class Held:
             if not view.legal_actions:
                 continue
             action = view.legal_actions[0].action
+            sent = time.perf_counter()
             done = await stub.SubmitAction(gw.SubmitActionRequest(table_id=table_id, seat_token=token, action=action))
-            answered = time.perf_counter()
-            deadline = answered + 10
+            deadline = time.perf_counter() + 10
             while (table_id, done.version) not in self.turns and time.perf_counter() < deadline:
                 await asyncio.sleep(0.001)
             if (table_id, done.version) in self.turns:
-                seconds.append(self.turns[table_id, done.version] - answered)
+                seconds.append(self.turns[table_id, done.version] - sent)
         return seconds
 
     async def close(self) -> None:
@@ -141,7 +145,7 @@ async def measure(stack: Stack, count: int, seconds: float, turns: int, run: str
     try:
         await held.setup(run)
         await held.hold()
-        await asyncio.sleep(3)  # the streams' opening reads are done
+        await asyncio.sleep(5)  # the streams' opening reads (and their second look, SETTLE later) are done
         gateway = psutil.Process(stack.processes["gateway-0"].pid)
         cpu_before, ops_before, started = sum(gateway.cpu_times()[:2]), commands(stack), time.perf_counter()
         await asyncio.sleep(seconds)
@@ -149,15 +153,17 @@ async def measure(stack: Stack, count: int, seconds: float, turns: int, run: str
         cpu = (sum(gateway.cpu_times()[:2]) - cpu_before) / elapsed * 100
         ops = (commands(stack) - ops_before) / elapsed
         load = os.getloadavg()[0]
-        latency = await held.turn_latency(turns) if count >= 2 else []
+        async with grpc.aio.insecure_channel(stack.gateway_addresses[1]) as other:
+            latency = await held.turn_latency(turns, GatewayStub(other)) if count >= 2 else []
         turn = (
             f"your_turn p50 {statistics.median(latency) * 1000:7.1f} ms"
             f" p90 {statistics.quantiles(latency, n=10)[-1] * 1000:7.1f} ms ({len(latency)} moves)"
             if len(latency) >= 2
             else "your_turn -"
         )
+        refused = f" ({len(held.failed)} refused: {held.failed[0]})" if held.failed else ""
         return (
-            f"{count:6d} idle Events streams: gateway {cpu:5.1f}% of a core, redis {ops:7.0f} commands/s,"
+            f"{held.open:6d} idle Events streams{refused}: gateway {cpu:5.1f}% of a core, redis {ops:7.0f} commands/s,"
             f" {turn}   (load average {load:.2f})"
         )
     finally:
@@ -171,7 +177,7 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=40, help="moves timed to their your_turn, each run")
     args = parser.parse_args()
     settings = {**LOOPBACK_LIMITS, "MANAFORGE_LIMIT_STREAMS": "60000"}
-    with Stack(gateways=1, settings=settings) as stack:
+    with Stack(gateways=2, settings=settings) as stack:  # streams on the first, moves made on the second
         for run, count in enumerate(int(n) for n in args.streams.split(",")):
             print(asyncio.run(measure(stack, count, args.seconds, args.turns, str(run))), flush=True)
 

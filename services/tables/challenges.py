@@ -125,10 +125,7 @@ class Challenges:
             table, _, _ = await self.seating.create_table(
                 challenge.config, seats, listed=False, time_control=challenge.time_control
             )
-            for seat, (seated_id, name) in enumerate(
-                [(challenge.challenger_id, challenge.challenger_name), (player_id, challenge.challenged_name)]
-            ):
-                await self.seating.join_table(table.table_id, name, seat, seated_id)
+            await self.seating.join_table(table.table_id, challenge.challenger_name, 0, challenge.challenger_id)
         except TableError as exc:  # the challenger (a bot account at its limit) could not be seated: it is over
             challenge.status, challenge.reason, challenge.reason_text = DECLINED, BUSY, str(exc)[:MAX_TEXT]
             await self._save(challenge)
@@ -140,6 +137,9 @@ class Challenges:
         await self._forget(challenge)
         await self.store.challenge_accepted(challenge.challenger_id, player_id)
         await self.inbox.tell(challenge.challenger_id, PlayerEvent(challenge_accepted=challenge))
+        # the challenged player's seat, taken last, starts the game: the challenger's Events stream (pushed) tells
+        # of the accepted challenge before its game_started
+        await self.seating.join_table(table.table_id, challenge.challenged_name, 1, player_id)
         return challenge
 
     async def decline(self, player_id: str, challenge_id: str, reason: int, text: str) -> Challenge:

@@ -22,8 +22,9 @@ notices channel's rereads everything, as the opening did; SETTLE seconds after o
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,6 +46,7 @@ KEPT_SECONDS = 24 * 3600  # how long a player's kept events outlive the last one
 WATCHED = 20  # the player's newest tables looked at when a stream opens, and games one stream follows at most
 SETTLE = 2.0  # seconds after opening, a stream's second (and last) look at the player's newest tables
 BATCH = 50  # challenge events read per command
+log = logging.getLogger(__name__)
 CURSOR = re.compile(r"^\d{1,20}-\d{1,20}$")
 READ = object()  # a mailbox's mark: read this table's durable state
 
@@ -138,13 +140,14 @@ class Bell:
     async def _listen(self) -> None:
         await asyncio.gather(*(self.hub.listen(notices(shard), self) for shard in range(SHARDS)))
 
-    def leave(self, mailbox: Mailbox) -> None:
+    def leave(self, mailbox: Mailbox, followed: Iterable[str] = ()) -> None:
+        """The stream ended: it hears nothing more, of its player or of the tables it `followed`."""
         mine = self.streams.get(mailbox.player_id)
         if mine is not None:
             mine.discard(mailbox)
             if not mine:
                 del self.streams[mailbox.player_id]
-        for table_id in [t for t, relay in self.relays.items() if mailbox in relay.mailboxes]:
+        for table_id in followed:
             self.unfollow(mailbox, table_id)
 
     async def follow(self, mailbox: Mailbox, table_id: str) -> None:
@@ -186,6 +189,7 @@ class Bell:
             table_id, _, players = rest.partition("|")
             for player_id in players.split(","):
                 for mailbox in self.streams.get(player_id, ()):
+                    mailbox.events = True  # what was told before the game started comes before its game_started
                     mailbox.mark(table_id, READ)
         elif kind == "e":
             for mailbox in self.streams.get(rest, ()):
@@ -261,13 +265,13 @@ class Inbox:
             raise DrainingError("gateway draining: open Events on another gateway, after your last cursor")
         bell = self._bell_of(hub)
         mailbox = await bell.enter(player_id)  # before any read: what is told from here on marks it
+        tables = _Tables()
         try:
             cursor = after or await self._end(player_id)
             yield PlayerEvent(cursor=cursor)  # the stream is live: nothing from here on is missed
             for event in opening:
                 event.cursor = cursor
                 yield event
-            tables = _Tables()
             settle: float | None = asyncio.get_running_loop().time() + SETTLE
             while True:
                 if mailbox.draining or hub.draining:
@@ -291,7 +295,7 @@ class Inbox:
                     continue
                 await mailbox.wait(None if settle is None else settle - asyncio.get_running_loop().time())
         finally:
-            bell.leave(mailbox)
+            bell.leave(mailbox, list(tables.followed))
 
     async def _challenges(self, player_id: str, cursor: str) -> AsyncIterator[PlayerEvent]:
         while True:
@@ -336,8 +340,12 @@ class Inbox:
             return []
         if item is not READ and seen.started and seen.game:
             game = find_game(seen.game)
-            header: Header = game.header(item.state(game))
-            return self._told(table_id, seen, item.version, header, tables, bell, mailbox)
+            try:
+                header: Header = game.header(item.state(game))
+            except Exception:  # a commit this process cannot read: the table is read instead
+                log.exception("Events: undecodable commit on table %s", table_id)
+            else:
+                return self._told(table_id, seen, item.version, header, tables, bell, mailbox)
         live = await self.store.live(table_id)
         if live is None:
             return self._done(table_id, seen, tables, bell, mailbox)
@@ -387,7 +395,8 @@ class Inbox:
 
     def _done(self, table_id: str, seen: _Seen, tables: _Tables, bell: Bell, mailbox: Mailbox) -> list[PlayerEvent]:
         seen.done = True
-        if tables.followed.pop(table_id, 0) is None:
+        if table_id in tables.followed:
+            del tables.followed[table_id]
             bell.unfollow(mailbox, table_id)
         return []
 
