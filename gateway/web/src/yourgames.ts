@@ -9,6 +9,7 @@ import type { Table } from "./gen/manaforge/v1/gateway_pb";
 
 const GUEST_TABLES = 10; // a guest's newest tables asked for at each refresh
 const REGISTERED_TABLES = 10;
+const ended = new Map<string, Table>(); // a guest's finished tables, asked for once (they change no more)
 
 /** A table of the player's, and their seat there. */
 export interface YourGame {
@@ -24,11 +25,14 @@ export async function yourGames(): Promise<YourGame[]> {
     games = tables.map((table) => ({ table, seat: table.seats.find((s) => s.playerId === who.playerId)?.seat ?? -1 }));
   } else {
     const held = heldSeats().slice(0, GUEST_TABLES);
-    const found = await Promise.allSettled(held.map(([tableId]) => gateway.getTable({ tableId })));
+    const found = await Promise.allSettled(held.map(([tableId]) => ended.get(tableId) ?? gateway.getTable({ tableId })));
     games = [];
     found.forEach((answer, i) => {
       const [tableId, seat] = held[i];
-      if (answer.status === "fulfilled") games.push({ table: answer.value, seat: seat.seat });
+      if (answer.status === "fulfilled") {
+        games.push({ table: answer.value, seat: seat.seat });
+        if (answer.value.outcome?.finished && ended.size < GUEST_TABLES * 5) ended.set(tableId, answer.value);
+      }
       else if (codeOf(answer.reason) === Code.NotFound) dropSeat(tableId);
     });
   }
