@@ -233,3 +233,29 @@ def test_a_your_turn_that_came_while_the_gateway_restarted_is_told_on_resuming_f
             resumed.wait(your_turn(game.table_id, third), f"your_turn at version {third}")
         finally:
             resumed.close()
+
+
+def test_a_challenge_and_its_game_reach_idle_streams_in_order(
+    stack: Stack, client: Client, client_b: Client, players: tuple[gw.Player, gw.Player], opened: Stream
+) -> None:
+    ann, bob = players
+    time.sleep(3.0)  # the stream's opening looks are done: what follows is pushed
+    bobs = Stream(client_b, bob)
+    try:
+        bobs.wait(lambda e: bool(e.cursor), "cursor")
+        challenge = client_b.stub.CreateChallenge(
+            gw.CreateChallengeRequest(player_id=ann.player_id, config=GameConfig(game="cardbench", seats=2)),
+            metadata=credentials(bob),
+        )
+        received = opened.wait(lambda e: e.WhichOneof("kind") == "challenge_received", "challenge_received")
+        assert received.challenge_received.challenge_id == challenge.challenge_id and received.cursor
+        client.stub.AcceptChallenge(
+            gw.AcceptChallengeRequest(challenge_id=challenge.challenge_id), metadata=credentials(ann)
+        )
+        accepted = bobs.wait(lambda e: e.WhichOneof("kind") == "challenge_accepted", "challenge_accepted")
+        table_id = accepted.challenge_accepted.table_id
+        started = bobs.wait(game_started(table_id), "bob's game_started")
+        assert bobs.events.index(accepted) < bobs.events.index(started), "accepted, then the game started"
+        assert opened.wait(game_started(table_id), "ann's game_started").game_started.seat == 1
+    finally:
+        bobs.close()
