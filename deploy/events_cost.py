@@ -177,9 +177,14 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=40, help="moves timed to their your_turn, each run")
     args = parser.parse_args()
     settings = {**LOOPBACK_LIMITS, "MANAFORGE_LIMIT_STREAMS": "60000"}
+    counts = [int(n) for n in args.streams.split(",")]
+
+    async def runs(stack: Stack) -> None:  # one event loop for every run: grpc.aio stays bound to its first
+        for run, count in enumerate(counts):
+            print(await measure(stack, count, args.seconds, args.turns, str(run)), flush=True)
+
     with Stack(gateways=2, settings=settings) as stack:  # streams on the first, moves made on the second
-        for run, count in enumerate(int(n) for n in args.streams.split(",")):
-            print(asyncio.run(measure(stack, count, args.seconds, args.turns, str(run))), flush=True)
+        asyncio.run(runs(stack))
 
 
 if __name__ == "__main__":
