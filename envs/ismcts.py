@@ -74,7 +74,9 @@ class BudgetedISMCTSBot(ismcts.ISMCTSBot):  # type: ignore[misc]
 def choose(game: AnyGame, state: Any, seat: int, seed: int, actions: int, world_cost: int) -> Any:
     """OpenSpiel's ISMCTS decision for `seat` (a legal action of ours), from a world dealt from the seat's view."""
     config = game.header(state).config
-    spiel_game = load(game.info.name, config.seats, **dict(config.options))
+    # exact clones: the bot searches a world dealt from the seat's view and resamples one per simulation, so a clone
+    # has nothing to hide, and re-dealing every rollout's clone would only cost time (docs/envs.md, clones)
+    spiel_game = load(game.info.name, config.seats, exact_clones=True, **dict(config.options))
     world = game.sample_world(game.view(game.live(state), seat), seat, new_rng(seed))
     root = spiel_game.new_initial_state()
     table = Table(spec(game.info.name, config.seats, dict(config.options)), 0, world)
