@@ -29,7 +29,7 @@ with `illegal_reward` (-1) and `info["illegal_action"] = True`, and the agent is
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, ClassVar
+from typing import Any
 
 import gymnasium
 import numpy as np
@@ -47,7 +47,7 @@ ILLEGAL_CHOICES = ("refuse", "raise")
 class SingleAgentEnv(gymnasium.Env[Any, np.int64]):
     """Game `name` at `seats` (default: the minimum) with `options`; the agent plays `seat`, `opponents` the rest."""
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"]}
+    metadata = {"render_modes": ["ansi"]}  # noqa: RUF012 (gymnasium's attribute)
 
     def __init__(
         self,
