@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from operator import attrgetter
+from typing import Final
 
 from manaforge.v1.cards_pb2 import MagicCard
 from manaforge.v1.common_pb2 import Rng
@@ -44,7 +45,7 @@ def heuristic_action(view: RndState, seat: int, legal: list[RndAction], rng: Rng
     return random.choice(rng, [a for a, rating in zip(legal, ratings, strict=True) if rating == top])
 
 
-VOTE_SPREAD = 3.0
+VOTE_SPREAD: Final = 3.0
 """No card the seat may vote for is rated more than this below the best: every one stays a sensible vote (within
 `engine_core.bots.hidden.SENSIBLE`, 4, of the best)."""
 
