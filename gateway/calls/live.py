@@ -134,7 +134,7 @@ class LiveCalls(Calls):
     @aio_writing
     async def Watch(self, request: gateway_pb2.WatchRequest, context: Any) -> None:
         """Written by this one coroutine, holding no more than it must while idle: a gateway holds tens of
-        thousands of Watch streams (docs/live-path.md, "Connections")."""
+        thousands of Watch streams (docs/live-path.md, "Spectators: what one Watch stream holds")."""
         flags = (not request.without_text, not request.without_legal_actions)
         address = self._open_stream(context)
         updates = self.tables.watch(request.table_id, request.seat_token, request.after_seq, flags)
