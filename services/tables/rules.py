@@ -75,7 +75,9 @@ class RemoteRules:
                 if code == grpc.StatusCode.INVALID_ARGUMENT:
                     rule, _, detail = details.partition(": ")
                     raise MalformedActionError(rule, detail) from None
-                if code != grpc.StatusCode.UNAVAILABLE or attempt == RETRIES:
+                # UNAVAILABLE: no rules service answered; CANCELLED: the one answering stopped mid-call (a rolling
+                # upgrade). A move is a pure function of the request, so asking again is safe.
+                if code not in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED) or attempt == RETRIES:
                     raise
                 await asyncio.sleep(0.05 * (attempt + 1))
         new_state = game.state_from_bytes(answer.state)

@@ -45,7 +45,9 @@ from tests.deploy.test_containers import RETRYABLE, Game, Gateway, retried
 pytestmark = [pytest.mark.upgrade, pytest.mark.timeout(1200)]
 
 MID_GAME = 4  # acknowledged human moves each game has before the first process is replaced
-REPLACED = ["worker", "rules", "rules-1", "gateway-0", "gateway-1"]  # one at a time, in this order
+# One at a time, in this order: the gateways before the rules services, because 0.2.0's gateway answers UNKNOWN to a
+# move whose rules call a stopping rules service cut (CANCELLED; this release's asks again: docs/operations.md).
+REPLACED = ["worker", "gateway-0", "gateway-1", "rules", "rules-1"]
 BETWEEN = 4.0  # seconds of play between two replacements
 LOAD = 3  # bot-only tables kept under way by the load thread
 
